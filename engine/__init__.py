@@ -1,0 +1,81 @@
+"""Conquest's rules engine: pure, deterministic, no I/O.
+
+A game is (rules, board, seed, seats, actions): re-applying the actions reproduces every state.
+
+    >>> from engine import new_game, preset, aggressive_policy, play_game
+    >>> state, _ = new_game(preset("classic"), seats=4, seed=7)
+    >>> _ = play_game(state, [aggressive_policy] * 4)
+    >>> state.is_over()
+    True
+"""
+
+from engine.actions import (
+    Action,
+    Attack,
+    ChooseDefence,
+    Claim,
+    EndPhase,
+    Fortify,
+    Occupy,
+    Phase,
+    Place,
+    TradeCards,
+)
+from engine.board import Board, CardDesign, Territory
+from engine.classic_map import CLASSIC
+from engine.errors import (
+    ActionError,
+    IllegalActionError,
+    MalformedActionError,
+    NotYourTurnError,
+    RulesConfigError,
+)
+from engine.legal import AttackOption, FortifyOption, LegalActions, default_action
+from engine.observe import Observation, observe
+from engine.policies import Policy, aggressive_policy, play_game, random_legal_action, random_policy
+from engine.rules import PRESETS, DefenderDice, FortifyMode, Rules, SetupMode, TerritoryBonus, preset
+from engine.state import GameState, PlayerStatus, Termination, new_game
+
+__all__ = [
+    "CLASSIC",
+    "PRESETS",
+    "Action",
+    "ActionError",
+    "Attack",
+    "AttackOption",
+    "Board",
+    "CardDesign",
+    "ChooseDefence",
+    "Claim",
+    "DefenderDice",
+    "EndPhase",
+    "Fortify",
+    "FortifyMode",
+    "FortifyOption",
+    "GameState",
+    "IllegalActionError",
+    "LegalActions",
+    "MalformedActionError",
+    "NotYourTurnError",
+    "Observation",
+    "Occupy",
+    "Phase",
+    "Place",
+    "PlayerStatus",
+    "Policy",
+    "Rules",
+    "RulesConfigError",
+    "SetupMode",
+    "Termination",
+    "Territory",
+    "TerritoryBonus",
+    "TradeCards",
+    "aggressive_policy",
+    "default_action",
+    "new_game",
+    "observe",
+    "play_game",
+    "preset",
+    "random_legal_action",
+    "random_policy",
+]

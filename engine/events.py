@@ -1,0 +1,132 @@
+"""What happened: every change to the board is told by an event, in order.
+
+``Drew`` and ``CardsTaken`` name cards; ``public_view`` blanks those for everyone but the holder.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from engine.board import Territory
+
+
+class FirstPlayerRolled(NamedTuple):
+    rolls: tuple[tuple[int, ...], ...]
+    """Each roll-off round: one die per seat still tied (0 for seats out of that round)."""
+    seat: int
+
+
+class Dealt(NamedTuple):
+    owners: tuple[int, ...]
+    """Owner of each territory after the deal (one army each)."""
+
+
+class Claimed(NamedTuple):
+    seat: int
+    territory: Territory
+
+
+class Placed(NamedTuple):
+    seat: int
+    territory: Territory
+    armies: int
+
+
+class TurnStarted(NamedTuple):
+    seat: int
+    turn: int
+    territory_armies: int
+    continent_armies: int
+
+
+class Traded(NamedTuple):
+    seat: int
+    cards: tuple[int, int, int]
+    armies: int
+    bonus_territory: Territory
+    """Where the +2 went (already placed), or -1 when no bonus applied."""
+
+
+class Rolled(NamedTuple):
+    source: Territory
+    target: Territory
+    attacker_dice: tuple[int, ...]
+    defender_dice: tuple[int, ...]
+    attacker_losses: int
+    defender_losses: int
+
+
+class Captured(NamedTuple):
+    seat: int
+    source: Territory
+    target: Territory
+    previous_owner: int
+
+
+class Occupied(NamedTuple):
+    source: Territory
+    target: Territory
+    armies: int
+
+
+class Eliminated(NamedTuple):
+    seat: int
+    by: int
+    cards_taken: int
+
+
+class CardsTaken(NamedTuple):
+    seat: int
+    cards: tuple[int, ...]
+    """The cards' ids; hidden (-1 each) from every seat but ``seat``."""
+
+
+class Drew(NamedTuple):
+    seat: int
+    card: int
+    """The card's id; hidden (-1) from every seat but ``seat``. No card (no event) when the pile is empty."""
+
+
+class Fortified(NamedTuple):
+    source: Territory
+    target: Territory
+    armies: int
+
+
+class TurnEnded(NamedTuple):
+    seat: int
+
+
+class GameEnded(NamedTuple):
+    places: tuple[int, ...]
+    """Place of each seat, 1 = best; tied seats share a place."""
+    reason: str
+    """'conquest' (one player left) or 'turn_cap'."""
+
+
+Event = (
+    FirstPlayerRolled
+    | Dealt
+    | Claimed
+    | Placed
+    | TurnStarted
+    | Traded
+    | Rolled
+    | Captured
+    | Occupied
+    | Eliminated
+    | CardsTaken
+    | Drew
+    | Fortified
+    | TurnEnded
+    | GameEnded
+)
+
+
+def public_view(event: Event, seat: int | None) -> Event:
+    """The event as ``seat`` may see it (``None``: a spectator): card ids of other hands are blanked."""
+    if isinstance(event, Drew) and event.seat != seat:
+        return event._replace(card=-1)
+    if isinstance(event, CardsTaken) and event.seat != seat:
+        return event._replace(cards=tuple(-1 for _ in event.cards))
+    return event

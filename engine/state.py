@@ -1,0 +1,703 @@
+"""The game state and its transitions: flat arrays indexed by territory id, one seeded RNG.
+
+Two paths on purpose (as in python-chess): ``apply(action, seat)`` checks the action against
+``legal_actions()`` and raises a typed error; ``apply_unchecked(action)`` trusts its caller (benchmarks,
+re-simulation of verified replays). Both mutate the state and return the events that describe the change;
+``clone()`` first if the previous state is needed.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+import random
+from collections import deque
+from itertools import combinations
+from typing import Any
+
+from engine.actions import (
+    Action,
+    Attack,
+    ChooseDefence,
+    Claim,
+    EndPhase,
+    Fortify,
+    Occupy,
+    Phase,
+    Place,
+    TradeCards,
+)
+from engine.board import Board, CardDesign, Territory
+from engine.classic_map import CLASSIC
+from engine.errors import NotYourTurnError, RulesConfigError
+from engine.events import (
+    Captured,
+    CardsTaken,
+    Claimed,
+    Dealt,
+    Drew,
+    Eliminated,
+    Event,
+    FirstPlayerRolled,
+    Fortified,
+    GameEnded,
+    Occupied,
+    Placed,
+    Rolled,
+    Traded,
+    TurnEnded,
+    TurnStarted,
+)
+from engine.legal import AttackOption, FortifyOption, LegalActions
+from engine.rules import DefenderDice, FortifyMode, Rules, SetupMode, TerritoryBonus
+
+UNCLAIMED = -1
+NEUTRAL_ARMIES_PER_SETUP_TURN = 1
+OWN_ARMIES_PER_SETUP_TURN = 2
+
+
+class PlayerStatus(enum.IntEnum):
+    ALIVE = 0
+    ELIMINATED = 1
+    NEUTRAL = 2
+
+
+class Termination(enum.StrEnum):
+    CONQUEST = "conquest"
+    """Every other player was eliminated."""
+    TURN_CAP = "turn_cap"
+    """The rules' turn cap was reached; survivors ranked by territories, then armies."""
+
+
+def is_set(designs: tuple[CardDesign, ...]) -> bool:
+    """Three alike, one of each, or any two plus a wild (a wild stands for any design)."""
+    if CardDesign.WILD in designs:
+        return True
+    return designs[0] == designs[1] == designs[2] or len(set(designs)) == 3
+
+
+class GameState:
+    """One game. Seats are 0..seats-1; in the neutral game the neutral army is owner ``seats``."""
+
+    __slots__ = (
+        "_random",
+        "_rng",
+        "armies",
+        "board",
+        "bonus_used",
+        "captured_this_turn",
+        "deck",
+        "eliminated",
+        "elimination_trade",
+        "end_reason",
+        "first_seat",
+        "hands",
+        "neutral",
+        "owner",
+        "pending_attack",
+        "pending_occupy",
+        "phase",
+        "placed_this_turn",
+        "places",
+        "reinforcements",
+        "rules",
+        "seats",
+        "seed",
+        "setup_left",
+        "setup_neutral_done",
+        "setup_step",
+        "status",
+        "territory_count",
+        "to_act",
+        "trades_done",
+        "turn",
+        "turn_seat",
+    )
+
+    def __init__(self, rules: Rules, seats: int, seed: int, board: Board = CLASSIC) -> None:
+        """A new game before its first decision. Use ``new_game`` to also get the setup events."""
+        self.rules = rules
+        self.board = board
+        self.seats = seats
+        self.seed = seed
+        self._rng = random.Random(seed)
+        self._random = self._rng.random
+        self.neutral = seats if rules.neutral else -1
+        owners = seats + (1 if rules.neutral else 0)
+        self.owner = [UNCLAIMED] * board.size
+        self.armies = [0] * board.size
+        self.territory_count = [0] * owners
+        self.hands: list[list[int]] = [[] for _ in range(seats)]
+        self.deck: deque[int] = deque()
+        self.trades_done = 0
+        self.status = [PlayerStatus.ALIVE] * seats + ([PlayerStatus.NEUTRAL] if rules.neutral else [])
+        self.eliminated: list[int] = []
+        self.phase = Phase.SETUP_CLAIM
+        self.turn = 0
+        self.turn_seat = 0
+        self.to_act = 0
+        self.first_seat = 0
+        self.reinforcements = 0
+        self.setup_left = [rules.starting_armies_for(seats)] * owners
+        self.setup_step = 0
+        self.setup_neutral_done = False
+        self.bonus_used = False
+        self.captured_this_turn = False
+        self.placed_this_turn = False
+        self.elimination_trade = False
+        self.pending_attack: Attack | None = None
+        self.pending_occupy: tuple[Territory, Territory, int, bool] | None = None
+        """(source, target, minimum, eliminated someone) while a move-in is owed."""
+        self.places: tuple[int, ...] = ()
+        self.end_reason = ""
+
+    # ------------------------------------------------------------------ setup
+
+    def _start(self) -> list[Event]:
+        events: list[Event] = []
+        self.first_seat = self._roll_for_first(events)
+        self.to_act = self.first_seat
+        setup = self.rules.setup
+        if setup == SetupMode.CLAIM:
+            self.phase = Phase.SETUP_CLAIM
+            return events
+        if setup == SetupMode.DEALT:
+            order = list(range(self.board.size))
+            self._rng.shuffle(order)
+            for i, t in enumerate(order):
+                self._occupy_at_setup(t, (self.first_seat + i) % self.seats)
+        else:
+            cards = list(range(self.board.size))
+            self._rng.shuffle(cards)
+            pile = self.board.size // 3
+            for i, t in enumerate(cards):
+                self._occupy_at_setup(t, min(i // pile, self.seats))
+        events.append(Dealt(tuple(self.owner)))
+        self.phase = Phase.SETUP_PLACE
+        if sum(self.setup_left) == 0:
+            self._start_play(events)
+        return events
+
+    def _roll_for_first(self, events: list[Event]) -> int:
+        """Everyone rolls one die; the highest starts; a tie for highest rolls again among the tied."""
+        tied = list(range(self.seats))
+        rounds: list[tuple[int, ...]] = []
+        while True:
+            roll = [0] * self.seats
+            for s in tied:
+                roll[s] = int(self._random() * 6) + 1
+            rounds.append(tuple(roll))
+            best = max(roll)
+            tied = [s for s in tied if roll[s] == best]
+            if len(tied) == 1:
+                events.append(FirstPlayerRolled(tuple(rounds), tied[0]))
+                return tied[0]
+
+    def _occupy_at_setup(self, t: Territory, owner: int) -> None:
+        self.owner[t] = owner
+        self.armies[t] = 1
+        self.territory_count[owner] += 1
+        self.setup_left[owner] -= 1
+
+    def _next_setup_placer(self, after: int) -> int:
+        """The next seat in turn order with armies left to place, or -1 when all are placed."""
+        for step in range(1, self.seats + 1):
+            seat = (after + step) % self.seats
+            if self.setup_left[seat] > 0:
+                return seat
+        return -1
+
+    def _start_play(self, events: list[Event]) -> None:
+        deck = list(range(self.board.card_count))
+        self._rng.shuffle(deck)
+        self.deck = deque(deck)
+        self.turn_seat = self.first_seat
+        self._start_turn(self.first_seat, events)
+
+    # ------------------------------------------------------------------ turns
+
+    def _start_turn(self, seat: int, events: list[Event]) -> None:
+        self.turn += 1
+        self.turn_seat = seat
+        self.to_act = seat
+        self.phase = Phase.REINFORCE
+        self.bonus_used = False
+        self.captured_this_turn = False
+        self.placed_this_turn = False
+        self.elimination_trade = False
+        territory_armies = max(3, self.territory_count[seat] // 3)
+        continent_armies = 0
+        owner = self.owner
+        for c, members in enumerate(self.board.continent_members):
+            for t in members:
+                if owner[t] != seat:
+                    break
+            else:
+                continent_armies += self.board.continents[c].bonus
+        self.reinforcements = territory_armies + continent_armies
+        events.append(TurnStarted(seat, self.turn, territory_armies, continent_armies))
+
+    def _end_turn(self, events: list[Event]) -> None:
+        seat = self.turn_seat
+        events.append(TurnEnded(seat))
+        if self.rules.turn_cap and self.turn >= self.rules.turn_cap:
+            self._finish(Termination.TURN_CAP, events)
+            return
+        for step in range(1, self.seats + 1):
+            nxt = (seat + step) % self.seats
+            if self.status[nxt] == PlayerStatus.ALIVE:
+                self._start_turn(nxt, events)
+                return
+
+    def _finish(self, reason: Termination, events: list[Event]) -> None:
+        self.phase = Phase.GAME_OVER
+        self.to_act = -1
+        self.end_reason = reason.value
+        alive = [s for s in range(self.seats) if self.status[s] == PlayerStatus.ALIVE]
+        total_armies = [0] * len(self.territory_count)
+        for t, o in enumerate(self.owner):
+            total_armies[o] += self.armies[t]
+        places = [0] * self.seats
+        # Survivors first, by territories then armies (equal on both: same place); then the eliminated,
+        # the last one out placed best.
+        order = sorted(alive, key=lambda s: (-self.territory_count[s], -total_armies[s]))
+        place = 1
+        for i, s in enumerate(order):
+            if i and (self.territory_count[s], total_armies[s]) != (
+                self.territory_count[order[i - 1]],
+                total_armies[order[i - 1]],
+            ):
+                place = i + 1
+            places[s] = place
+        for rank, s in enumerate(reversed(self.eliminated)):
+            places[s] = len(alive) + rank + 1
+        self.places = tuple(places)
+        events.append(GameEnded(self.places, reason.value))
+
+    # ------------------------------------------------------------------ queries
+
+    def is_over(self) -> bool:
+        return self.phase == Phase.GAME_OVER
+
+    def next_trade_value(self) -> int:
+        return self.rules.trade_value(self.trades_done)
+
+    def must_trade(self) -> bool:
+        hand = len(self.hands[self.to_act]) if 0 <= self.to_act < self.seats else 0
+        if self.elimination_trade:
+            return hand > self.rules.elimination_trade_down_to
+        return not self.placed_this_turn and hand >= self.rules.forced_trade_at
+
+    def may_trade(self) -> bool:
+        if self.phase != Phase.REINFORCE:
+            return False
+        if self.elimination_trade:
+            return self.must_trade()
+        return not self.placed_this_turn
+
+    def tradeable_sets(self, seat: int) -> list[tuple[int, int, int]]:
+        """Every set of three cards in ``seat``'s hand, as sorted card-id triples."""
+        design = self.board.card_design
+        hand = sorted(self.hands[seat])
+        return [(a, b, c) for a, b, c in combinations(hand, 3) if is_set((design(a), design(b), design(c)))]
+
+    def bonus_territories(self, seat: int, cards: tuple[int, ...]) -> tuple[Territory, ...]:
+        """The pictured territories of ``cards`` that ``seat`` holds and would get the +2 now."""
+        rules = self.rules
+        if not rules.territory_bonus or (
+            self.bonus_used and rules.territory_bonus_mode == TerritoryBonus.ONCE_PER_TURN
+        ):
+            return ()
+        return tuple(c for c in cards if c < self.board.size and self.owner[c] == seat)
+
+    def legal_actions(self) -> LegalActions:
+        """What the seat to act may do now (``seat`` -1 and nothing legal once the game is over)."""
+        phase = self.phase
+        seat = self.to_act
+        owner = self.owner
+        if phase == Phase.SETUP_CLAIM:
+            return LegalActions(phase, seat, claim=tuple(t for t, o in enumerate(owner) if o == UNCLAIMED))
+        if phase == Phase.SETUP_PLACE:
+            if self.rules.setup == SetupMode.NEUTRAL_PILES and not self._own_setup_due():
+                neutral = tuple(t for t, o in enumerate(owner) if o == self.neutral)
+                return LegalActions(phase, seat, place_territories=neutral, place_min=1, place_max=1)
+            most = 1
+            if self.rules.setup == SetupMode.NEUTRAL_PILES:
+                most = min(OWN_ARMIES_PER_SETUP_TURN - self.setup_step, self.setup_left[seat])
+            own = tuple(t for t, o in enumerate(owner) if o == seat)
+            return LegalActions(phase, seat, place_territories=own, place_min=1, place_max=most)
+        if phase == Phase.REINFORCE:
+            trades: tuple[tuple[int, int, int], ...] = ()
+            bonus: tuple[tuple[Territory, ...], ...] = ()
+            if self.may_trade():
+                trades = tuple(self.tradeable_sets(seat))
+                bonus = tuple(self.bonus_territories(seat, s) for s in trades)
+            must = self.must_trade()
+            if must or not self.reinforcements:
+                return LegalActions(phase, seat, trades=trades, bonus_territories=bonus, must_trade=must)
+            own = tuple(t for t, o in enumerate(owner) if o == seat)
+            return LegalActions(
+                phase,
+                seat,
+                trades=trades,
+                bonus_territories=bonus,
+                place_territories=own,
+                place_min=1,
+                place_max=self.reinforcements,
+            )
+        if phase == Phase.ATTACK:
+            return LegalActions(phase, seat, attacks=tuple(self._attack_options(seat)), can_end=True)
+        if phase == Phase.DEFEND:
+            assert self.pending_attack is not None
+            return LegalActions(phase, seat, defend_max=min(2, self.armies[self.pending_attack.target]))
+        if phase == Phase.OCCUPY:
+            assert self.pending_occupy is not None
+            source, _, minimum, _ = self.pending_occupy
+            return LegalActions(phase, seat, occupy_min=minimum, occupy_max=self.armies[source] - 1)
+        if phase == Phase.FORTIFY:
+            return LegalActions(phase, seat, fortify=tuple(self._fortify_options(seat)), can_end=True)
+        return LegalActions(phase, -1)
+
+    def _attack_options(self, seat: int) -> list[AttackOption]:
+        owner, armies, neighbours = self.owner, self.armies, self.board.neighbours
+        options = []
+        for t, o in enumerate(owner):
+            if o == seat and armies[t] > 1:
+                dice = min(3, armies[t] - 1)
+                for n in neighbours[t]:
+                    if owner[n] != seat:
+                        options.append(AttackOption(t, n, dice, armies[t]))
+        return options
+
+    def _fortify_options(self, seat: int) -> list[FortifyOption]:
+        owner, armies, neighbours = self.owner, self.armies, self.board.neighbours
+        connected = self.rules.fortify == FortifyMode.CONNECTED
+        component = self._components(seat) if connected else []
+        options = []
+        for t, o in enumerate(owner):
+            if o != seat or armies[t] < 2:
+                continue
+            if connected:
+                targets = tuple(u for u in range(len(owner)) if component[u] == component[t] and u != t)
+            else:
+                targets = tuple(n for n in neighbours[t] if owner[n] == seat)
+            if targets:
+                options.append(FortifyOption(t, targets, armies[t] - 1))
+        return options
+
+    def _components(self, seat: int) -> list[int]:
+        """Connected-component label of each territory of ``seat`` (-1 for others)."""
+        label = [-1] * len(self.owner)
+        for start, o in enumerate(self.owner):
+            if o != seat or label[start] != -1:
+                continue
+            label[start] = start
+            stack = [start]
+            while stack:
+                t = stack.pop()
+                for n in self.board.neighbours[t]:
+                    if self.owner[n] == seat and label[n] == -1:
+                        label[n] = start
+                        stack.append(n)
+        return label
+
+    def _own_setup_due(self) -> bool:
+        return self.setup_step < OWN_ARMIES_PER_SETUP_TURN and self.setup_left[self.to_act] > 0
+
+    # ------------------------------------------------------------------ applying actions
+
+    def apply(self, action: Action, seat: int | None = None) -> list[Event]:
+        """Check ``action`` (by ``seat``, if given) against the rules, apply it and return its events.
+
+        Raises:
+            NotYourTurnError: ``seat`` is not the seat to act.
+            MalformedActionError: not a well-formed action.
+            IllegalActionError: breaks the rules now; the message says what would have been legal.
+        """
+        if seat is not None and seat != self.to_act:
+            who = "nobody (the game is over)" if self.to_act < 0 else f"seat {self.to_act}"
+            raise NotYourTurnError(f"seat {seat} tried to act in {self.phase.name}, but {who} is to act")
+        self.legal_actions().check(action)
+        return self.apply_unchecked(action)
+
+    def apply_unchecked(self, action: Action) -> list[Event]:
+        """Apply a legal action without checking it. Wrong input corrupts the state."""
+        events: list[Event] = []
+        kind = type(action)
+        if kind is Attack:
+            self._attack(action, events)  # type: ignore[arg-type]
+        elif kind is Place:
+            self._place(action, events)  # type: ignore[arg-type]
+        elif kind is EndPhase:
+            self._end_phase(events)
+        elif kind is Occupy:
+            self._occupy(action.armies, events)  # type: ignore[union-attr]
+        elif kind is TradeCards:
+            self._trade(action, events)  # type: ignore[arg-type]
+        elif kind is Fortify:
+            f: Fortify = action  # type: ignore[assignment]
+            self.armies[f.source] -= f.armies
+            self.armies[f.target] += f.armies
+            events.append(Fortified(f.source, f.target, f.armies))
+            self._end_turn(events)
+        elif kind is ChooseDefence:
+            self._defend(action.dice, events)  # type: ignore[union-attr]
+        elif kind is Claim:
+            self._claim(action.territory, events)  # type: ignore[union-attr]
+        else:
+            raise TypeError(f"not an action: {action!r}")
+        return events
+
+    def _claim(self, t: Territory, events: list[Event]) -> None:
+        seat = self.to_act
+        self._occupy_at_setup(t, seat)
+        events.append(Claimed(seat, t))
+        if self.territory_count_claimed() < self.board.size:
+            self.to_act = (seat + 1) % self.seats
+            return
+        self.phase = Phase.SETUP_PLACE
+        nxt = self._next_setup_placer(seat)
+        if nxt < 0:
+            self._start_play(events)
+        else:
+            self.to_act = nxt
+
+    def territory_count_claimed(self) -> int:
+        return sum(self.territory_count)
+
+    def _place(self, p: Place, events: list[Event]) -> None:
+        seat = self.to_act
+        self.armies[p.territory] += p.armies
+        if self.phase == Phase.REINFORCE:
+            self.reinforcements -= p.armies
+            self.placed_this_turn = True
+            events.append(Placed(seat, p.territory, p.armies))
+            if not self.reinforcements:
+                self.elimination_trade = False
+                self.phase = Phase.ATTACK
+            return
+        target_owner = self.owner[p.territory]
+        self.setup_left[target_owner] -= p.armies
+        events.append(Placed(target_owner, p.territory, p.armies))
+        if self.rules.setup != SetupMode.NEUTRAL_PILES:
+            nxt = self._next_setup_placer(seat)
+        else:
+            if target_owner == seat:
+                self.setup_step += p.armies
+            else:
+                self.setup_neutral_done = True
+            if self._own_setup_due() or (not self.setup_neutral_done and self.setup_left[self.neutral] > 0):
+                return
+            self.setup_step = 0
+            self.setup_neutral_done = False
+            nxt = self._next_setup_placer(seat)
+            if nxt < 0 and self.setup_left[self.neutral] > 0:
+                nxt = (seat + 1) % self.seats  # own armies are out; neutral placements still go round
+        if nxt < 0:
+            self._start_play(events)
+        else:
+            self.to_act = nxt
+
+    def _trade(self, trade: TradeCards, events: list[Event]) -> None:
+        seat = self.to_act
+        cards = tuple(sorted(trade.cards))
+        hand = self.hands[seat]
+        bonus = self.bonus_territories(seat, cards)
+        for c in cards:
+            hand.remove(c)
+        value = self.rules.trade_value(self.trades_done)
+        self.trades_done += 1
+        self.reinforcements += value
+        where = -1
+        if bonus:
+            where = trade.bonus_territory if trade.bonus_territory in bonus else bonus[0]
+            self.armies[where] += self.rules.territory_bonus
+            self.bonus_used = True
+        self.deck.extend(cards)  # traded cards go face down to the bottom of the draw pile
+        events.append(Traded(seat, (cards[0], cards[1], cards[2]), value, where))
+
+    def _attack(self, attack: Attack, events: list[Event]) -> None:
+        self.pending_attack = attack
+        self._roll_on(None, events)
+
+    def _defend(self, dice: int, events: list[Event]) -> None:
+        self._roll_on(dice, events)
+
+    def _roll_on(self, defence_dice: int | None, events: list[Event]) -> None:
+        """Roll the pending attack until it stops: one roll, a capture, the threshold, or a defence choice."""
+        attack = self.pending_attack
+        assert attack is not None
+        src, dst = attack.source, attack.target
+        armies = self.armies
+        r = self._random
+        choose = self.rules.defender_dice == DefenderDice.CHOOSE
+        while True:
+            if defence_dice is None and choose and armies[dst] > 1:
+                self.phase = Phase.DEFEND
+                defender = self.owner[dst]
+                self.to_act = defender if defender != self.neutral else self._neutral_defender()
+                return
+            a = attack.dice if attack.dice < armies[src] else armies[src] - 1
+            d = defence_dice or (2 if armies[dst] > 1 else 1)
+            defence_dice = None
+            att = sorted([int(r() * 6) + 1 for _ in range(a)], reverse=True)
+            dfn = sorted([int(r() * 6) + 1 for _ in range(d)], reverse=True)
+            att_loss = def_loss = 0
+            for i in range(a if a < d else d):
+                if att[i] > dfn[i]:
+                    def_loss += 1
+                else:
+                    att_loss += 1  # ties go to the defender
+            armies[src] -= att_loss
+            armies[dst] -= def_loss
+            events.append(Rolled(src, dst, tuple(att), tuple(dfn), att_loss, def_loss))
+            if not armies[dst]:
+                self.pending_attack = None
+                self._capture(src, dst, a, events)
+                return
+            if not attack.repeat_until or armies[src] <= attack.repeat_until:
+                break
+        self.pending_attack = None
+        self.phase = Phase.ATTACK
+        self.to_act = self.turn_seat
+
+    def _neutral_defender(self) -> int:
+        """The opponent rolls for a neutral territory under attack."""
+        return next(
+            s for s in range(self.seats) if s != self.turn_seat and self.status[s] == PlayerStatus.ALIVE
+        )
+
+    def _capture(self, src: Territory, dst: Territory, dice: int, events: list[Event]) -> None:
+        seat = self.turn_seat
+        loser = self.owner[dst]
+        self.owner[dst] = seat
+        self.territory_count[loser] -= 1
+        self.territory_count[seat] += 1
+        self.captured_this_turn = True
+        self.to_act = seat
+        events.append(Captured(seat, src, dst, loser))
+        eliminated = False
+        if not self.territory_count[loser] and loser != self.neutral:
+            eliminated = True
+            self.status[loser] = PlayerStatus.ELIMINATED
+            self.eliminated.append(loser)
+            taken = self.hands[loser]
+            self.hands[loser] = []
+            self.hands[seat].extend(taken)
+            events.append(Eliminated(loser, seat, len(taken)))
+            if taken:
+                events.append(CardsTaken(seat, tuple(taken)))
+        most = self.armies[src] - 1
+        if dice >= most or self._alive_count() == 1:
+            self._occupy_pending(src, dst, min(dice, most), eliminated, events)
+        else:
+            self.pending_occupy = (src, dst, dice, eliminated)
+            self.phase = Phase.OCCUPY
+
+    def _alive_count(self) -> int:
+        return sum(1 for s in self.status if s == PlayerStatus.ALIVE)
+
+    def _occupy(self, count: int, events: list[Event]) -> None:
+        assert self.pending_occupy is not None
+        src, dst, _, eliminated = self.pending_occupy
+        self.pending_occupy = None
+        self._occupy_pending(src, dst, count, eliminated, events)
+
+    def _occupy_pending(
+        self, src: Territory, dst: Territory, count: int, eliminated: bool, events: list[Event]
+    ) -> None:
+        self.armies[src] -= count
+        self.armies[dst] += count
+        events.append(Occupied(src, dst, count))
+        if self._alive_count() == 1:
+            self._finish(Termination.CONQUEST, events)
+            return
+        seat = self.turn_seat
+        if eliminated and len(self.hands[seat]) >= self.rules.elimination_trade_at:
+            self.phase = Phase.REINFORCE
+            self.elimination_trade = True
+            self.reinforcements = 0
+        else:
+            self.phase = Phase.ATTACK
+
+    def _end_phase(self, events: list[Event]) -> None:
+        if self.phase == Phase.ATTACK:
+            if self.captured_this_turn and self.deck:
+                card = self.deck.popleft()
+                self.hands[self.turn_seat].append(card)
+                events.append(Drew(self.turn_seat, card))
+            self.phase = Phase.FORTIFY
+        else:
+            self._end_turn(events)
+
+    # ------------------------------------------------------------------ copies and snapshots
+
+    def clone(self) -> GameState:
+        other = GameState.__new__(GameState)
+        for name in GameState.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.owner = list(self.owner)
+        other.armies = list(self.armies)
+        other.territory_count = list(self.territory_count)
+        other.hands = [list(h) for h in self.hands]
+        other.deck = deque(self.deck)
+        other.status = list(self.status)
+        other.eliminated = list(self.eliminated)
+        other.setup_left = list(self.setup_left)
+        other._rng = random.Random()
+        other._rng.setstate(self._rng.getstate())
+        other._random = other._rng.random
+        return other
+
+    def snapshot(self) -> dict[str, Any]:
+        """Every fact of the state as plain data (the RNG as a digest of its internal state)."""
+        rng_digest = hashlib.sha256(repr(self._rng.getstate()).encode()).hexdigest()
+        return {
+            "phase": self.phase.name,
+            "turn": self.turn,
+            "turn_seat": self.turn_seat,
+            "to_act": self.to_act,
+            "owner": list(self.owner),
+            "armies": list(self.armies),
+            "hands": [list(h) for h in self.hands],
+            "deck": list(self.deck),
+            "trades_done": self.trades_done,
+            "reinforcements": self.reinforcements,
+            "setup_left": list(self.setup_left),
+            "status": [s.name for s in self.status],
+            "eliminated": list(self.eliminated),
+            "pending_attack": list(self.pending_attack) if self.pending_attack else None,
+            "pending_occupy": list(self.pending_occupy) if self.pending_occupy else None,
+            "flags": [
+                self.bonus_used,
+                self.captured_this_turn,
+                self.placed_this_turn,
+                self.elimination_trade,
+                self.setup_step,
+                self.setup_neutral_done,
+            ],
+            "places": list(self.places),
+            "end_reason": self.end_reason,
+            "rng": rng_digest,
+        }
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the snapshot: equal fingerprints mean equal states."""
+        return hashlib.sha256(json.dumps(self.snapshot(), sort_keys=True).encode()).hexdigest()
+
+
+def new_game(rules: Rules, seats: int, seed: int, board: Board = CLASSIC) -> tuple[GameState, list[Event]]:
+    """Start a game: roll for the first player and deal (if the setup deals). Returns the state and events.
+
+    Raises:
+        RulesConfigError: the rules do not allow ``seats`` players, or the seed is not a whole number.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise RulesConfigError(f"the seed must be a whole number, not {seed!r}")
+    if rules.neutral and board.size % 3:
+        raise RulesConfigError(
+            f"the neutral game deals 3 equal piles; {board.size} territories do not divide"
+        )
+    state = GameState(rules, seats, seed, board)
+    return state, state._start()
