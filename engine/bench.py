@@ -1,0 +1,93 @@
+"""The engine speed benchmark (``make bench-engine``): whole games with the aggressive policy, one process.
+
+For each preset it plays a fixed number of games on a fixed seed range (so runs compare) and prints games/s
+and per-game means of turns, attacks (Attack actions), dice rolls (Rolled events) and actions. The clock is
+read here, around whole games, never inside the engine.
+
+    python -m engine.bench [--scale 0.5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import NamedTuple
+
+from engine.actions import Attack, Phase
+from engine.events import Rolled
+from engine.policies import aggressive_policy
+from engine.rules import preset
+from engine.state import new_game
+
+
+class Workload(NamedTuple):
+    label: str
+    preset: str
+    seats: int
+    games: int
+
+
+WORKLOADS = (
+    Workload("classic, 4 players (claim setup, cards escalating)", "classic", 4, 1500),
+    Workload("classic_dealt, 4 players", "classic_dealt", 4, 1500),
+    Workload("classic_two_player (neutral army)", "classic_two_player", 2, 3000),
+)
+FIRST_SEED = 1
+
+
+class Result(NamedTuple):
+    games: int
+    seconds: float
+    turns: int
+    attacks: int
+    rolls: int
+    actions: int
+    unfinished: int
+    """Games stopped by the turn cap instead of a conquest."""
+
+
+def run(workload: Workload, games: int) -> Result:
+    """Play ``games`` games on seeds FIRST_SEED.. and count what happened (timing the whole loop)."""
+    rules = preset(workload.preset)
+    policy = aggressive_policy
+    turns = attacks = rolls = actions = unfinished = 0
+    start = time.perf_counter()
+    for seed in range(FIRST_SEED, FIRST_SEED + games):
+        state, _ = new_game(rules, workload.seats, seed)
+        apply = state.apply_unchecked
+        while state.phase != Phase.GAME_OVER:
+            action = policy(state)
+            if type(action) is Attack:
+                attacks += 1
+            for event in apply(action):
+                if type(event) is Rolled:
+                    rolls += 1
+            actions += 1
+        turns += state.turn
+        unfinished += state.end_reason != "conquest"
+    seconds = time.perf_counter() - start
+    return Result(games, seconds, turns, attacks, rolls, actions, unfinished)
+
+
+def report(workload: Workload, r: Result) -> str:
+    n = r.games
+    return (
+        f"{workload.label}\n"
+        f"  {n} games (seeds {FIRST_SEED}..{FIRST_SEED + n - 1}) in {r.seconds:.2f} s: "
+        f"{n / r.seconds:.1f} games/s\n"
+        f"  per game: {r.turns / n:.1f} turns, {r.attacks / n:.1f} attacks, {r.rolls / n:.1f} dice rolls, "
+        f"{r.actions / n:.1f} actions; {r.unfinished} ended by the turn cap"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every preset's game count")
+    args = parser.parse_args()
+    for workload in WORKLOADS:
+        games = max(1, int(workload.games * args.scale))
+        print(report(workload, run(workload, games)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
