@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install test unit lint bench-engine clean
+.PHONY: install test unit lint proto proto-check bench-engine clean
 
 install: $(STAMP)
 
@@ -14,8 +14,26 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# The README's test command: lint, then every test (unit, property, end-to-end).
-test: install lint unit
+# The README's test command: stubs up to date, lint, then every test (unit, property, end-to-end).
+test: install proto-check lint unit
+
+PROTOS := $(wildcard proto/conquest/v1/*.proto)
+PROTOC = $(PY) -m grpc_tools.protoc -Iproto --plugin=protoc-gen-mypy=$(VENV)/bin/protoc-gen-mypy \
+	--plugin=protoc-gen-mypy_grpc=$(VENV)/bin/protoc-gen-mypy_grpc
+
+# Python stubs are generated next to the .proto files and committed; `proto-check` fails when stale.
+proto: install
+	$(PROTOC) --python_out=proto --grpc_python_out=proto --mypy_out=proto --mypy_grpc_out=proto $(PROTOS)
+
+proto-check: install
+	rm -rf .proto-check && mkdir -p .proto-check
+	$(PROTOC) --python_out=.proto-check --grpc_python_out=.proto-check --mypy_out=.proto-check \
+		--mypy_grpc_out=.proto-check $(PROTOS)
+	@for f in $$(cd .proto-check && find . -type f); do \
+		cmp -s ".proto-check/$$f" "proto/$$f" || { echo "stale generated stub proto/$$f: run 'make proto' and commit"; exit 1; }; \
+	done
+	rm -rf .proto-check
+	cd proto && ../$(VENV)/bin/buf lint
 
 unit: install
 	$(PY) -m pytest
@@ -24,6 +42,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy engine server
+	cd proto && ../$(VENV)/bin/buf lint
 
 bench-engine: install
 	$(PY) -m engine.bench

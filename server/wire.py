@@ -1,0 +1,226 @@
+"""Engine values <-> protobuf messages. The only place that knows both shapes.
+
+Messages are built with keyword constructors over plain lists: building protobuf messages from Python
+objects is the expensive part of a Python server, so per-territory state goes out as packed arrays.
+"""
+
+from __future__ import annotations
+
+from conquest.v1 import game_pb2 as pb
+from engine import events as ev
+from engine.actions import (
+    Action,
+    Attack,
+    ChooseDefence,
+    Claim,
+    EndPhase,
+    Fortify,
+    Occupy,
+    Phase,
+    Place,
+    TradeCards,
+)
+from engine.board import Board
+from engine.errors import MalformedActionError
+from engine.legal import LegalActions
+from engine.observe import Observation
+from engine.rules import Rules
+from engine.state import PlayerStatus
+
+MAP_WIDTH = 1000
+MAP_HEIGHT = 560
+
+
+def phase_to_pb(phase: Phase) -> pb.Phase.ValueType:
+    return pb.Phase.ValueType(int(phase) + 1)
+
+
+def status_to_pb(status: PlayerStatus) -> pb.PlayerStatus.ValueType:
+    return pb.PlayerStatus.ValueType(int(status) + 1)
+
+
+def map_info(board: Board) -> pb.MapInfo:
+    return pb.MapInfo(
+        name=board.name,
+        territories=[
+            pb.Territory(
+                name=t.name,
+                continent=t.continent,
+                card_design=pb.CardDesign.ValueType(int(t.design) + 1),
+                x=t.x,
+                y=t.y,
+                neighbours=board.neighbours[i],
+            )
+            for i, t in enumerate(board.territories)
+        ],
+        continents=[
+            pb.Continent(name=c.name, bonus=c.bonus, territories=board.continent_members[i])
+            for i, c in enumerate(board.continents)
+        ],
+        wild_cards=board.wild_cards,
+        width=MAP_WIDTH,
+        height=MAP_HEIGHT,
+    )
+
+
+def rules_info(rules: Rules, seats: int) -> pb.RulesInfo:
+    return pb.RulesInfo(
+        preset=rules.name,
+        setup=rules.setup.value,
+        neutral=rules.neutral,
+        starting_armies=rules.starting_armies_for(seats),
+        trade_values=rules.trade_values,
+        trade_increment=rules.trade_increment,
+        forced_trade_at=rules.forced_trade_at,
+        elimination_trade_at=rules.elimination_trade_at,
+        elimination_trade_down_to=rules.elimination_trade_down_to,
+        territory_bonus=rules.territory_bonus,
+        territory_bonus_mode=rules.territory_bonus_mode.value,
+        fortify=rules.fortify.value,
+        defender_dice=rules.defender_dice.value,
+        turn_cap=rules.turn_cap,
+    )
+
+
+def observation(obs: Observation) -> pb.Observation:
+    if obs.pending_attack:
+        source, target, count = obs.pending_attack
+    elif obs.pending_occupy:
+        source, target, count = obs.pending_occupy
+    else:
+        source, target, count = -1, -1, 0
+    return pb.Observation(
+        phase=phase_to_pb(obs.phase),
+        to_act=obs.to_act,
+        turn=obs.turn,
+        turn_seat=obs.turn_seat,
+        owners=obs.owners,
+        armies=obs.armies,
+        hand=obs.hand,
+        hand_sizes=obs.hand_sizes,
+        deck_size=obs.deck_size,
+        trades_done=obs.trades_done,
+        next_trade_value=obs.next_trade_value,
+        reinforcements=obs.reinforcements,
+        statuses=[status_to_pb(s) for s in obs.statuses],
+        pending_source=source if obs.pending_attack else -1,
+        pending_target=target,
+        pending_count=count,
+    )
+
+
+def legal_actions(legal: LegalActions) -> pb.LegalActions:
+    fortify_sources: list[int] = []
+    fortify_targets: list[int] = []
+    fortify_max: list[int] = []
+    for option in legal.fortify:
+        for target in option.targets:
+            fortify_sources.append(option.source)
+            fortify_targets.append(target)
+            fortify_max.append(option.max_armies)
+    return pb.LegalActions(
+        claim=legal.claim,
+        place_territories=legal.place_territories,
+        place_min=legal.place_min,
+        place_max=legal.place_max,
+        trades=[
+            pb.CardSet(cards=cards, bonus_territories=bonus)
+            for cards, bonus in zip(legal.trades, legal.bonus_territories, strict=True)
+        ],
+        must_trade=legal.must_trade,
+        attack_sources=[a.source for a in legal.attacks],
+        attack_targets=[a.target for a in legal.attacks],
+        attack_max_dice=[a.max_dice for a in legal.attacks],
+        attack_source_armies=[a.source_armies for a in legal.attacks],
+        defend_max=legal.defend_max,
+        occupy_min=legal.occupy_min,
+        occupy_max=legal.occupy_max,
+        fortify_sources=fortify_sources,
+        fortify_targets=fortify_targets,
+        fortify_max_armies=fortify_max,
+        can_end=legal.can_end,
+    )
+
+
+def action_from_pb(message: pb.Action) -> Action:
+    """The engine action a Decision carries.
+
+    Raises:
+        MalformedActionError: no action kind is set, or a trade does not name exactly three cards.
+    """
+    kind = message.WhichOneof("kind")
+    if kind == "attack":
+        a = message.attack
+        return Attack(a.source, a.target, a.dice, a.repeat_until)
+    if kind == "place":
+        return Place(message.place.territory, message.place.armies)
+    if kind == "end_phase":
+        return EndPhase()
+    if kind == "occupy":
+        return Occupy(message.occupy.armies)
+    if kind == "fortify":
+        f = message.fortify
+        return Fortify(f.source, f.target, f.armies)
+    if kind == "trade_cards":
+        t = message.trade_cards
+        if len(t.cards) != 3:
+            raise MalformedActionError(f"trade_cards needs exactly 3 card ids, got {list(t.cards)}")
+        bonus = t.bonus_territory if t.HasField("bonus_territory") else -1
+        return TradeCards((t.cards[0], t.cards[1], t.cards[2]), bonus)
+    if kind == "choose_defence":
+        return ChooseDefence(message.choose_defence.dice)
+    if kind == "claim":
+        return Claim(message.claim.territory)
+    raise MalformedActionError(
+        "the Decision carries no action: set exactly one of claim, place, trade_cards, attack, "
+        "choose_defence, occupy, fortify or end_phase"
+    )
+
+
+def action_to_pb(action: Action) -> pb.Action:
+    if isinstance(action, Attack):
+        return pb.Action(attack=pb.AttackAction(**action._asdict()))
+    if isinstance(action, Place):
+        return pb.Action(place=pb.PlaceAction(**action._asdict()))
+    if isinstance(action, EndPhase):
+        return pb.Action(end_phase=pb.EndPhaseAction())
+    if isinstance(action, Occupy):
+        return pb.Action(occupy=pb.OccupyAction(armies=action.armies))
+    if isinstance(action, Fortify):
+        return pb.Action(fortify=pb.FortifyAction(**action._asdict()))
+    if isinstance(action, TradeCards):
+        bonus = action.bonus_territory if action.bonus_territory >= 0 else None
+        return pb.Action(trade_cards=pb.TradeCardsAction(cards=action.cards, bonus_territory=bonus))
+    if isinstance(action, ChooseDefence):
+        return pb.Action(choose_defence=pb.ChooseDefenceAction(dice=action.dice))
+    return pb.Action(claim=pb.ClaimAction(territory=action.territory))
+
+
+def event_to_pb(event: ev.Event, sequence: int) -> pb.GameEvent:
+    """A GameEvent; pass events through ``engine.events.public_view`` first to hide cards."""
+    if isinstance(event, ev.Rolled):
+        return pb.GameEvent(sequence=sequence, rolled=pb.RolledEvent(**event._asdict()))
+    if isinstance(event, ev.FirstPlayerRolled):
+        flat = [die for round_ in event.rolls for die in round_]
+        return pb.GameEvent(
+            sequence=sequence, first_player_rolled=pb.FirstPlayerRolledEvent(rolls=flat, seat=event.seat)
+        )
+    field, message_type = _EVENT_FIELDS[type(event)]
+    return pb.GameEvent(sequence=sequence, **{field: message_type(**event._asdict())})
+
+
+_EVENT_FIELDS: dict[type, tuple[str, type]] = {
+    ev.Dealt: ("dealt", pb.DealtEvent),
+    ev.Claimed: ("claimed", pb.ClaimedEvent),
+    ev.Placed: ("placed", pb.PlacedEvent),
+    ev.TurnStarted: ("turn_started", pb.TurnStartedEvent),
+    ev.Traded: ("traded", pb.TradedEvent),
+    ev.Captured: ("captured", pb.CapturedEvent),
+    ev.Occupied: ("occupied", pb.OccupiedEvent),
+    ev.Eliminated: ("eliminated", pb.EliminatedEvent),
+    ev.CardsTaken: ("cards_taken", pb.CardsTakenEvent),
+    ev.Drew: ("drew", pb.DrewEvent),
+    ev.Fortified: ("fortified", pb.FortifiedEvent),
+    ev.TurnEnded: ("turn_ended", pb.TurnEndedEvent),
+    ev.GameEnded: ("game_ended", pb.GameEndedEvent),
+}
