@@ -13,6 +13,7 @@ import hashlib
 import json
 import random
 from collections import deque
+from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
@@ -75,6 +76,41 @@ def is_set(designs: tuple[CardDesign, ...]) -> bool:
     if CardDesign.WILD in designs:
         return True
     return designs[0] == designs[1] == designs[2] or len(set(designs)) == 3
+
+
+DICE_BITS = 13
+"""Bits drawn per roll: 2**13 = 8192 is the smallest power of two holding 6**5 = 7776 outcomes."""
+FIVE_DICE = 6**5
+
+
+def _sorted_dice(count: int, encoded: int) -> tuple[int, ...]:
+    """The first ``count`` base-6 digits of ``encoded`` as die faces 1..6, highest first."""
+    return tuple(sorted((encoded // 6**i % 6 + 1 for i in range(count)), reverse=True))
+
+
+_ATTACKER_DICE = [[_sorted_dice(n, v) for v in range(6**3)] for n in range(4)]
+"""[dice][digits 0..2 of the draw]: the attacker's faces, highest first."""
+_DEFENDER_DICE = [[_sorted_dice(n, v) for v in range(6**2)] for n in range(3)]
+"""[dice][digits 3..4 of the draw]: the defender's faces, highest first."""
+
+
+def roll_dice(
+    getrandbits: Callable[[int], int], attacker: int, defender: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """One roll of ``attacker`` (1..3) and ``defender`` (1..2) dice, each sorted highest first.
+
+    The exact derivation, so anyone can re-check a game's dice from its seed. Each roll takes one number
+    k uniform in 0..7775 (= 6**5 - 1) from the game's ``random.Random(seed)``: k = getrandbits(13),
+    drawn again while k >= 7776 (a rejection, so k is exactly uniform). Write k in base 6 as five digits,
+    die i = (k // 6**i) % 6 + 1 for i = 0..4: dice 0, 1, 2 are the attacker's, dice 3, 4 the defender's;
+    an attacker rolling fewer than 3 dice takes dice 0..attacker-1, a defender rolling 1 takes die 3, and
+    the other digits are discarded. As k is uniform over all 6**5 outcomes, the five dice are independent
+    and each uniform on 1..6.
+    """
+    k = getrandbits(DICE_BITS)
+    while k >= FIVE_DICE:
+        k = getrandbits(DICE_BITS)
+    return _ATTACKER_DICE[attacker][k % 216], _DEFENDER_DICE[defender][k // 216]
 
 
 class GameState:
@@ -530,7 +566,7 @@ class GameState:
         assert attack is not None
         src, dst = attack.source, attack.target
         armies = self.armies
-        r = self._random
+        getrandbits = self._rng.getrandbits
         choose = self.rules.defender_dice == DefenderDice.CHOOSE
         while True:
             if defence_dice is None and choose and armies[dst] > 1:
@@ -541,17 +577,21 @@ class GameState:
             a = attack.dice if attack.dice < armies[src] else armies[src] - 1
             d = defence_dice or (2 if armies[dst] > 1 else 1)
             defence_dice = None
-            att = sorted([int(r() * 6) + 1 for _ in range(a)], reverse=True)
-            dfn = sorted([int(r() * 6) + 1 for _ in range(d)], reverse=True)
+            att, dfn = roll_dice(getrandbits, a, d)
+            # Highest against highest, then second against second; ties go to the defender.
             att_loss = def_loss = 0
-            for i in range(a if a < d else d):
-                if att[i] > dfn[i]:
+            if att[0] > dfn[0]:
+                def_loss = 1
+            else:
+                att_loss = 1
+            if a > 1 and d > 1:
+                if att[1] > dfn[1]:
                     def_loss += 1
                 else:
-                    att_loss += 1  # ties go to the defender
+                    att_loss += 1
             armies[src] -= att_loss
             armies[dst] -= def_loss
-            events.append(Rolled(src, dst, tuple(att), tuple(dfn), att_loss, def_loss))
+            events.append(Rolled(src, dst, att, dfn, att_loss, def_loss))
             if not armies[dst]:
                 self.pending_attack = None
                 self._capture(src, dst, a, events)
@@ -596,7 +636,7 @@ class GameState:
             self.phase = Phase.OCCUPY
 
     def _alive_count(self) -> int:
-        return sum(1 for s in self.status if s == PlayerStatus.ALIVE)
+        return self.status.count(PlayerStatus.ALIVE)
 
     def _occupy(self, count: int, events: list[Event]) -> None:
         assert self.pending_occupy is not None
