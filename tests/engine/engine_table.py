@@ -40,13 +40,14 @@ def position(
     seat: int = 0,
     turn: int = 1,
     eliminated: Sequence[int] = (),
+    seed: int = 0,
 ) -> GameState:
     """A game in ``phase`` on ``seat``'s turn with the given owner and armies of every territory.
 
     The cards not in ``hands`` form the draw pile (in id order), so the 44 cards stay accounted for.
     Seats listed in ``eliminated`` are out, in that order.
     """
-    state, _ = new_game(rules or preset("classic"), seats=seats, seed=0)
+    state, _ = new_game(rules or preset("classic"), seats=seats, seed=seed)
     assert len(owners) == CLASSIC.size
     state.owner = list(owners)
     state.armies = [armies] * CLASSIC.size if isinstance(armies, int) else list(armies)
