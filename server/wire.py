@@ -22,7 +22,7 @@ from engine.actions import (
 )
 from engine.board import Board
 from engine.errors import MalformedActionError
-from engine.legal import LegalActions
+from engine.legal import AttackOption, FortifyOption, LegalActions
 from engine.observe import Observation
 from engine.rules import Rules
 from engine.state import PlayerStatus
@@ -139,6 +139,44 @@ def legal_actions(legal: LegalActions) -> pb.LegalActions:
         fortify_targets=fortify_targets,
         fortify_max_armies=fortify_max,
         can_end=legal.can_end,
+    )
+
+
+def legal_from_pb(message: pb.LegalActions, phase: pb.Phase.ValueType, seat: int) -> LegalActions:
+    """The engine's LegalActions back from the wire (for clients: engine policies and defaults run on it)."""
+    fortify: list[FortifyOption] = []
+    for source, target, most in zip(
+        message.fortify_sources, message.fortify_targets, message.fortify_max_armies, strict=True
+    ):
+        if fortify and fortify[-1].source == source:
+            fortify[-1] = fortify[-1]._replace(targets=(*fortify[-1].targets, target))
+        else:
+            fortify.append(FortifyOption(source, (target,), most))
+    return LegalActions(
+        phase=Phase(int(phase) - 1),
+        seat=seat,
+        claim=tuple(message.claim),
+        place_territories=tuple(message.place_territories),
+        place_min=message.place_min,
+        place_max=message.place_max,
+        trades=tuple((s.cards[0], s.cards[1], s.cards[2]) for s in message.trades),
+        bonus_territories=tuple(tuple(s.bonus_territories) for s in message.trades),
+        must_trade=message.must_trade,
+        attacks=tuple(
+            AttackOption(*option)
+            for option in zip(
+                message.attack_sources,
+                message.attack_targets,
+                message.attack_max_dice,
+                message.attack_source_armies,
+                strict=True,
+            )
+        ),
+        defend_max=message.defend_max,
+        occupy_min=message.occupy_min,
+        occupy_max=message.occupy_max,
+        fortify=tuple(fortify),
+        can_end=message.can_end,
     )
 
 

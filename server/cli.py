@@ -1,0 +1,150 @@
+"""The ``conquest`` command: one function per subcommand (``cmd_<name>``), registered in ``build_parser``.
+
+conquest serve [--config FILE] [--address HOST:PORT] [--replay-dir DIR] [--log-format console|json]
+conquest replay show FILE
+conquest replay verify FILE [FILE ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from engine.codec import encode_action
+from engine.events import GameEnded, TurnStarted
+from engine.replay import ReplayError, simulate
+from server.config import LOG_FORMATS, ConfigError, ServerConfig, load_config
+from server.replays import load_replay_file, verify_record
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from server.app import serve
+    from server.logs import configure_logging
+
+    try:
+        config = load_config(args.config) if args.config else ServerConfig()
+    except ConfigError as bad:
+        print(f"conquest serve: {bad}", file=sys.stderr)
+        return 2
+    overrides: dict[str, Any] = {}
+    if args.address:
+        overrides["address"] = args.address
+    if args.replay_dir:
+        overrides["replay_dir"] = args.replay_dir
+    if args.log_format:
+        overrides["log_format"] = args.log_format
+    if args.no_practice:
+        overrides["practice"] = False
+    config = dataclasses.replace(config, **overrides)
+    configure_logging(config.log_format)
+    asyncio.run(serve(config))
+    return 0
+
+
+def cmd_replay_verify(args: argparse.Namespace) -> int:
+    failed = 0
+    for path in args.files:
+        try:
+            replay, data = load_replay_file(path)
+            state = verify_record(replay, data)
+        except ReplayError as bad:
+            print(f"FAIL {path}: {bad}")
+            failed += 1
+            continue
+        checked = "seed commitment, " if data.get("seed_commitment") else ""
+        print(
+            f"OK   {path}: {len(replay.actions)} actions re-simulated; {checked}places {list(state.places)} "
+            "and final state match"
+        )
+    return 1 if failed else 0
+
+
+def cmd_replay_show(args: argparse.Namespace) -> int:
+    try:
+        replay, data = load_replay_file(args.file)
+        state, events = simulate(replay)
+    except ReplayError as bad:
+        print(f"conquest replay show: {bad}", file=sys.stderr)
+        return 1
+    print(f"game {replay.game_id or '(no id)'}  queue {data.get('queue', '?')}  rules {replay.rules.name}")
+    print(f"seed {replay.seed}  commitment {data.get('seed_commitment', '(not recorded)')}")
+    outcomes = data.get("outcomes") or [""] * len(replay.seats)
+    print(f"result: {data.get('reason') or state.end_reason or 'unfinished'} after {state.turn} turns")
+    for seat in sorted(range(len(replay.seats)), key=lambda s: state.places[s] if state.places else s):
+        place = state.places[seat] if state.places else "-"
+        outcome = str(outcomes[seat]).removeprefix("SEAT_OUTCOME_").lower()
+        print(f"  {place}. seat {seat} {replay.seats[seat]:<20} {outcome}")
+    print("turns:")
+    for line in turn_digest(events, replay.seats):
+        print(f"  {line}")
+    if replay.annotations:
+        print("annotations:")
+        for index, note in sorted(replay.annotations.items()):
+            print(f"  action {index} {encode_action(replay.actions[index])}: {note}")
+    return 0
+
+
+def turn_digest(events: Sequence[object], seats: Sequence[str]) -> list[str]:
+    """One line per turn: who played and how many attacks rolls, captures and trades it made."""
+    lines: list[str] = []
+    counts: Counter[str] = Counter()
+    current: TurnStarted | None = None
+
+    def flush() -> None:
+        if current is not None:
+            summary = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "no action"
+            lines.append(f"turn {current.turn:>3} {seats[current.seat]}: {summary}")
+
+    for event in events:
+        if isinstance(event, TurnStarted):
+            flush()
+            current, counts = event, Counter()
+        elif isinstance(event, GameEnded):
+            flush()
+            current = None
+            lines.append(f"game ended ({event.reason}), places {list(event.places)}")
+        elif current is not None:
+            counts[type(event).__name__.lower()] += 1
+    flush()
+    return lines
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="conquest", description="Conquest game server and tools")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the game server")
+    serve.add_argument("--config", type=Path, help="TOML config file (see server/config.py for keys)")
+    serve.add_argument("--address", help="host:port to listen on (default [::]:50051)")
+    serve.add_argument("--replay-dir", type=Path, help="directory for replay files (default ./replays)")
+    serve.add_argument("--log-format", choices=LOG_FORMATS, help="log output (default console)")
+    serve.add_argument("--no-practice", action="store_true", help="refuse bots without a token")
+    serve.set_defaults(run=cmd_serve)
+
+    replay = commands.add_parser("replay", help="inspect or verify replay files")
+    replay_commands = replay.add_subparsers(dest="replay_command", required=True)
+    show = replay_commands.add_parser("show", help="print a replay's players, result and turns")
+    show.add_argument("file", type=Path)
+    show.set_defaults(run=cmd_replay_show)
+    verify = replay_commands.add_parser(
+        "verify", help="re-simulate replays and check their result and seed commitment"
+    )
+    verify.add_argument("files", type=Path, nargs="+", metavar="FILE")
+    verify.set_defaults(run=cmd_replay_verify)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    code: int = args.run(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,213 @@
+"""Server and queue configuration: documented defaults, overridable from a TOML file.
+
+A config file looks like this (every key optional; the values shown are the defaults)::
+
+    [server]
+    address = "[::]:50051"       # host:port to listen on
+    replay_dir = "replays"       # one <game_id>.json replay per finished game
+    practice = true              # bots may play unranked with a name and no token
+    log_format = "console"       # "console" or "json"
+    shutdown_grace_ms = 30000    # on SIGTERM, in-flight games get this long to finish
+
+    [time_control]               # defaults for every queue
+    decision_ms = 1000
+    first_decision_ms = 5000
+    initial_timebank_ms = 10000
+    increment_ms = 200
+    max_timebank_ms = 30000
+    max_strikes = 3
+    reconnect_grace_ms = 30000
+
+    [queues.classic-4]           # a [queues] table replaces the default queue list
+    rules = "classic"            # a rules preset: classic, classic_dealt, classic_two_player
+    players = 4
+    rules_options = { turn_cap = 300 }
+    time_control = { decision_ms = 500 }
+
+Bad values fail at start with ``ConfigError``, naming the key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conquest.v1 import bot_pb2
+from engine import Rules, RulesConfigError, preset
+
+LOG_FORMATS = ("console", "json")
+
+
+class ConfigError(ValueError):
+    """A configuration value that does not exist or is out of range; the message names the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """Per-decision deadlines of a queue (all in milliseconds, except ``max_strikes``)."""
+
+    decision_ms: int = 1000
+    first_decision_ms: int = 5000
+    initial_timebank_ms: int = 10_000
+    increment_ms: int = 200
+    max_timebank_ms: int = 30_000
+    max_strikes: int = 3
+    reconnect_grace_ms: int = 30_000
+
+    def to_pb(self) -> bot_pb2.TimeControl:
+        return bot_pb2.TimeControl(**dataclasses.asdict(self))
+
+
+@dataclass(frozen=True, slots=True)
+class QueueConfig:
+    """A queue: games of ``players`` seats under ``rules`` and ``time_control``."""
+
+    name: str
+    rules: Rules
+    players: int
+    time_control: TimeControl = TimeControl()
+
+
+def default_queues(time_control: TimeControl = TimeControl()) -> tuple[QueueConfig, ...]:
+    """classic-3..6 (claim setup), classic-dealt-4 and the two-player neutral game classic-2."""
+    classic = preset("classic")
+    queues = [QueueConfig(f"classic-{n}", classic, n, time_control) for n in (3, 4, 5, 6)]
+    queues.append(QueueConfig("classic-dealt-4", preset("classic_dealt"), 4, time_control))
+    queues.append(QueueConfig("classic-2", preset("classic_two_player"), 2, time_control))
+    return tuple(queues)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    address: str = "[::]:50051"
+    replay_dir: Path = Path("replays")
+    practice: bool = True
+    """Bots without a token may play unranked under a name."""
+    log_format: str = "console"
+    shutdown_grace_ms: int = 30_000
+    queues: tuple[QueueConfig, ...] = field(default_factory=default_queues)
+
+    def queue(self, name: str) -> QueueConfig | None:
+        return next((q for q in self.queues if q.name == name), None)
+
+
+_SERVER_KEYS = {"address", "replay_dir", "practice", "log_format", "shutdown_grace_ms"}
+_TOP_KEYS = {"server", "time_control", "queues"}
+_QUEUE_KEYS = {"rules", "players", "rules_options", "time_control"}
+
+
+def load_config(path: Path) -> ServerConfig:
+    """Read a TOML config file.
+
+    Raises:
+        ConfigError: unreadable file, unknown key or bad value (the message names which).
+    """
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as bad:
+        raise ConfigError(f"cannot read config file {path}: {bad.strerror}") from None
+    except tomllib.TOMLDecodeError as bad:
+        raise ConfigError(f"config file {path} is not valid TOML: {bad}") from None
+    return parse_config(data)
+
+
+def parse_config(data: dict[str, Any]) -> ServerConfig:
+    """A ServerConfig from parsed TOML.
+
+    Raises:
+        ConfigError: unknown key or bad value.
+    """
+    _check_keys(data, _TOP_KEYS, "the config file")
+    server = _table(data, "server")
+    _check_keys(server, _SERVER_KEYS, "[server]")
+    time_control = parse_time_control(_table(data, "time_control"), TimeControl(), "[time_control]")
+    queues = default_queues(time_control)
+    if "queues" in data:
+        queues = tuple(
+            _parse_queue(name, table, time_control) for name, table in _table(data, "queues").items()
+        )
+        if not queues:
+            raise ConfigError("[queues] is empty: configure at least one queue, or drop [queues]")
+    defaults = ServerConfig()
+    log_format = server.get("log_format", defaults.log_format)
+    if log_format not in LOG_FORMATS:
+        raise ConfigError(f"server.log_format = {log_format!r} is not one of: {', '.join(LOG_FORMATS)}")
+    return ServerConfig(
+        address=_typed(server, "address", str, defaults.address, "server"),
+        replay_dir=Path(_typed(server, "replay_dir", str, str(defaults.replay_dir), "server")),
+        practice=_typed(server, "practice", bool, defaults.practice, "server"),
+        log_format=log_format,
+        shutdown_grace_ms=_count(server, "shutdown_grace_ms", defaults.shutdown_grace_ms, "server"),
+        queues=queues,
+    )
+
+
+def parse_time_control(table: dict[str, Any], base: TimeControl, where: str) -> TimeControl:
+    """``base`` with the values of ``table`` (a [time_control] table) applied.
+
+    Raises:
+        ConfigError: unknown key, or a value that is not a whole number in range.
+    """
+    names = {f.name for f in dataclasses.fields(TimeControl)}
+    _check_keys(table, names, where)
+    prefix = where.strip("[]")
+    values = {name: _count(table, name, getattr(base, name), prefix) for name in names}
+    if values["decision_ms"] < 1 or values["first_decision_ms"] < 1:
+        raise ConfigError(f"{prefix}: decision_ms and first_decision_ms must be at least 1")
+    if values["max_strikes"] < 1:
+        raise ConfigError(f"{prefix}.max_strikes must be at least 1 (the timeouts that forfeit a seat)")
+    return TimeControl(**values)
+
+
+def _parse_queue(name: str, table: Any, time_control: TimeControl) -> QueueConfig:
+    where = f"queues.{name}"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table with keys: {', '.join(sorted(_QUEUE_KEYS))}")
+    _check_keys(table, _QUEUE_KEYS, f"[{where}]")
+    rules_name = table.get("rules")
+    if not isinstance(rules_name, str):
+        raise ConfigError(f"{where}.rules is required: a rules preset name such as 'classic'")
+    options = _table(table, "rules_options", where)
+    try:
+        rules = preset(rules_name, **options)
+    except RulesConfigError as bad:
+        raise ConfigError(f"{where}: {bad}") from None
+    players = table.get("players")
+    allowed = rules.player_counts()
+    if isinstance(players, bool) or players not in allowed:
+        counts = ", ".join(str(c) for c in allowed)
+        raise ConfigError(f"{where}.players = {players!r}: rules {rules_name!r} allow {counts}")
+    control = parse_time_control(
+        _table(table, "time_control", where), time_control, f"[{where}.time_control]"
+    )
+    return QueueConfig(name, rules, players, control)
+
+
+def _check_keys(table: dict[str, Any], allowed: set[str], where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            raise ConfigError(f"unknown key {key!r} in {where}; allowed keys: {', '.join(sorted(allowed))}")
+
+
+def _table(data: dict[str, Any], key: str, where: str = "") -> dict[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where + '.' if where else ''}{key} must be a table")
+    return value
+
+
+def _typed(table: dict[str, Any], key: str, kind: type, default: Any, where: str) -> Any:
+    value = table.get(key, default)
+    if not isinstance(value, kind):
+        raise ConfigError(f"{where}.{key} = {value!r} must be a {kind.__name__}")
+    return value
+
+
+def _count(table: dict[str, Any], key: str, default: int, where: str) -> int:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 2**31 - 1:
+        raise ConfigError(f"{where}.{key} = {value!r} must be a whole number of at least 0")
+    return value

@@ -1,0 +1,215 @@
+"""The server's state between the servicer and the games: sessions, queues, running games.
+
+The servicer hands every message here; this module decides who it concerns (a session, the matchmaker or
+a game) and never touches the engine itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import secrets
+from collections.abc import Sequence
+
+import structlog
+
+from conquest.v1 import bot_pb2
+from server.config import QueueConfig, ServerConfig
+from server.matchmaker import Matchmaker
+from server.replays import ReplayWriter
+from server.runner import GameRunner
+from server.seats import HouseSeat, RemoteSeat, Seat
+from server.session import Authenticator, HelloError, PracticeAuthenticator, Session, check_hello
+from server.wire import rules_info
+
+log = structlog.get_logger("conquest.lobby")
+
+
+def server_version() -> str:
+    try:
+        return importlib.metadata.version("conquest")
+    except importlib.metadata.PackageNotFoundError:
+        return "0.0.0"
+
+
+class Lobby:
+    def __init__(
+        self, config: ServerConfig, writer: ReplayWriter, authenticator: Authenticator | None = None
+    ) -> None:
+        self.config = config
+        self.writer = writer
+        self.authenticator = authenticator or PracticeAuthenticator(allow_names=config.practice)
+        self.queues = {q.name: q for q in config.queues}
+        self.matchmaker = Matchmaker({q.name: q.players for q in config.queues})
+        self.runners: dict[str, GameRunner] = {}
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.sessions: set[Session] = set()
+        self.accepting = True
+        self._welcome_queues = [
+            bot_pb2.QueueInfo(
+                name=q.name,
+                rules=rules_info(q.rules, q.players),
+                players=q.players,
+                time_control=q.time_control.to_pb(),
+            )
+            for q in config.queues
+        ]
+
+    # ------------------------------------------------------------------ sessions
+
+    def open_session(self, first: bot_pb2.ConnectRequest | None) -> Session | bot_pb2.Error:
+        """A session for the stream's first message (a Hello), or the fatal Error to answer it with."""
+        if not self.accepting:
+            return bot_pb2.Error(code="shutting_down", message="the server is shutting down", fatal=True)
+        if first is None or first.WhichOneof("message") != "hello":
+            return bot_pb2.Error(code="bad_hello", message="send Hello as the first message", fatal=True)
+        try:
+            capacity = check_hello(first.hello)
+            identity = self.authenticator.authenticate(first.hello)
+        except HelloError as bad:
+            return bot_pb2.Error(code=bad.code, message=str(bad), fatal=True)
+        session = Session(identity, capacity)
+        self.sessions.add(session)
+        resumed = [
+            (runner, seat)
+            for runner in self.runners.values()
+            for seat in range(len(runner.seats))
+            if runner.is_resumable(seat, identity.key)
+        ]
+        taken: dict[str, GameRunner] = {}
+        for runner, seat in resumed:
+            if runner.game_id not in taken:  # one seat per game and session
+                taken[runner.game_id] = runner
+                session.games[runner.game_id] = seat
+        session.send(
+            bot_pb2.ConnectResponse(
+                welcome=bot_pb2.Welcome(
+                    bot_name=identity.name,
+                    session_id=session.session_id,
+                    ranked=identity.ranked,
+                    queues=self._welcome_queues,
+                    server_version=server_version(),
+                    resumed_game_ids=list(taken),
+                )
+            )
+        )
+        for game_id, runner in taken.items():
+            runner.attach(session.games[game_id], session)
+        log.info(
+            "session_opened",
+            bot=identity.name,
+            session_id=session.session_id,
+            client=f"{first.hello.client_name}/{first.hello.client_version}",
+            capacity=capacity,
+            resumed=list(taken),
+        )
+        return session
+
+    def handle(self, session: Session, request: bot_pb2.ConnectRequest, received_at: float) -> None:
+        """One message from an open session; ``received_at`` is its ``time.monotonic()``."""
+        kind = request.WhichOneof("message")
+        if kind == "decision":
+            decision = request.decision
+            seat = session.games.get(decision.game_id)
+            if seat is None:
+                mine = ", ".join(session.games) or "none"
+                session.error(
+                    "unknown_game", f"you have no seat in game {decision.game_id!r}; your games: {mine}"
+                )
+                return
+            self.runners[decision.game_id].submit(seat, decision, received_at)
+        elif kind in ("join_queue", "leave_queue"):
+            joining = kind == "join_queue"
+            name = request.join_queue.queue if joining else request.leave_queue.queue
+            if name not in self.queues:
+                session.error("unknown_queue", f"no queue {name!r}; queues: {', '.join(self.queues)}")
+                return
+            if joining:
+                self.matchmaker.join(name, session)
+                session.queues.add(name)
+            else:
+                self.matchmaker.leave(name, session)
+                session.queues.discard(name)
+            waiting = self.matchmaker.waiting_count(name)
+            session.send(
+                bot_pb2.ConnectResponse(
+                    queue_status=bot_pb2.QueueStatus(queue=name, joined=joining, waiting=waiting)
+                )
+            )
+            if joining:
+                self._match(name)
+        elif kind == "hello":
+            session.error("unexpected_hello", "this session is already open; send Hello only once")
+        else:
+            session.error(
+                "empty_message", "a ConnectRequest must set hello, join_queue, leave_queue or decision"
+            )
+
+    def close_session(self, session: Session) -> None:
+        """The stream ended: leave the queues; the session's seats wait out their reconnect grace."""
+        session.close()
+        self.sessions.discard(session)
+        self.matchmaker.leave_all(session)
+        for game_id, seat in session.games.items():
+            runner = self.runners.get(game_id)
+            held = runner.seats[seat] if runner is not None else None
+            if runner is not None and isinstance(held, RemoteSeat) and held.connection is session:
+                runner.detach(seat)
+        log.info("session_closed", bot=session.identity.name, session_id=session.session_id)
+
+    # ------------------------------------------------------------------ games
+
+    def _match(self, queue: str) -> None:
+        while self.accepting and (sessions := self.matchmaker.next_game(queue)):
+            self.start_game(self.queues[queue], sessions)
+
+    def start_game(self, queue: QueueConfig, players: Sequence[Session | HouseSeat]) -> GameRunner:
+        """Start a game of ``queue`` with these players in seat order (sessions play remotely, house seats
+        in process) and return its runner."""
+        game_id = secrets.token_hex(8)
+        seats: list[Seat] = [
+            RemoteSeat.for_bot(p.identity.key, p.identity.name, p, queue.time_control)
+            if isinstance(p, Session)
+            else p
+            for p in players
+        ]
+        for index, player in enumerate(players):
+            if isinstance(player, Session):
+                player.games[game_id] = index
+        runner = GameRunner(game_id, queue, seats, secrets.randbits(63), self.writer, self._game_ended)
+        self.runners[game_id] = runner
+        task = asyncio.create_task(runner.run(), name=f"game-{game_id}")
+        self.tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return runner
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self.tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("game_crashed", task=task.get_name(), exc_info=task.exception())
+
+    def _game_ended(self, runner: GameRunner) -> None:
+        del self.runners[runner.game_id]
+        queues: set[str] = set()
+        for seat in runner.seats:
+            session = seat.connection if isinstance(seat, RemoteSeat) else None
+            if isinstance(session, Session):
+                session.games.pop(runner.game_id, None)
+                queues |= session.queues
+        for queue in sorted(queues):  # a freed slot may complete a waiting game
+            self._match(queue)
+
+    async def shutdown(self, grace_s: float) -> None:
+        """Stop seating bots, let running games finish for ``grace_s``, then end the rest (recorded as cut
+        short by the shutdown) and close every session."""
+        self.accepting = False
+        if self.tasks:
+            await asyncio.wait(set(self.tasks), timeout=grace_s)
+        for runner in list(self.runners.values()):
+            runner.stop()
+        if self.tasks:
+            await asyncio.wait(set(self.tasks))
+        for session in list(self.sessions):
+            session.error("shutting_down", "the server is shutting down", fatal=True)
+            session.close()
+        log.info("lobby_stopped")

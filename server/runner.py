@@ -1,0 +1,420 @@
+"""One asyncio task per game: ask the seat to act, enforce its deadline, apply, tell everyone.
+
+The runner owns time (``time.monotonic``); the engine never waits. A misbehaving bot is data, not an
+error: an illegal decision is rejected (retry while time is left), a timeout gets the engine's default
+action and a strike, and a forfeited seat plays on passively with defaults.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import structlog
+
+from conquest.v1 import bot_pb2, game_pb2
+from engine import Action, ActionError, Board, GameState, PlayerStatus, Termination, default_action, new_game
+from engine.events import Event, public_view
+from engine.legal import LegalActions
+from engine.observe import observe
+from engine.replay import Replay
+from server import wire
+from server.config import QueueConfig
+from server.replays import GameRecord, ReplayWriter, seed_commitment
+from server.seats import HouseSeat, RemoteSeat, Seat
+
+ANNOTATION_LIMIT = 200
+SHUTDOWN = "server_shutdown"
+ALL_FORFEITED = "all_forfeited"
+Outcome = bot_pb2.SeatOutcome
+
+log = structlog.get_logger("conquest.runner")
+
+
+@functools.cache
+def _map_info(board: Board) -> game_pb2.MapInfo:
+    return wire.map_info(board)
+
+
+def decision_request(
+    game_id: str,
+    request_id: int,
+    state: GameState,
+    legal: LegalActions,
+    time_allowed_ms: int,
+    timebank_ms: int,
+    last_latency_ms: int,
+    strikes: int,
+) -> bot_pb2.ConnectResponse:
+    """The DecisionRequest for the seat to act (pinned by the golden fixtures in tests/server/golden)."""
+    return bot_pb2.ConnectResponse(
+        decision_request=bot_pb2.DecisionRequest(
+            game_id=game_id,
+            request_id=request_id,
+            observation=wire.observation(observe(state, state.to_act)),
+            legal=wire.legal_actions(legal),
+            time_allowed_ms=time_allowed_ms,
+            timebank_ms=timebank_ms,
+            last_latency_ms=last_latency_ms,
+            strikes=strikes,
+        )
+    )
+
+
+def seat_outcome(state: GameState, seat: int, forfeit: Outcome.ValueType | None) -> Outcome.ValueType:
+    """How ``seat``'s finished game ended for it: a forfeit overrides what the board says."""
+    if forfeit is not None:
+        return forfeit
+    if state.status[seat] == PlayerStatus.ELIMINATED:
+        return Outcome.SEAT_OUTCOME_ELIMINATED
+    if state.end_reason == Termination.CONQUEST:
+        return Outcome.SEAT_OUTCOME_WON
+    return Outcome.SEAT_OUTCOME_TURN_CAP
+
+
+class _Stopped(Exception):
+    """The game is being ended early (server shutdown) while a seat was being asked."""
+
+
+class GameRunner:
+    """Plays one game from GameStarted to GameOver and hands its record to ``writer``."""
+
+    def __init__(
+        self,
+        game_id: str,
+        queue: QueueConfig,
+        seats: Sequence[Seat],
+        seed: int,
+        writer: ReplayWriter,
+        on_finish: Callable[[GameRunner], None] = lambda runner: None,
+    ) -> None:
+        self.game_id = game_id
+        self.queue = queue
+        self.seats = list(seats)
+        self.seed = seed
+        self.commitment = seed_commitment(seed, game_id)
+        self.writer = writer
+        self.on_finish = on_finish
+        self.state, self._pending_events = new_game(queue.rules, len(self.seats), seed)
+        self.replay = Replay(queue.rules, seed, [s.name for s in self.seats], game_id=game_id)
+        self.reason = ""
+        self._next_request = 1
+        self._requests: dict[int, tuple[int, str]] = {}
+        """request id -> (seat, what became of it: open, answered, timed out, replaced, cancelled)."""
+        self._sequence = 0
+        self._stopping = False
+        self._started_at = time.time()
+        self.log = log.bind(game_id=game_id, queue=queue.name)
+
+    # ------------------------------------------------------------------ running
+
+    async def run(self) -> None:
+        self.log.info("game_started", players=[s.name for s in self.seats])
+        for index, seat in enumerate(self.seats):
+            seat_send(seat, self.game_started(index))
+        self._broadcast_events()
+        try:
+            while not self.state.is_over():
+                if self._stopping or self._all_forfeited():
+                    self._cut_short(SHUTDOWN if self._stopping else ALL_FORFEITED)
+                    break
+                try:
+                    action, annotation = await self._decide(self.state.to_act)
+                except _Stopped:
+                    continue
+                self._apply(action, annotation)
+        finally:
+            if self.state.is_over():
+                await self._finish()
+            self.on_finish(self)
+
+    def stop(self) -> None:
+        """End the game at once (server shutdown): ranked as at a turn cap reached now."""
+        self._stopping = True
+        for seat in self.seats:
+            if isinstance(seat, RemoteSeat):
+                seat.inbox.put_nowait(None)
+
+    def _apply(self, action: Action, annotation: str) -> None:
+        if annotation:
+            self.replay.annotations[len(self.replay.actions)] = annotation[:ANNOTATION_LIMIT]
+        self.replay.actions.append(action)
+        self._pending_events.extend(self.state.apply_unchecked(action))
+        self._broadcast_events()
+
+    def _all_forfeited(self) -> bool:
+        return all(isinstance(s, RemoteSeat) and s.forfeit is not None for s in self.seats)
+
+    def _cut_short(self, reason: str) -> None:
+        """End the game now, ranked as at the turn cap: the cap is lowered to the current turn and the
+        rest of that turn is played with defaults, so the recorded replay still re-simulates exactly."""
+        rules = dataclasses.replace(self.state.rules, turn_cap=max(self.state.turn, 1))
+        self.state.rules = rules
+        self.replay.rules = rules
+        while not self.state.is_over():
+            self._apply(default_action(self.state.legal_actions()), "")
+        self.reason = reason
+        self.log.info("game_cut_short", reason=reason, turn=self.state.turn)
+
+    async def _decide(self, index: int) -> tuple[Action, str]:
+        seat = self.seats[index]
+        legal = self.state.legal_actions()
+        if isinstance(seat, HouseSeat):
+            await asyncio.sleep(0)  # let the other games and streams run between house moves
+            return seat.policy(self.state), ""
+        if seat.forfeit is not None:
+            await asyncio.sleep(0)
+            return default_action(legal), ""
+        return await self._ask(index, seat, legal)
+
+    async def _ask(self, index: int, seat: RemoteSeat, legal: LegalActions) -> tuple[Action, str]:
+        started = time.monotonic()
+        deadline = started + seat.clock.budget_ms() / 1000
+        grace = self.queue.time_control.reconnect_grace_ms / 1000
+        sent_at = self._send_request(index, seat, legal, started)
+        while True:
+            if self._stopping:
+                self._close_request(seat, "cancelled")
+                raise _Stopped
+            wait_until = deadline
+            if seat.disconnected_at is not None:
+                if time.monotonic() >= seat.disconnected_at + grace:
+                    self._forfeit(seat, Outcome.SEAT_OUTCOME_FORFEIT_DISCONNECT, "disconnected too long")
+                    return default_action(legal), ""
+                wait_until = min(deadline, seat.disconnected_at + grace)
+            try:
+                arrival = await asyncio.wait_for(seat.inbox.get(), max(0.0, wait_until - time.monotonic()))
+            except TimeoutError:
+                if time.monotonic() < deadline:
+                    continue  # the grace window ended first: forfeited at the top of the loop
+                return self._time_out(index, seat, legal), ""
+            if arrival is None:
+                if seat.connection is not None and seat.disconnected_at is None and seat.open_request:
+                    self._close_request(seat, "replaced")  # the bot reconnected: a fresh request
+                    sent_at = self._send_request(index, seat, legal, started)
+                continue
+            decision, received_at = arrival
+            if received_at > deadline:
+                self._reject(seat, decision.request_id, "it arrived after its deadline", deadline)
+                return self._time_out(index, seat, legal), ""
+            try:
+                action = wire.action_from_pb(decision.action)
+                legal.check(action)
+            except ActionError as bad:
+                self._reject(seat, decision.request_id, str(bad), deadline)
+                continue
+            self._close_request(seat, "answered")
+            seat.clock.charge(round((received_at - started) * 1000))
+            seat.last_latency_ms = round((received_at - sent_at) * 1000)
+            return action, decision.annotation
+
+    def _send_request(self, index: int, seat: RemoteSeat, legal: LegalActions, started: float) -> float:
+        """Send a DecisionRequest with the time left since ``started``; returns when it was sent."""
+        request_id = self._next_request
+        self._next_request += 1
+        self._requests[request_id] = (index, "open")
+        seat.open_request = request_id
+        now = time.monotonic()
+        elapsed_ms = round((now - started) * 1000)
+        allowed = seat.clock.time_allowed_ms()
+        message = decision_request(
+            self.game_id,
+            request_id,
+            self.state,
+            legal,
+            time_allowed_ms=max(0, allowed - elapsed_ms),
+            timebank_ms=max(0, seat.clock.timebank_ms - max(0, elapsed_ms - allowed)),
+            last_latency_ms=seat.last_latency_ms,
+            strikes=seat.strikes,
+        )
+        seat.send(message)
+        return now
+
+    def _close_request(self, seat: RemoteSeat, outcome: str) -> None:
+        index, _ = self._requests[seat.open_request]
+        self._requests[seat.open_request] = (index, outcome)
+        seat.open_request = 0
+
+    def _time_out(self, index: int, seat: RemoteSeat, legal: LegalActions) -> Action:
+        self._close_request(seat, "timed out")
+        seat.clock.charge(seat.clock.budget_ms())
+        if seat.disconnected_at is None:  # while away, only the grace window counts against a bot
+            seat.strikes += 1
+            self.log.info("decision_timeout", bot=seat.name, seat=index, strikes=seat.strikes)
+            if seat.strikes >= self.queue.time_control.max_strikes:
+                self._forfeit(seat, Outcome.SEAT_OUTCOME_FORFEIT_TIMEOUT, f"{seat.strikes} timeouts")
+        return default_action(legal)
+
+    def _forfeit(self, seat: RemoteSeat, outcome: Outcome.ValueType, why: str) -> None:
+        if seat.open_request:
+            self._close_request(seat, "timed out")
+        seat.forfeit = outcome
+        index = self.seats.index(seat)
+        self.log.info("seat_forfeited", bot=seat.name, seat=index, why=why)
+        seat.send(
+            bot_pb2.ConnectResponse(
+                error=bot_pb2.Error(
+                    code="seat_forfeited",
+                    message=f"game {self.game_id}: seat {index} forfeited after {why}; it plays on with "
+                    "default actions and you get no more DecisionRequests for it",
+                    fatal=False,
+                )
+            )
+        )
+
+    def _reject(self, seat: RemoteSeat, request_id: int, reason: str, deadline: float) -> None:
+        left_ms = max(0, round((deadline - time.monotonic()) * 1000)) if seat.open_request else 0
+        self.log.info("decision_rejected", bot=seat.name, request_id=request_id, reason=reason)
+        seat.send(
+            bot_pb2.ConnectResponse(
+                decision_rejected=bot_pb2.DecisionRejected(
+                    game_id=self.game_id,
+                    request_id=request_id,
+                    reason=reason,
+                    can_retry=seat.open_request == request_id and left_ms > 0,
+                    time_left_ms=left_ms,
+                )
+            )
+        )
+
+    # ------------------------------------------------------------------ from sessions
+
+    def submit(self, index: int, decision: bot_pb2.Decision, received_at: float) -> None:
+        """A Decision from the bot holding seat ``index``; anything but an answer to its open request is
+        rejected here and never reaches the game."""
+        seat = self.seats[index]
+        assert isinstance(seat, RemoteSeat)
+        request_id = decision.request_id
+        if seat.open_request and request_id == seat.open_request:
+            seat.inbox.put_nowait((decision, received_at))
+            return
+        asked, outcome = self._requests.get(request_id, (-1, ""))
+        if asked == index and outcome == "timed out":
+            why = "it arrived after its deadline; the default action was played"
+        elif asked == index:
+            why = f"request {request_id} was already {outcome}"
+        elif asked >= 0:
+            why = f"request {request_id} was not sent to your seat ({index})"
+        else:
+            why = f"there is no request {request_id} in this game"
+        if seat.open_request:
+            why += f"; your open request is {seat.open_request}"
+        self._reject(seat, request_id, f"decision not applied: {why}", 0.0)
+
+    def detach(self, index: int) -> None:
+        """The bot of seat ``index`` disconnected: its grace window starts now."""
+        seat = self.seats[index]
+        assert isinstance(seat, RemoteSeat)
+        seat.connection = None
+        seat.disconnected_at = time.monotonic()
+        seat.inbox.put_nowait(None)
+        self.log.info("seat_disconnected", bot=seat.name, seat=index)
+
+    def attach(self, index: int, connection: Any) -> None:
+        """A reconnected bot takes seat ``index`` back: GameStarted again, then a fresh request if due."""
+        seat = self.seats[index]
+        assert isinstance(seat, RemoteSeat)
+        seat.connection = connection
+        seat.disconnected_at = None
+        seat.send(self.game_started(index))
+        seat.inbox.put_nowait(None)
+        self.log.info("seat_resumed", bot=seat.name, seat=index)
+
+    def is_resumable(self, index: int, identity: str) -> bool:
+        seat = self.seats[index]
+        return (
+            isinstance(seat, RemoteSeat)
+            and seat.identity == identity
+            and seat.connection is None
+            and seat.forfeit is None
+            and not self.state.is_over()
+        )
+
+    # ------------------------------------------------------------------ messages
+
+    def game_started(self, index: int) -> bot_pb2.ConnectResponse:
+        return bot_pb2.ConnectResponse(
+            game_started=bot_pb2.GameStarted(
+                game_id=self.game_id,
+                seat=index,
+                players=[bot_pb2.Player(seat=i, name=s.name) for i, s in enumerate(self.seats)],
+                rules=wire.rules_info(self.queue.rules, len(self.seats)),
+                map=_map_info(self.state.board),
+                queue=self.queue.name,
+                time_control=self.queue.time_control.to_pb(),
+                seed_commitment=self.commitment,
+                observation=wire.observation(observe(self.state, index)),
+            )
+        )
+
+    def _broadcast_events(self) -> None:
+        """Send the events since the last batch to every remote seat, cards hidden per recipient."""
+        events, self._pending_events = self._pending_events, []
+        if not events:
+            return
+        first = self._sequence
+        self._sequence += len(events)
+        shared = [wire.event_to_pb(public_view(e, None), first + i) for i, e in enumerate(events)]
+        for index, seat in enumerate(self.seats):
+            if isinstance(seat, RemoteSeat) and seat.connection is not None:
+                batch = _own_view(events, shared, index, first)
+                seat.send(
+                    bot_pb2.ConnectResponse(
+                        game_events=bot_pb2.GameEvents(game_id=self.game_id, events=batch)
+                    )
+                )
+
+    async def _finish(self) -> None:
+        state = self.state
+        self.reason = self.reason or state.end_reason
+        forfeits = [s.forfeit if isinstance(s, RemoteSeat) else None for s in self.seats]
+        outcomes = [seat_outcome(state, i, f) for i, f in enumerate(forfeits)]
+        self.replay.places = list(state.places)
+        self.replay.fingerprint = state.fingerprint()
+        results = [
+            bot_pb2.SeatResult(seat=i, name=s.name, place=state.places[i], outcome=outcomes[i])
+            for i, s in enumerate(self.seats)
+        ]
+        game_over = bot_pb2.ConnectResponse(
+            game_over=bot_pb2.GameOver(
+                game_id=self.game_id, results=results, seed=self.seed, reason=self.reason, turns=state.turn
+            )
+        )
+        record = GameRecord(
+            replay=self.replay,
+            queue=self.queue.name,
+            seed_commitment=self.commitment,
+            reason=self.reason,
+            outcomes=tuple(Outcome.Name(o) for o in outcomes),
+            started_at=self._started_at,
+            finished_at=time.time(),
+        )
+        where = await asyncio.to_thread(self.writer.write, record)  # recorded before anyone is told
+        for seat in self.seats:
+            seat_send(seat, game_over)
+        self.log.info(
+            "game_over", reason=self.reason, turns=state.turn, places=list(state.places), replay=where
+        )
+
+
+def seat_send(seat: Seat, message: bot_pb2.ConnectResponse) -> None:
+    if isinstance(seat, RemoteSeat):
+        seat.send(message)
+
+
+def _own_view(
+    events: list[Event], shared: list[game_pb2.GameEvent], seat: int, first: int
+) -> list[game_pb2.GameEvent]:
+    """``shared`` (the spectator's view), with this seat's own drawn or taken cards shown."""
+    batch = shared
+    for i, event in enumerate(events):
+        mine = public_view(event, seat)
+        if mine != public_view(event, None):
+            if batch is shared:
+                batch = list(shared)
+            batch[i] = wire.event_to_pb(mine, first + i)
+    return batch

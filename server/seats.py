@@ -1,0 +1,66 @@
+"""Who plays a seat: a remote bot over its session (``RemoteSeat``) or an in-process policy (``HouseSeat``).
+
+The runner asks a ``HouseSeat`` synchronously and sends it nothing; a ``RemoteSeat`` gets every game
+message through whatever ``Connection`` currently holds it (none while its bot is disconnected).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from conquest.v1 import bot_pb2
+from engine import Policy
+from server.clock import SeatClock
+from server.config import TimeControl
+
+
+class Connection(Protocol):
+    """The session side of a remote seat: where its messages go."""
+
+    def send(self, message: bot_pb2.ConnectResponse) -> None: ...
+
+
+Arrival = tuple[bot_pb2.Decision, float] | None
+"""A decision and the ``time.monotonic()`` it was received at; None wakes the runner after a
+(re)connect or disconnect so it re-reads the seat's connection."""
+
+
+@dataclass(eq=False)
+class HouseSeat:
+    """A built-in opponent: an engine policy played in the server process."""
+
+    name: str
+    policy: Policy
+
+
+@dataclass(eq=False)
+class RemoteSeat:
+    """A bot's seat: its identity, its connection (None while disconnected), clock and strikes."""
+
+    identity: str
+    """Stable key of the bot (a reconnect with the same identity takes the seat back)."""
+    name: str
+    connection: Connection | None
+    clock: SeatClock
+    strikes: int = 0
+    forfeit: bot_pb2.SeatOutcome.ValueType | None = None
+    """FORFEIT_TIMEOUT or FORFEIT_DISCONNECT once forfeited; the seat then plays on with defaults."""
+    disconnected_at: float | None = None
+    """``time.monotonic()`` of the disconnect while the bot is away."""
+    open_request: int = 0
+    """Id of the DecisionRequest this seat may answer now, 0 for none."""
+    last_latency_ms: int = 0
+    inbox: asyncio.Queue[Arrival] = field(default_factory=asyncio.Queue)
+
+    @staticmethod
+    def for_bot(identity: str, name: str, connection: Connection, control: TimeControl) -> RemoteSeat:
+        return RemoteSeat(identity, name, connection, SeatClock.start(control))
+
+    def send(self, message: bot_pb2.ConnectResponse) -> None:
+        if self.connection is not None:
+            self.connection.send(message)
+
+
+Seat = RemoteSeat | HouseSeat

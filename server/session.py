@@ -1,0 +1,110 @@
+"""A connected bot: who it is (Hello -> Identity), how many games it plays at once, and its send queue.
+
+Authentication sits behind ``Authenticator``: practice mode accepts a name and no token; the ladder
+plugs in a registry of bot tokens with the same interface.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from conquest.v1 import bot_pb2
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
+MAX_CAPACITY = 64
+
+
+class HelloError(ValueError):
+    """A Hello the server refuses; ``code`` is the Error code sent back."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    key: str
+    """Stable across connections: a reconnect with the same key takes its seats back."""
+    name: str
+    ranked: bool
+
+
+class Authenticator(Protocol):
+    def authenticate(self, hello: bot_pb2.Hello) -> Identity:
+        """The bot a Hello speaks for.
+
+        Raises:
+            HelloError: unknown token, or no token where one is required.
+        """
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class PracticeAuthenticator:
+    """No registered bots yet: a bot plays unranked under the name it sends (if ``allow_names``)."""
+
+    allow_names: bool = True
+
+    def authenticate(self, hello: bot_pb2.Hello) -> Identity:
+        if hello.token:
+            raise HelloError(
+                "unknown_token",
+                "this server has no registered bots, so no token is valid; leave Hello.token empty and "
+                "send Hello.name to play unranked practice games",
+            )
+        if not self.allow_names:
+            raise HelloError("token_required", "this server plays registered bots only: send Hello.token")
+        return Identity(key=f"practice:{hello.name}", name=hello.name, ranked=False)
+
+
+def check_hello(hello: bot_pb2.Hello) -> int:
+    """The capacity a Hello asks for.
+
+    Raises:
+        HelloError: a bad name (when no token is given) or a capacity out of range.
+    """
+    if not hello.token and not NAME_PATTERN.fullmatch(hello.name):
+        raise HelloError(
+            "bad_hello",
+            f"Hello.name {hello.name!r} must be 1-32 letters, digits, '-', '_' or '.' (or send a token)",
+        )
+    if not 0 <= hello.capacity <= MAX_CAPACITY:
+        raise HelloError(
+            "bad_hello", f"Hello.capacity {hello.capacity} must be between 1 and {MAX_CAPACITY} (0 means 1)"
+        )
+    return hello.capacity or 1
+
+
+@dataclass(eq=False)
+class Session:
+    """One Connect stream. Game messages are queued, never awaited, so a slow stream stalls no game."""
+
+    identity: Identity
+    capacity: int
+    session_id: str = field(default_factory=lambda: secrets.token_hex(6))
+    games: dict[str, int] = field(default_factory=dict)
+    """game id -> the seat this session plays in it."""
+    queues: set[str] = field(default_factory=set)
+    closed: bool = False
+    outbox: asyncio.Queue[bot_pb2.ConnectResponse | None] = field(default_factory=asyncio.Queue)
+
+    def send(self, message: bot_pb2.ConnectResponse) -> None:
+        if not self.closed:
+            self.outbox.put_nowait(message)
+
+    def error(self, code: str, message: str, fatal: bool = False) -> None:
+        self.send(bot_pb2.ConnectResponse(error=bot_pb2.Error(code=code, message=message, fatal=fatal)))
+
+    def close(self) -> None:
+        """End the response stream after what is queued."""
+        if not self.closed:
+            self.outbox.put_nowait(None)
+            self.closed = True
+
+    def free_slots(self) -> int:
+        return self.capacity - len(self.games)
