@@ -131,12 +131,15 @@ func (c *Client) session(ctx context.Context, api pb.BotServiceClient) (bool, er
 			}
 			err = c.joinQueues(send)
 		case *pb.ConnectResponse_GameStarted:
+			// Sent again for each game resumed after a reconnect.
 			g := m.GameStarted
+			if c.games[g.GetGameId()] == nil {
+				c.started++
+				log.Printf("game %s started: seat %d of %d (%s)", g.GetGameId(), g.GetSeat(), len(g.GetPlayers()), g.GetQueue())
+			}
 			c.games[g.GetGameId()] = &Game{
 				ID: g.GetGameId(), Seat: g.GetSeat(), Players: g.GetPlayers(), Map: g.GetMap(), Rules: g.GetRules(),
 			}
-			c.started++
-			log.Printf("game %s started: seat %d of %d (%s)", g.GetGameId(), g.GetSeat(), len(g.GetPlayers()), g.GetQueue())
 			if !c.wantMore() {
 				err = c.leaveQueues(send)
 			}
@@ -157,7 +160,8 @@ func (c *Client) session(ctx context.Context, api pb.BotServiceClient) (bool, er
 		case *pb.ConnectResponse_Error:
 			e := m.Error
 			log.Printf("server error %s: %s", e.GetCode(), e.GetMessage())
-			if e.GetFatal() {
+			// A refused Hello is final; a server shutting down may come back.
+			if e.GetFatal() && e.GetCode() != "shutting_down" {
 				return welcomed, fmt.Errorf("%w: %s: %s", errFatal, e.GetCode(), e.GetMessage())
 			}
 		}
