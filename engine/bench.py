@@ -1,8 +1,9 @@
 """The engine speed benchmark (``make bench-engine``): whole games with the aggressive policy, one process.
 
 For each preset it plays a fixed number of games on a fixed seed range (so runs compare) and prints games/s
-and per-game means of turns, attacks (Attack actions), dice rolls (Rolled events) and actions. The clock is
-read here, around whole games, never inside the engine.
+and per-game means of turns, attacks (Attack actions), dice rolls (Rolled events) and actions. The timed
+pass only plays; a second, untimed pass replays the same games to count. The clock is read here, around
+whole games, never inside the engine.
 
     python -m engine.bench [--scale 0.5]
 """
@@ -15,9 +16,9 @@ from typing import NamedTuple
 
 from engine.actions import Attack, Phase
 from engine.events import Rolled
-from engine.policies import aggressive_policy
+from engine.policies import Policy, aggressive_policy, play_game
 from engine.rules import preset
-from engine.state import new_game
+from engine.state import Termination, new_game
 
 
 class Workload(NamedTuple):
@@ -46,26 +47,30 @@ class Result(NamedTuple):
     """Games stopped by the turn cap instead of a conquest."""
 
 
-def run(workload: Workload, games: int) -> Result:
-    """Play ``games`` games on seeds FIRST_SEED.. and count what happened (timing the whole loop)."""
+def time_games(workload: Workload, games: int) -> float:
+    """Seconds to play ``games`` games on seeds FIRST_SEED.. (nothing else inside the timed loop)."""
     rules = preset(workload.preset)
-    policy = aggressive_policy
-    turns = attacks = rolls = actions = unfinished = 0
+    policies: list[Policy] = [aggressive_policy] * workload.seats
     start = time.perf_counter()
     for seed in range(FIRST_SEED, FIRST_SEED + games):
         state, _ = new_game(rules, workload.seats, seed)
-        apply = state.apply_unchecked
+        play_game(state, policies)
+    return time.perf_counter() - start
+
+
+def count_games(workload: Workload, games: int, seconds: float) -> Result:
+    """Replay the same games (deterministic: same seeds, same policy) counting what happened."""
+    rules = preset(workload.preset)
+    turns = attacks = rolls = actions = unfinished = 0
+    for seed in range(FIRST_SEED, FIRST_SEED + games):
+        state, _ = new_game(rules, workload.seats, seed)
         while state.phase != Phase.GAME_OVER:
-            action = policy(state)
-            if type(action) is Attack:
-                attacks += 1
-            for event in apply(action):
-                if type(event) is Rolled:
-                    rolls += 1
+            action = aggressive_policy(state)
+            attacks += type(action) is Attack
+            rolls += sum(1 for event in state.apply_unchecked(action) if type(event) is Rolled)
             actions += 1
         turns += state.turn
-        unfinished += state.end_reason != "conquest"
-    seconds = time.perf_counter() - start
+        unfinished += state.end_reason != Termination.CONQUEST
     return Result(games, seconds, turns, attacks, rolls, actions, unfinished)
 
 
@@ -86,7 +91,7 @@ def main() -> None:
     args = parser.parse_args()
     for workload in WORKLOADS:
         games = max(1, int(workload.games * args.scale))
-        print(report(workload, run(workload, games)), flush=True)
+        print(report(workload, count_games(workload, games, time_games(workload, games))), flush=True)
 
 
 if __name__ == "__main__":

@@ -69,68 +69,110 @@ def random_policy(rng: random.Random) -> Policy:
     return lambda state: random_legal_action(state.legal_actions(), rng)
 
 
-def _front_strength(state: GameState, seat: int) -> int:
-    """The seat's territory with the most armies among those bordering an enemy (-1 if none)."""
-    owner, armies, neighbours = state.owner, state.armies, state.board.neighbours
-    best, best_armies = -1, -1
-    for t, o in enumerate(owner):
-        if o == seat and armies[t] > best_armies:
-            for n in neighbours[t]:
-                if owner[n] != seat:
-                    best, best_armies = t, armies[t]
-                    break
+def _weakest_opponent(state: GameState, seat: int) -> int:
+    """The opponent holding the fewest territories (the neutral counts last): eliminating it pays cards."""
+    counts = state.territory_count
+    best, fewest = -1, len(state.owner) + 1
+    for other in range(state.seats):
+        if other != seat and 0 < counts[other] < fewest:
+            best, fewest = other, counts[other]
     return best
 
 
+def _best_attack(state: GameState, seat: int, outnumbering: bool) -> tuple[int, int]:
+    """(source, target) with the biggest edge of the source's movable armies over the target's armies.
+
+    A target of the weakest opponent counts 2 armies weaker, so stacks turn on the player closest to
+    elimination. With ``outnumbering``, only pairs where the movable armies outnumber the defenders count.
+    (-1, -1) when no pair qualifies.
+    """
+    owner, armies, neighbours = state.owner, state.armies, state.board.neighbours
+    prey = _weakest_opponent(state, seat)
+    best_src, best_dst, best_edge = -1, -1, -(1 << 30)
+    least = 3 if outnumbering else 1  # outnumbering even a single defender takes 2 movable armies
+    for t, o in enumerate(owner):
+        if o != seat or armies[t] < least:
+            continue
+        movable = armies[t] - 1
+        for n in neighbours[t]:
+            o_n = owner[n]
+            if o_n != seat and not (outnumbering and movable <= armies[n]):
+                edge = movable - armies[n] + (2 if o_n == prey else 0)
+                if edge > best_edge:
+                    best_src, best_dst, best_edge = t, n, edge
+    return best_src, best_dst
+
+
+def _borders_enemy(state: GameState, t: int, seat: int) -> bool:
+    owner = state.owner
+    return any(owner[n] != seat for n in state.board.neighbours[t])
+
+
+def _interior_to_front(state: GameState, seat: int) -> tuple[int, int]:
+    """(source, target): the biggest stack with no enemy neighbour, and an own neighbour on the front."""
+    owner, armies, neighbours = state.owner, state.armies, state.board.neighbours
+    best_src, best_dst, best_armies = -1, -1, 1
+    for t, o in enumerate(owner):
+        if o != seat or armies[t] <= best_armies or _borders_enemy(state, t, seat):
+            continue
+        for n in neighbours[t]:
+            if _borders_enemy(state, n, seat):
+                best_src, best_dst, best_armies = t, n, armies[t]
+                break
+    return best_src, best_dst
+
+
+def _biggest_front(state: GameState, seat: int) -> int:
+    """The seat's territory with the most armies (at least 2) among those bordering an enemy, or -1."""
+    owner, armies = state.owner, state.armies
+    best, best_armies = -1, 1
+    for t, o in enumerate(owner):
+        if o == seat and armies[t] > best_armies and _borders_enemy(state, t, seat):
+            best, best_armies = t, armies[t]
+    return best
+
+
+def _stack_territory(state: GameState, seat: int) -> int:
+    """Where new armies go: the source of the best attack, or any own territory when no enemy is adjacent."""
+    source, _ = _best_attack(state, seat, outnumbering=False)
+    return source if source >= 0 else state.owner.index(seat)
+
+
 def aggressive_policy(state: GameState) -> Action:
+    """Trade as soon as possible, stack everything on the best front, attack while ahead, push forward.
+
+    Deterministic (no RNG): the same state always gets the same action.
+    """
     seat = state.to_act
     phase = state.phase
-    owner, armies, neighbours = state.owner, state.armies, state.board.neighbours
+    armies = state.armies
     if phase == Phase.ATTACK:
-        best_src, best_dst, best_margin = -1, -1, 1
-        for t, o in enumerate(owner):
-            a = armies[t]
-            if o == seat and a > 2:
-                for n in neighbours[t]:
-                    if owner[n] != seat and a - armies[n] > best_margin:
-                        best_src, best_dst, best_margin = t, n, a - armies[n]
-        if best_src < 0:
+        src, dst = _best_attack(state, seat, outnumbering=True)
+        if src < 0:
             return EndPhase()
-        return Attack(best_src, best_dst, 3 if armies[best_src] > 3 else armies[best_src] - 1, 1)
+        return Attack(src, dst, 3 if armies[src] > 3 else armies[src] - 1, 1)
+    if phase == Phase.OCCUPY:
+        assert state.pending_occupy is not None
+        src, dst, least, _ = state.pending_occupy
+        # Everything forward, unless the captured territory is safe and the source still faces an enemy.
+        if not _borders_enemy(state, dst, seat) and _borders_enemy(state, src, seat):
+            return Occupy(least)
+        return Occupy(armies[src] - 1)
     if phase == Phase.REINFORCE:
-        hand = state.hands[seat]
-        if len(hand) >= 3 and state.may_trade():
+        if len(state.hands[seat]) >= 3 and state.may_trade():
             sets = state.tradeable_sets(seat)
             if sets:
                 return TradeCards(sets[0])
-        front = _front_strength(state, seat)
-        return Place(front if front >= 0 else owner.index(seat), state.reinforcements)
-    if phase == Phase.OCCUPY:
-        assert state.pending_occupy is not None
-        return Occupy(armies[state.pending_occupy[0]] - 1)
+        return Place(_stack_territory(state, seat), state.reinforcements)
     if phase == Phase.FORTIFY:
-        best_src, best_dst, best_armies = -1, -1, 1
-        for t, o in enumerate(owner):
-            if o == seat and armies[t] > best_armies:
-                interior = True
-                frontier = -1
-                for n in neighbours[t]:
-                    if owner[n] != seat:
-                        interior = False
-                        break
-                    if frontier < 0:
-                        for m in neighbours[n]:
-                            if owner[m] != seat:
-                                frontier = n
-                                break
-                if interior and frontier >= 0:
-                    best_src, best_dst, best_armies = t, frontier, armies[t]
-        if best_src < 0:
+        src, dst = _interior_to_front(state, seat)
+        if src < 0:
             return EndPhase()
-        return Fortify(best_src, best_dst, armies[best_src] - 1)
+        return Fortify(src, dst, armies[src] - 1)
     if phase == Phase.DEFEND:
         assert state.pending_attack is not None
         return ChooseDefence(2 if armies[state.pending_attack.target] > 1 else 1)
+    owner, neighbours = state.owner, state.board.neighbours
     if phase == Phase.SETUP_CLAIM:
         # Claim next to what we hold, to build a continent; else the first free territory.
         first_free = -1
@@ -142,12 +184,15 @@ def aggressive_policy(state: GameState) -> Action:
                     if owner[n] == seat:
                         return Claim(t)
         return Claim(first_free)
-    # SETUP_PLACE: stack the strongest front; in the neutral game, neutral armies go where they block most.
+    # SETUP_PLACE: stack the best front, one army at a time (two in the neutral game, whose neutral
+    # armies go on the first neutral territory).
+    if state.neutral < 0:
+        stack = _biggest_front(state, seat)
+        return Place(stack if stack >= 0 else _stack_territory(state, seat), 1)
     legal = state.legal_actions()
     if legal.place_territories and owner[legal.place_territories[0]] != seat:
         return Place(legal.place_territories[0], 1)
-    front = _front_strength(state, seat)
-    return Place(front if front >= 0 else legal.place_territories[0], legal.place_max)
+    return Place(_stack_territory(state, seat), legal.place_max)
 
 
 def play_game(state: GameState, policies: list[Policy], max_actions: int = 1_000_000) -> int:
