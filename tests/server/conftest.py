@@ -30,7 +30,7 @@ def test_queues(control: TimeControl = FAST) -> tuple[QueueConfig, ...]:
     return (
         QueueConfig("classic-3", preset("classic", turn_cap=12), 3, control),
         QueueConfig("classic-2", preset("classic_two_player", turn_cap=12), 2, control),
-        QueueConfig("classic-choose-3", preset("classic", turn_cap=6, defender_dice="choose"), 3, control),
+        QueueConfig("classic-long-3", preset("classic", turn_cap=40), 3, control),
     )
 
 

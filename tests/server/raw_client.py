@@ -76,6 +76,14 @@ class RawBot:
         finally:
             self._unread[:0] = skipped
 
+    async def expect_event(self, kind: str, timeout: float = 10.0) -> game_pb2.GameEvent:
+        """The next game event of ``kind`` (e.g. "claimed"), from the GameEvents batches not yet read."""
+        while True:
+            batch = (await self.expect("game_events", timeout=timeout)).game_events
+            for event in batch.events:
+                if event.WhichOneof("kind") == kind:
+                    return event
+
     async def play_until_over(self, rng: random.Random, skip: int = 0) -> bot_pb2.GameOver:
         """Answer every DecisionRequest with a random legal action until GameOver (one game)."""
         while True:

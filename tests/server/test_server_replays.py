@@ -1,0 +1,84 @@
+"""House seats, replay files, `conquest replay show|verify`, and the shutdown that records in-flight games."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from raw_client import RawBot
+
+from engine import aggressive_policy, preset
+from server.cli import main
+from server.config import QueueConfig
+from server.replays import DirectoryReplayWriter, load_replay_file, seed_commitment, verify_record
+from server.runner import GameRunner
+from server.seats import HouseSeat
+
+
+async def house_game(tmp_path, seed: int = 7) -> str:
+    """A game of three in-process house bots; returns the replay file's path."""
+    queue = QueueConfig("house-3", preset("classic"), 3)
+    seats = [HouseSeat(f"house-{i}", aggressive_policy) for i in range(3)]
+    runner = GameRunner("housegame", queue, seats, seed, DirectoryReplayWriter(tmp_path))
+    await runner.run()
+    assert runner.state.is_over()
+    return str(tmp_path / "housegame.json")
+
+
+async def test_house_seats_play_a_full_game_with_an_in_process_policy(tmp_path):
+    """Brief: "the runner must be able to drive a seat with an in-process engine policy (a house bot)"."""
+    replay, data = load_replay_file(Path(await house_game(tmp_path)))
+    assert data["reason"] == "conquest"
+    assert sorted(replay.places) == [1, 2, 3]
+    assert data["seed_commitment"] == seed_commitment(7, "housegame")
+    verify_record(replay, data)
+
+
+async def test_replay_verify_accepts_an_honest_replay_and_rejects_tampered_ones(tmp_path, capsys):
+    """Issue 3: "`conquest replay verify` does exactly that" (re-simulates and checks the seed)."""
+    path = await house_game(tmp_path)
+    assert main(["replay", "verify", path]) == 0
+    assert "OK" in capsys.readouterr().out
+
+    data = json.loads(Path(path).read_text())
+    data["seed"] += 1  # a server that swapped the seed after committing to it
+    Path(path).write_text(json.dumps(data))
+    assert main(["replay", "verify", path]) == 1
+    assert "does not match the seed commitment" in capsys.readouterr().out
+
+    data["seed"] -= 1
+    data["places"] = list(reversed(data["places"]))  # a forged result
+    Path(path).write_text(json.dumps(data))
+    assert main(["replay", "verify", path]) == 1
+    assert "differ from recorded" in capsys.readouterr().out
+
+
+async def test_replay_show_prints_players_result_and_a_digest_per_turn(tmp_path, capsys):
+    """Brief: "`conquest replay show FILE` prints a readable summary (players, result, turns, a per-turn
+    digest)"."""
+    path = await house_game(tmp_path)
+    assert main(["replay", "show", path]) == 0
+    out = capsys.readouterr().out
+    assert "game housegame" in out and "result: conquest" in out
+    assert "1. seat" in out and "house-0" in out and "won" in out
+    assert "turn   1 house-" in out and "rolled" in out
+
+
+async def test_shutdown_ends_and_records_in_flight_games(start_server):
+    """Issue 3: "a clean shutdown on SIGTERM that stops accepting, finishes or records in-flight games"."""
+    server = await start_server()
+    bots = [server.bot() for _ in range(3)]
+    for i, bot in enumerate(bots):
+        await bot.hello(f"idle-{i}")
+        await bot.join("classic-3")
+    started = (await bots[0].expect("game_started")).game_started
+    await server.lobby.shutdown(0)
+    overs = [(await bot.expect("game_over")).game_over for bot in bots]
+    assert {o.reason for o in overs} == {"server_shutdown"}
+    replay, data = load_replay_file(server.replay_dir / f"{started.game_id}.json")
+    assert data["reason"] == "server_shutdown"
+    assert list(verify_record(replay, data).places) == [r.place for r in overs[0].results]
+    late = RawBot(server.port)
+    server.bots.append(late)
+    error = (await late.hello("late")).error
+    assert error.code == "shutting_down" and error.fatal
