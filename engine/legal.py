@@ -95,8 +95,8 @@ class LegalActions:
         ):
             raise MalformedActionError(f"{action!r} is not an action; legal now: {self.describe()}")
         for value in action:
-            if isinstance(value, bool) or not isinstance(value, int | tuple):
-                raise MalformedActionError(f"{action!r} has a field that is not a whole number")
+            if not _is_whole(value) and not (isinstance(value, tuple) and all(_is_whole(v) for v in value)):
+                raise MalformedActionError(f"{_name(action)} has a field that is not a whole number")
         problem = self._problem(action)
         if problem:
             raise IllegalActionError(f"{_name(action)} is illegal in {self.phase.name}: {problem}")
@@ -175,7 +175,9 @@ class LegalActions:
         if self.claim:
             parts.append(f"claim one of {_ids(self.claim)}")
         if self.trades:
-            parts.append(("must trade" if self.must_trade else "trade") + f" one of {list(self.trades)}")
+            shown = ", ".join(str(list(t)) for t in self.trades[:6])
+            more = f" and {len(self.trades) - 6} more" if len(self.trades) > 6 else ""
+            parts.append(("must trade" if self.must_trade else "trade") + f" one of {shown}{more}")
         if self.place_territories:
             parts.append(f"place {self.place_min}..{self.place_max} on one of {_ids(self.place_territories)}")
         if self.attacks:
@@ -189,6 +191,34 @@ class LegalActions:
         if self.can_end:
             parts.append("end the phase")
         return "; ".join(parts) or "nothing (the game is over or another seat is to act)"
+
+
+def check_well_formed(action: Action, territories: int, cards: int) -> None:
+    """Raise unless every id in ``action`` exists on a board of ``territories`` and ``cards``.
+
+    Raises:
+        MalformedActionError: a territory id outside 0..territories-1, or a card set that is not three
+            card ids in 0..cards-1; the message gives the valid range.
+    """
+    ids: tuple[int, ...] = ()
+    if isinstance(action, Claim | Place):
+        ids = (action.territory,)
+    elif isinstance(action, Attack | Fortify):
+        ids = (action.source, action.target)
+    elif isinstance(action, TradeCards):
+        if action.bonus_territory != -1:
+            ids = (action.bonus_territory,)
+        if len(action.cards) != 3 or not all(_is_whole(c) and 0 <= c < cards for c in action.cards):
+            raise MalformedActionError(
+                f"{_name(action)}: a card set is three card ids in 0..{cards - 1}, got {list(action.cards)}"
+            )
+    for t in ids:
+        if not _is_whole(t) or not 0 <= t < territories:
+            raise MalformedActionError(f"{_name(action)}: territory ids are 0..{territories - 1}, got {t!r}")
+
+
+def _is_whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _name(action: Action) -> str:
