@@ -53,6 +53,10 @@ class RawBot:
             )
         )
 
+    def answer_randomly(self, request: bot_pb2.DecisionRequest, rng: random.Random) -> None:
+        legal = legal_from_pb(request.legal, request.observation.phase, request.observation.to_act)
+        self.decide(request, random_legal_action(legal, rng), note=f"random reply to {request.request_id}")
+
     async def next(self, timeout: float = 10.0) -> Response:
         """The next message not yet read (None-safe: raises TimeoutError when nothing comes)."""
         if self._unread:
@@ -92,9 +96,7 @@ class RawBot:
             if kind == "game_over":
                 return message.game_over
             if kind == "decision_request":
-                request = message.decision_request
-                legal = legal_from_pb(request.legal, request.observation.phase, request.observation.to_act)
-                self.decide(request, random_legal_action(legal, rng))
+                self.answer_randomly(message.decision_request, rng)
 
     async def close(self) -> None:
         self._outgoing.put_nowait(None)

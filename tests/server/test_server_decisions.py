@@ -156,8 +156,12 @@ async def test_reconnect_inside_the_grace_window_resumes_the_seat_with_a_fresh_r
     fresh = (await back.expect("decision_request")).decision_request
     assert fresh.request_id > request.request_id
     assert fresh.time_allowed_ms <= 2000
+    back.answer_randomly(fresh, random.Random(9))
     over = await back.play_until_over(random.Random(9))
-    assert over.results[seat].outcome != Outcome.SEAT_OUTCOME_FORFEIT_DISCONNECT
+    forfeits = (Outcome.SEAT_OUTCOME_FORFEIT_DISCONNECT, Outcome.SEAT_OUTCOME_FORFEIT_TIMEOUT)
+    assert over.results[seat].outcome not in forfeits
+    later = [m.decision_request for m in back.log if m.WhichOneof("message") == "decision_request"]
+    assert len(later) > 1 and {r.strikes for r in later} == {0}  # the fresh request was answered in time
     assert (await asyncio.gather(*others))[0] == over
 
 

@@ -37,12 +37,13 @@ async def test_full_three_player_game_ends_with_a_ranking_and_a_verifiable_repla
     assert over.reason in ("conquest", "turn_cap")
     assert hashlib.sha256(f"{over.seed}:{game_id}".encode()).hexdigest() == started[0].seed_commitment
 
-    await asyncio.sleep(0.1)  # the replay is written as GameOver goes out
     replay, data = load_replay_file(server.replay_dir / f"{game_id}.json")
     state = verify_record(replay, data)
     assert list(state.places) == [r.place for r in over.results]
     assert replay.seed == over.seed
     assert data["outcomes"] == [Outcome.Name(r.outcome) for r in over.results]
+    # Brief: replays include "annotations from Decision.annotation"
+    assert replay.annotations and all(n.startswith("random reply to") for n in replay.annotations.values())
 
 
 async def test_two_player_neutral_game_finishes(start_server):
