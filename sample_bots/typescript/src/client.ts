@@ -1,0 +1,220 @@
+// The connection side of the kit: one stream, Hello, queues, many games at once, retries after a
+// rejection and reconnects after a dropped connection. Strategy lives in strategy.ts.
+import * as grpc from "@grpc/grpc-js";
+import { safeAction } from "./actions";
+import { loadProtocol } from "./protocol";
+import type { Action, ConnectRequest, ConnectResponse, DecisionRequest } from "./protocol";
+import { decide, type Game } from "./strategy";
+
+const CLIENT_NAME = "conquest-typescript-kit";
+const CLIENT_VERSION = "0.1.0";
+const FIRST_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 15_000;
+
+export interface Config {
+  /** host:port of the server. */
+  server: string;
+  /** Registered bot token; empty for practice play under `name`. */
+  token: string;
+  name: string;
+  /** Games played at once. */
+  capacity: number;
+  /** Queues to join; empty: the first queue the server offers. */
+  queues: string[];
+  /** Stop after this many games; 0: play forever. */
+  games: number;
+}
+
+interface SessionEnd {
+  welcomed: boolean;
+  reason: string;
+  fatal: boolean;
+}
+
+type Stream = grpc.ClientDuplexStream<ConnectRequest, ConnectResponse>;
+
+/** Plays games for one bot; its games outlive a dropped connection. */
+export class Client {
+  private readonly games = new Map<string, Game & { last?: DecisionRequest }>();
+  private readonly joined = new Set<string>();
+  private started = 0;
+  private stopping = false;
+  private stream?: Stream;
+
+  constructor(private readonly config: Config) {}
+
+  private wantMore(): boolean {
+    return !this.stopping && (this.config.games === 0 || this.started < this.config.games);
+  }
+
+  private done(): boolean {
+    return this.stopping || (!this.wantMore() && this.games.size === 0);
+  }
+
+  /** Close the stream and stop (games in progress are left to the server's defaults). */
+  stop(): void {
+    this.stopping = true;
+    this.stream?.cancel();
+  }
+
+  /**
+   * Play until the game count is reached or the server refuses the bot, reconnecting with
+   * exponential backoff (and jitter) whenever the stream drops.
+   */
+  async run(): Promise<void> {
+    const api = loadProtocol().conquest.v1.BotService;
+    const client = new api(this.config.server, grpc.credentials.createInsecure());
+    let backoff = FIRST_BACKOFF_MS;
+    try {
+      for (;;) {
+        const end = await this.session(client);
+        if (this.done()) return;
+        if (end.fatal) throw new Error(end.reason);
+        if (end.welcomed) backoff = FIRST_BACKOFF_MS;
+        const wait = Math.round(backoff / 2 + Math.random() * (backoff / 2));
+        console.log(`connection lost (${end.reason}); reconnecting in ${wait} ms`);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        backoff = Math.min(2 * backoff, MAX_BACKOFF_MS);
+      }
+    } finally {
+      client.close();
+    }
+  }
+
+  /** One stream, until it ends; resolves with why. */
+  private session(client: grpc.Client & { Connect(): Stream }): Promise<SessionEnd> {
+    return new Promise((resolve) => {
+      const stream = client.Connect();
+      this.stream = stream;
+      this.joined.clear();
+      let welcomed = false;
+      let fatal = "";
+      const send = (message: ConnectRequest) => stream.write(message);
+      stream.on("data", (message: ConnectResponse) => {
+        try {
+          if (message.welcome) welcomed = true;
+          fatal = this.handle(message, send) || fatal;
+          if (this.done()) stream.end();
+        } catch (error) {
+          console.log(`dropping the stream: ${error}`);
+          stream.cancel();
+        }
+      });
+      stream.on("error", (error: grpc.ServiceError) => resolve({ welcomed, reason: fatal || error.message, fatal: !!fatal }));
+      stream.on("end", () => resolve({ welcomed, reason: fatal || "the server closed the stream", fatal: !!fatal }));
+      send({
+        hello: {
+          token: this.config.token,
+          name: this.config.name,
+          client_name: CLIENT_NAME,
+          client_version: CLIENT_VERSION,
+          capacity: this.config.capacity,
+        },
+      });
+    });
+  }
+
+  /** Handle one server message; returns a reason when it is a fatal error reconnecting cannot fix. */
+  private handle(message: ConnectResponse, send: (m: ConnectRequest) => void): string {
+    switch (message.message) {
+      case "welcome": {
+        const w = message.welcome!;
+        console.log(
+          `welcome ${w.bot_name} (session ${w.session_id}, server ${w.server_version}, ranked ${w.ranked}, ` +
+            `resumed games [${w.resumed_game_ids.join(", ")}])`,
+        );
+        if (this.config.queues.length === 0 && w.queues.length > 0) this.config.queues = [w.queues[0].name];
+        this.joinQueues(send);
+        break;
+      }
+      case "game_started": {
+        // Sent again for each game resumed after a reconnect.
+        const g = message.game_started!;
+        if (!this.games.has(g.game_id)) {
+          this.started++;
+          console.log(`game ${g.game_id} started: seat ${g.seat} of ${g.players.length} (${g.queue})`);
+        }
+        this.games.set(g.game_id, { id: g.game_id, seat: g.seat, players: g.players, map: g.map! });
+        if (!this.wantMore()) this.leaveQueues(send);
+        break;
+      }
+      case "decision_request": {
+        const req = message.decision_request!;
+        send({ decision: { game_id: req.game_id, request_id: req.request_id, action: this.decide(req) } });
+        break;
+      }
+      case "decision_rejected": {
+        // Retry with the plainest legal action while time is left.
+        const r = message.decision_rejected!;
+        console.log(`game ${r.game_id}: decision ${r.request_id} rejected: ${r.reason}`);
+        const last = this.games.get(r.game_id)?.last;
+        if (r.can_retry && last && last.request_id === r.request_id) {
+          send({ decision: { game_id: r.game_id, request_id: r.request_id, action: safeAction(last.legal!) } });
+        }
+        break;
+      }
+      case "game_events":
+        break; // Public events; the next DecisionRequest carries the whole observation anyway.
+      case "game_over": {
+        const over = message.game_over!;
+        const game = this.games.get(over.game_id);
+        this.games.delete(over.game_id);
+        const mine = over.results.find((r) => game && r.seat === game.seat);
+        if (mine) {
+          console.log(
+            `game ${over.game_id} over after ${over.turns} turns (${over.reason}): place ${mine.place}, ${mine.outcome}`,
+          );
+        }
+        this.joinQueues(send);
+        break;
+      }
+      case "queue_status": {
+        const q = message.queue_status!;
+        if (q.joined) this.joined.add(q.queue);
+        else this.joined.delete(q.queue);
+        break;
+      }
+      case "error": {
+        const e = message.error!;
+        console.log(`server error ${e.code}: ${e.message}`);
+        // A refused Hello is final; a server shutting down may come back.
+        if (e.fatal && e.code !== "shutting_down") return `${e.code}: ${e.message}`;
+        break;
+      }
+    }
+    return "";
+  }
+
+  /** The strategy's action; a game we know nothing of (or a strategy that throws) gets the plainest legal action. */
+  private decide(req: DecisionRequest): Action {
+    const game = this.games.get(req.game_id);
+    if (!game) {
+      console.log(`game ${req.game_id}: request for a game we were not told about; playing safe`);
+      return safeAction(req.legal!);
+    }
+    game.last = req;
+    try {
+      return decide(game, req);
+    } catch (error) {
+      console.log(`game ${req.game_id}: strategy failed (${error}); playing safe`);
+      return safeAction(req.legal!);
+    }
+  }
+
+  private joinQueues(send: (m: ConnectRequest) => void): void {
+    if (!this.wantMore()) return;
+    for (const queue of this.config.queues) {
+      if (!this.joined.has(queue)) {
+        this.joined.add(queue);
+        send({ join_queue: { queue } });
+      }
+    }
+  }
+
+  private leaveQueues(send: (m: ConnectRequest) => void): void {
+    for (const queue of this.config.queues) {
+      this.joined.delete(queue);
+      send({ leave_queue: { queue } });
+    }
+  }
+}

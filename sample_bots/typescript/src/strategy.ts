@@ -1,0 +1,170 @@
+// ============================================================================================
+// PUT YOUR STRATEGY HERE.
+//
+// `decide` is called once per DecisionRequest and returns one action. Everything legal is in
+// req.legal (ranges, never one entry per army count); the board is in game.map, the state in
+// req.observation. The rest of the kit (connection, queues, retries, reconnects) never needs to
+// change. This sample is the aggressive strategy: stack reinforcements on the strongest front,
+// attack wherever it outnumbers the defender, move everything forward, and fortify interior
+// stacks to the front.
+// ============================================================================================
+import * as act from "./actions";
+import type { Action, DecisionRequest, LegalActions, MapInfo, Observation, Player } from "./protocol";
+
+/** What the kit remembers of one game in progress. */
+export interface Game {
+  id: string;
+  seat: number;
+  players: Player[];
+  map: MapInfo;
+}
+
+export function decide(game: Game, req: DecisionRequest): Action {
+  const obs = req.observation!;
+  const legal = req.legal!;
+  const b = new BoardView(game, obs);
+  switch (obs.phase) {
+    case "PHASE_SETUP_CLAIM":
+      return act.claim(b.bestClaim(legal.claim));
+    case "PHASE_SETUP_PLACE": {
+      const places = legal.place_territories;
+      if (b.owners[places[0]] !== b.seat) {
+        // Two-player game: this placement is for the neutral army. Put it where it blocks the
+        // opponent most and us least.
+        return act.place(b.bestNeutralPlacement(places), legal.place_min);
+      }
+      return act.place(b.stackTerritory(places), legal.place_max);
+    }
+    case "PHASE_REINFORCE":
+      if (legal.trades.length > 0) {
+        // Armies now beat armies later: trade whenever a set may be traded (and when we must).
+        const set = legal.trades[0];
+        return act.trade(set, set.bonus_territories.length > 0 ? b.stackTerritory(set.bonus_territories) : -1);
+      }
+      return act.place(b.stackTerritory(legal.place_territories), legal.place_max);
+    case "PHASE_ATTACK": {
+      const i = b.bestAttack(legal);
+      if (i < 0) return act.endPhase();
+      // Roll on until the target falls or the source is down to one army.
+      return act.attack(legal.attack_sources[i], legal.attack_targets[i], legal.attack_max_dice[i], 1);
+    }
+    case "PHASE_DEFEND":
+      return act.defend(legal.defend_max);
+    case "PHASE_OCCUPY": {
+      const target = obs.pending_target;
+      const source = b.occupySource(target, legal.occupy_max);
+      // Everything forward, unless the captured territory is safe and the source still faces an enemy.
+      if (source >= 0 && !b.bordersEnemy(target) && b.bordersEnemy(source)) return act.occupy(legal.occupy_min);
+      return act.occupy(legal.occupy_max);
+    }
+    case "PHASE_FORTIFY": {
+      const i = b.bestFortify(legal);
+      if (i < 0) return act.endPhase();
+      return act.fortify(legal.fortify_sources[i], legal.fortify_targets[i], legal.fortify_max_armies[i]);
+    }
+    default:
+      return act.safeAction(legal);
+  }
+}
+
+/** One seat's view of the board at one decision. */
+class BoardView {
+  readonly seat: number;
+  readonly owners: number[];
+  readonly armies: number[];
+  readonly neighbours: number[][];
+  /** The opponent with the fewest territories: eliminating it pays its cards. */
+  readonly prey: number;
+
+  constructor(game: Game, obs: Observation) {
+    this.seat = game.seat;
+    this.owners = obs.owners;
+    this.armies = obs.armies;
+    this.neighbours = game.map.territories.map((t) => t.neighbours);
+    const counts = new Map<number, number>();
+    for (const o of this.owners) counts.set(o, (counts.get(o) ?? 0) + 1);
+    let prey = -1;
+    let fewest = this.owners.length + 1;
+    for (let other = 0; other < game.players.length; other++) {
+      const count = counts.get(other) ?? 0;
+      if (other !== this.seat && count > 0 && count < fewest) [prey, fewest] = [other, count];
+    }
+    this.prey = prey;
+  }
+
+  bordersEnemy(t: number): boolean {
+    return this.neighbours[t].some((n) => this.owners[n] !== this.seat);
+  }
+
+  /** How far the movable armies of source outnumber target (the prey counts 2 weaker). */
+  edge(source: number, target: number): number {
+    return this.armies[source] - 1 - this.armies[target] + (this.owners[target] === this.prey ? 2 : 0);
+  }
+
+  /** Next to what we hold (to build a continent), else the first free territory. */
+  bestClaim(free: number[]): number {
+    return free.find((t) => this.neighbours[t].some((n) => this.owners[n] === this.seat)) ?? free[0];
+  }
+
+  /** The allowed territory with the best edge over an enemy neighbour, else the first allowed one. */
+  stackTerritory(allowed: number[]): number {
+    let best = allowed[0];
+    let bestEdge = -Infinity;
+    for (const t of allowed) {
+      for (const n of this.neighbours[t]) {
+        if (this.owners[n] !== this.seat && this.edge(t, n) > bestEdge) [best, bestEdge] = [t, this.edge(t, n)];
+      }
+    }
+    return best;
+  }
+
+  /** The neutral territory with the most opponent neighbours and the fewest of ours. */
+  bestNeutralPlacement(allowed: number[]): number {
+    let best = allowed[0];
+    let bestScore = -Infinity;
+    for (const t of allowed) {
+      let score = 0;
+      for (const n of this.neighbours[t]) {
+        if (this.owners[n] === this.seat) score--;
+        else if (this.owners[n] !== this.owners[t]) score++;
+      }
+      if (score > bestScore) [best, bestScore] = [t, score];
+    }
+    return best;
+  }
+
+  /** Index of the legal attack with the biggest edge where the source outnumbers the target, or -1. */
+  bestAttack(legal: LegalActions): number {
+    let best = -1;
+    let bestEdge = -Infinity;
+    legal.attack_sources.forEach((source, i) => {
+      const target = legal.attack_targets[i];
+      const movable = legal.attack_source_armies[i] - 1;
+      if (movable > this.armies[target] && this.edge(source, target) > bestEdge) {
+        [best, bestEdge] = [i, this.edge(source, target)];
+      }
+    });
+    return best;
+  }
+
+  /**
+   * The territory the capture came from: an own neighbour of the target holding exactly
+   * occupy_max + 1 armies (the observation names no source during PHASE_OCCUPY).
+   */
+  occupySource(target: number, occupyMax: number): number {
+    return this.neighbours[target].find((n) => this.owners[n] === this.seat && this.armies[n] === occupyMax + 1) ?? -1;
+  }
+
+  /** Index of the free move taking the biggest interior stack to a territory on the front, or -1. */
+  bestFortify(legal: LegalActions): number {
+    let best = -1;
+    let bestArmies = 0;
+    legal.fortify_sources.forEach((source, i) => {
+      const moving = legal.fortify_max_armies[i];
+      if (moving > bestArmies && !this.bordersEnemy(source) && this.bordersEnemy(legal.fortify_targets[i])) {
+        [best, bestArmies] = [i, moving];
+      }
+    });
+    return best;
+  }
+}
