@@ -459,33 +459,15 @@ class GameState:
 
     def apply_unchecked(self, action: Action) -> list[Event]:
         """Apply a legal action without checking it. Wrong input corrupts the state."""
-        events: list[Event] = []
-        kind = type(action)
-        if kind is Attack:
-            self._attack(action, events)  # type: ignore[arg-type]
-        elif kind is Place:
-            self._place(action, events)  # type: ignore[arg-type]
-        elif kind is EndPhase:
-            self._end_phase(events)
-        elif kind is Occupy:
-            self._occupy(action.armies, events)  # type: ignore[union-attr]
-        elif kind is TradeCards:
-            self._trade(action, events)  # type: ignore[arg-type]
-        elif kind is Fortify:
-            f: Fortify = action  # type: ignore[assignment]
-            self.armies[f.source] -= f.armies
-            self.armies[f.target] += f.armies
-            events.append(Fortified(f.source, f.target, f.armies))
-            self._end_turn(events)
-        elif kind is ChooseDefence:
-            self._defend(action.dice, events)  # type: ignore[union-attr]
-        elif kind is Claim:
-            self._claim(action.territory, events)  # type: ignore[union-attr]
-        else:
+        handler = _APPLY.get(type(action))
+        if handler is None:
             raise TypeError(f"not an action: {action!r}")
+        events: list[Event] = []
+        handler(self, action, events)
         return events
 
-    def _claim(self, t: Territory, events: list[Event]) -> None:
+    def _claim(self, claim: Claim, events: list[Event]) -> None:
+        t = claim.territory
         seat = self.to_act
         self._occupy_at_setup(t, seat)
         events.append(Claimed(seat, t))
@@ -557,8 +539,8 @@ class GameState:
         self.pending_attack = attack
         self._roll_on(None, events)
 
-    def _defend(self, dice: int, events: list[Event]) -> None:
-        self._roll_on(dice, events)
+    def _defend(self, choice: ChooseDefence, events: list[Event]) -> None:
+        self._roll_on(choice.dice, events)
 
     def _roll_on(self, defence_dice: int | None, events: list[Event]) -> None:
         """Roll the pending attack until it stops: one roll, a capture, the threshold, or a defence choice."""
@@ -629,7 +611,7 @@ class GameState:
             if taken:
                 events.append(CardsTaken(seat, tuple(taken)))
         most = self.armies[src] - 1
-        if dice >= most or self._alive_count() == 1:
+        if dice >= most or (eliminated and self._alive_count() == 1):
             self._occupy_pending(src, dst, min(dice, most), eliminated, events)
         else:
             self.pending_occupy = (src, dst, dice, eliminated)
@@ -638,11 +620,11 @@ class GameState:
     def _alive_count(self) -> int:
         return self.status.count(PlayerStatus.ALIVE)
 
-    def _occupy(self, count: int, events: list[Event]) -> None:
+    def _occupy(self, occupy: Occupy, events: list[Event]) -> None:
         assert self.pending_occupy is not None
         src, dst, _, eliminated = self.pending_occupy
         self.pending_occupy = None
-        self._occupy_pending(src, dst, count, eliminated, events)
+        self._occupy_pending(src, dst, occupy.armies, eliminated, events)
 
     def _occupy_pending(
         self, src: Territory, dst: Territory, count: int, eliminated: bool, events: list[Event]
@@ -650,7 +632,7 @@ class GameState:
         self.armies[src] -= count
         self.armies[dst] += count
         events.append(Occupied(src, dst, count))
-        if self._alive_count() == 1:
+        if eliminated and self._alive_count() == 1:
             self._finish(Termination.CONQUEST, events)
             return
         seat = self.turn_seat
@@ -661,7 +643,13 @@ class GameState:
         else:
             self.phase = Phase.ATTACK
 
-    def _end_phase(self, events: list[Event]) -> None:
+    def _fortify(self, fortify: Fortify, events: list[Event]) -> None:
+        self.armies[fortify.source] -= fortify.armies
+        self.armies[fortify.target] += fortify.armies
+        events.append(Fortified(fortify.source, fortify.target, fortify.armies))
+        self._end_turn(events)
+
+    def _end_phase(self, _: EndPhase, events: list[Event]) -> None:
         if self.phase == Phase.ATTACK:
             if self.captured_this_turn and self.deck:
                 card = self.deck.popleft()
@@ -725,6 +713,19 @@ class GameState:
     def fingerprint(self) -> str:
         """SHA-256 of the snapshot: equal fingerprints mean equal states."""
         return hashlib.sha256(json.dumps(self.snapshot(), sort_keys=True).encode()).hexdigest()
+
+
+_APPLY: dict[type, Callable[[GameState, Any, list[Event]], None]] = {
+    Attack: GameState._attack,
+    Occupy: GameState._occupy,
+    Place: GameState._place,
+    EndPhase: GameState._end_phase,
+    TradeCards: GameState._trade,
+    Fortify: GameState._fortify,
+    ChooseDefence: GameState._defend,
+    Claim: GameState._claim,
+}
+"""How ``apply_unchecked`` applies each kind of action."""
 
 
 def new_game(rules: Rules, seats: int, seed: int, board: Board = CLASSIC) -> tuple[GameState, list[Event]]:
