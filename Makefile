@@ -49,3 +49,19 @@ bench-engine: install
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+
+# Starter kits (issue 7): build each from proto/ and run its unit tests; `interop` then plays them
+# against the Python sample bots on a real server (tests/interop/run_interop.py).
+.PHONY: kits interop
+TS_KIT := sample_bots/typescript
+
+kits: install $(TS_KIT)/node_modules/.package-lock.json
+	$(MAKE) -C sample_bots/go build test
+	cd $(TS_KIT) && npm test
+
+$(TS_KIT)/node_modules/.package-lock.json: $(TS_KIT)/package-lock.json
+	cd $(TS_KIT) && npm ci --no-audit --no-fund
+	touch $@
+
+interop: kits
+	$(PY) tests/interop/run_interop.py

@@ -1,0 +1,268 @@
+"""Interop: the starter kits play real games against the Python sample bots on a real server.
+
+`make interop` builds the kits and runs this script. It starts `conquest serve` on a free loopback port
+(JSON logs, replays in a temporary directory), then the Python sample bots and each kit's bot as
+subprocesses, and waits for the kits to play their games. One kit process is connected through a proxy
+that drops its connection in the middle of a game, so reconnecting and resuming the seat is exercised.
+
+Fails (exit status 1) unless, for every kit (issue 7): each of its games finished (conquest or turn cap)
+and holds Python bots, none of its decisions was rejected or timed out, no seat of it forfeited, the
+dropped bot took its seat back, and each kit process played its games and exited cleanly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = ROOT / ".venv" / "bin" / "python"
+KITS = {
+    "go": [str(ROOT / "sample_bots" / "go" / "bin" / "conquestbot")],
+    "ts": ["node", str(ROOT / "sample_bots" / "typescript" / "dist" / "src" / "main.js")],
+}
+FINISHED = {"conquest", "turn_cap"}
+BAD_EVENTS = {"decision_rejected", "decision_timeout", "seat_forfeited"}
+# Generous clocks: this checks correctness on a busy 2-core machine, not speed. Defenders choose their
+# dice so PHASE_DEFEND is exercised; the melee's connected free moves and turn cap bound the game.
+CONFIG = """
+[server]
+address = "127.0.0.1:{port}"
+replay_dir = "{replays}"
+shutdown_grace_ms = 2000
+
+[time_control]
+decision_ms = 5000
+first_decision_ms = 10000
+initial_timebank_ms = 30000
+
+[queues.duel-go]
+rules = "classic_two_player"
+players = 2
+rules_options = {{ defender_dice = "choose" }}
+
+[queues.duel-ts]
+rules = "classic_two_player"
+players = 2
+rules_options = {{ defender_dice = "choose" }}
+
+[queues.melee]
+rules = "classic"
+players = 4
+rules_options = {{ defender_dice = "choose", fortify = "connected", turn_cap = 200 }}
+"""
+
+
+@dataclass
+class KitRun:
+    """One kit bot process: which kit, its name on the server, its queue and how many games."""
+
+    kit: str
+    name: str
+    queue: str
+    games: int
+    dropped: bool = False
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class DroppingProxy:
+    """A loopback TCP proxy to the server whose connections can all be cut at once."""
+
+    def __init__(self, server_port: int) -> None:
+        self.server_port = server_port
+        self.pipes: list[asyncio.StreamWriter] = []
+        self.drops = 0
+
+    async def start(self) -> int:
+        self.listener = await asyncio.start_server(self._accept, "127.0.0.1", 0)
+        port: int = self.listener.sockets[0].getsockname()[1]
+        return port
+
+    async def _accept(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
+        server_r, server_w = await asyncio.open_connection("127.0.0.1", self.server_port)
+        self.pipes += [client_w, server_w]
+        await asyncio.gather(self._pump(client_r, server_w), self._pump(server_r, client_w))
+
+    async def _pump(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError):
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        writer.close()
+
+    def drop(self) -> None:
+        self.drops += 1
+        for writer in self.pipes:
+            writer.transport.abort()
+        self.pipes.clear()
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+async def spawn(args: list[str], log: Path) -> asyncio.subprocess.Process:
+    out = log.open("wb")
+    return await asyncio.create_subprocess_exec(*args, stdout=out, stderr=asyncio.subprocess.STDOUT, cwd=ROOT)
+
+
+async def stop(process: asyncio.subprocess.Process, timeout: float = 10.0) -> None:
+    if process.returncode is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(process.wait(), timeout)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+
+
+async def drop_once_in_game(proxy: DroppingProxy, log: Path) -> None:
+    """Cut the proxied bot's connection right after its first game starts (games last a second or more)."""
+    while "started" not in log.read_text(errors="replace"):
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
+    proxy.drop()
+
+
+async def play(runs: list[KitRun], work: Path, timeout: float) -> list[str]:
+    """Run the server, the Python bots and the kit bots; return the problems found."""
+    port = free_port()
+    replays = work / "replays"
+    config = work / "interop.toml"
+    config.write_text(CONFIG.format(port=port, replays=replays))
+    server_log = work / "server.log"
+    server = await spawn(
+        [str(PYTHON), "-m", "server.cli", "serve", "--config", str(config), "--log-format", "json"],
+        server_log,
+    )
+    python_bots: list[asyncio.subprocess.Process] = []
+    kits: list[tuple[KitRun, asyncio.subprocess.Process, Path]] = []
+    proxies: list[DroppingProxy] = []
+    problems: list[str] = []
+    try:
+        deadline = time.monotonic() + 60
+        while '"serving"' not in server_log.read_text(errors="replace"):
+            if server.returncode is not None or time.monotonic() > deadline:
+                return [f"the server did not start; see {server_log}"]
+            await asyncio.sleep(0.1)
+        address = f"127.0.0.1:{port}"
+        duels = sorted({r.queue for r in runs if r.queue.startswith("duel")})
+        for bot, queues in (
+            ("aggressive", [*duels, "melee"]),
+            ("strategist", ["melee"]),
+            ("random_bot", ["melee"]),
+        ):
+            flags = [f"--queue={q}" for q in queues]
+            args = [str(PYTHON), "-m", f"conquest_bots.{bot}", f"--address={address}", f"--name=py-{bot}"]
+            python_bots.append(await spawn([*args, *flags, "--capacity=6"], work / f"py-{bot}.log"))
+        droppers = []
+        for run in runs:
+            target = address
+            if run.dropped:
+                proxies.append(proxy := DroppingProxy(port))
+                target = f"127.0.0.1:{await proxy.start()}"
+            server_flag = "-server" if run.kit == "go" else "--server"
+            flags = [server_flag, target, "--name", run.name, "--queue", run.queue, "--games", str(run.games)]
+            log = work / f"{run.name}.log"
+            kits.append((run, await spawn([*KITS[run.kit], *flags, "--capacity", "2"], log), log))
+            if run.dropped:
+                droppers.append(asyncio.create_task(drop_once_in_game(proxy, log)))
+        finished = await asyncio.wait_for(
+            asyncio.gather(*(p.wait() for _, p, _ in kits), return_exceptions=True), timeout
+        )
+        for (run, _, log), code in zip(kits, finished, strict=True):
+            if code != 0:
+                problems.append(f"{run.name} exited with {code}; see {log}")
+        for dropper in droppers:
+            if not dropper.done():
+                dropper.cancel()
+                problems.append("a proxied bot's connection was never dropped (no game started)")
+    except TimeoutError:
+        problems.append(f"the kits did not finish their games within {timeout:.0f} s; logs in {work}")
+    finally:
+        for _, process, _ in kits:
+            await stop(process)
+        for process in python_bots:
+            await stop(process)
+        await stop(server, 30.0)
+        for proxy in proxies:
+            proxy.close()
+    return problems + check_results(runs, replays, server_log)
+
+
+def check_results(runs: list[KitRun], replays: Path, server_log: Path) -> list[str]:
+    """What the server recorded: replays (seats, reason, outcomes) and its JSON log lines."""
+    problems: list[str] = []
+    events = []
+    for line in server_log.read_text(errors="replace").splitlines():
+        with contextlib.suppress(json.JSONDecodeError):
+            events.append(json.loads(line))
+    records = [json.loads(path.read_text()) for path in sorted(replays.glob("*.json"))]
+    print(f"{'bot':<14} {'queue':<8} {'games':>5} {'won':>4}  places")
+    for run in runs:
+        games = [r for r in records if run.name in r["seats"]]
+        places = [r["places"][r["seats"].index(run.name)] for r in games]
+        print(f"{run.name:<14} {run.queue:<8} {len(games):>5} {places.count(1):>4}  {places}")
+        if len(games) < run.games:
+            problems.append(f"{run.name}: {len(games)} games recorded, expected {run.games}")
+        for record in games:
+            seat = record["seats"].index(run.name)
+            if record["reason"] not in FINISHED:
+                problems.append(f"{run.name}: game {record['game_id']} ended by {record['reason']}")
+            if "FORFEIT" in record["outcomes"][seat]:
+                problems.append(f"{run.name}: game {record['game_id']}: {record['outcomes'][seat]}")
+            if not any(name.startswith("py-") for name in record["seats"]):
+                problems.append(f"{run.name}: game {record['game_id']} had no Python bot: {record['seats']}")
+        for event in events:
+            if event.get("bot") == run.name and event.get("event") in BAD_EVENTS:
+                problems.append(f"{run.name}: {event['event']}: {event.get('reason', '')}")
+        if run.dropped and not any(
+            e.get("event") == "seat_resumed" and e.get("bot") == run.name for e in events
+        ):
+            problems.append(f"{run.name}: its connection was dropped in a game but it never resumed its seat")
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=3, help="games per kit and queue (default %(default)s)")
+    parser.add_argument(
+        "--timeout", type=float, default=420, help="seconds for all games (default %(default)s)"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the logs and replays (kept on failure)")
+    args = parser.parse_args()
+    runs = []
+    for kit in KITS:
+        runs.append(KitRun(kit, f"{kit}-kit-duel", f"duel-{kit}", args.games, dropped=kit == "go"))
+        runs.append(KitRun(kit, f"{kit}-kit-melee", "melee", args.games, dropped=kit == "ts"))
+    started = time.monotonic()
+    work = Path(tempfile.mkdtemp(prefix="conquest-interop-"))
+    problems = asyncio.run(play(runs, work, args.timeout))
+    print(f"interop: {len(runs)} kit bots played in {time.monotonic() - started:.1f} s")
+    if problems or args.keep:
+        print(f"interop: logs and replays kept in {work}")
+    else:
+        shutil.rmtree(work)
+    for problem in problems:
+        print(f"FAIL {problem}")
+    print("interop: OK" if not problems else f"interop: {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
