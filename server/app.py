@@ -92,12 +92,12 @@ async def serve(config: ServerConfig) -> None:
     ``config.shutdown_grace_ms`` to finish, end and record the rest, and stop."""
     lobby = _lobby(config)
     server, port, health_servicer = _build(config, config.address, lobby)
-    await server.start()
-    log.info("serving", address=config.address, port=port, queues=[q.name for q in config.queues])
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+    await server.start()
+    log.info("serving", address=config.address, port=port, queues=[q.name for q in config.queues])
     await stop.wait()
     log.info("shutting_down", games=len(lobby.runners), grace_ms=config.shutdown_grace_ms)
     await health_servicer.enter_graceful_shutdown()

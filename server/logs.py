@@ -7,6 +7,7 @@ game reveals it.
 from __future__ import annotations
 
 import logging
+import sys
 
 import structlog
 
@@ -28,5 +29,6 @@ def configure_logging(log_format: str, level: int = logging.INFO) -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
         cache_logger_on_first_use=True,
     )

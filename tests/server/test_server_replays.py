@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 from raw_client import RawBot
@@ -82,3 +85,40 @@ async def test_shutdown_ends_and_records_in_flight_games(start_server):
     server.bots.append(late)
     error = (await late.hello("late")).error
     assert error.code == "shutting_down" and error.fatal
+
+
+def test_conquest_serve_stops_cleanly_on_sigterm(tmp_path):
+    """Issue 3: "a clean shutdown on SIGTERM"; brief: `conquest serve` with flags."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "serve",
+            "--address",
+            "127.0.0.1:0",
+            "--replay-dir",
+            str(tmp_path),
+            "--log-format",
+            "json",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    first = json.loads(process.stderr.readline())
+    assert first["event"] == "serving" and first["port"] > 0
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=20) == 0
+    events = [
+        json.loads(line)["event"] for line in process.stderr.read().splitlines() if line.startswith("{")
+    ]
+    assert events[-1] == "stopped"
+
+
+def test_conquest_serve_rejects_a_bad_config_naming_the_key(tmp_path, capsys):
+    """Brief: "a bad config fails at start with a message naming the key and allowed values"."""
+    path = tmp_path / "bad.toml"
+    path.write_text('[server]\nlog_format = "xml"\n')
+    assert main(["serve", "--config", str(path)]) == 2
+    assert "server.log_format = 'xml' is not one of: console, json" in capsys.readouterr().err

@@ -240,8 +240,9 @@ class Welcome(_message.Message):
 
     @_builtins.property
     def resumed_game_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Games of yours in progress that this session has taken over (after a reconnect); a fresh
-        DecisionRequest follows for any that is waiting on you.
+        """Games of yours in progress that this session has taken over (after a reconnect). For each, a
+        GameStarted follows again (with the current observation; events missed while away are not resent),
+        then a fresh DecisionRequest if the game is waiting on you.
         """
 
     def __init__(
@@ -718,7 +719,10 @@ class GameOver(_message.Message):
     seed: _builtins.int
     """The game's secret seed, revealed: check GameStarted.seed_commitment and re-simulate the replay."""
     reason: _builtins.str
-    """"conquest" or "turn_cap"."""
+    """"conquest", "turn_cap", "server_shutdown" (the server stopped: the turn cap was lowered to the
+    current turn, which was finished with default actions, so the replay still re-simulates) or
+    "all_forfeited" (every seat forfeited; ended the same way).
+    """
     turns: _builtins.int
     """Turns played."""
     @_builtins.property
@@ -752,7 +756,9 @@ class Error(_message.Message):
     MESSAGE_FIELD_NUMBER: _builtins.int
     FATAL_FIELD_NUMBER: _builtins.int
     code: _builtins.str
-    """Machine-readable kind, e.g. "bad_hello", "unknown_queue", "unknown_game", "over_capacity"."""
+    """Machine-readable kind: "bad_hello", "unknown_token", "token_required", "shutting_down" (fatal);
+    "unknown_queue", "unknown_game", "unexpected_hello", "empty_message", "seat_forfeited" (not fatal).
+    """
     message: _builtins.str
     """What was wrong and what would be right, in plain words."""
     fatal: _builtins.bool
