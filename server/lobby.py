@@ -111,13 +111,14 @@ class Lobby:
         if kind == "decision":
             decision = request.decision
             seat = session.games.get(decision.game_id)
-            if seat is None:
+            runner = self.runners.get(decision.game_id)
+            if seat is None or runner is None:
                 mine = ", ".join(session.games) or "none"
                 session.error(
                     "unknown_game", f"you have no seat in game {decision.game_id!r}; your games: {mine}"
                 )
                 return
-            self.runners[decision.game_id].submit(seat, decision, received_at)
+            runner.submit(seat, decision, received_at)
         elif kind in ("join_queue", "leave_queue"):
             joining = kind == "join_queue"
             name = request.join_queue.queue if joining else request.leave_queue.queue

@@ -12,7 +12,6 @@ import dataclasses
 import functools
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import structlog
 
@@ -25,7 +24,7 @@ from engine.replay import Replay
 from server import wire
 from server.config import QueueConfig
 from server.replays import GameRecord, ReplayWriter, seed_commitment
-from server.seats import HouseSeat, RemoteSeat, Seat
+from server.seats import Connection, HouseSeat, RemoteSeat, Seat
 
 ANNOTATION_LIMIT = 200
 SHUTDOWN = "server_shutdown"
@@ -123,10 +122,10 @@ class GameRunner:
                     self._cut_short(SHUTDOWN if self._stopping else ALL_FORFEITED)
                     break
                 try:
-                    action, annotation = await self._decide(self.state.to_act)
+                    action, annotation, events = await self._decide(self.state.to_act)
                 except _Stopped:
                     continue
-                self._apply(action, annotation)
+                self._apply(action, annotation, events)
         finally:
             if self.state.is_over():
                 await self._finish()
@@ -139,11 +138,12 @@ class GameRunner:
             if isinstance(seat, RemoteSeat):
                 seat.inbox.put_nowait(None)
 
-    def _apply(self, action: Action, annotation: str) -> None:
+    def _apply(self, action: Action, annotation: str, events: list[Event] | None = None) -> None:
+        """Record ``action``; apply it unless the checked path already did (its ``events`` given)."""
         if annotation:
             self.replay.annotations[len(self.replay.actions)] = annotation[:ANNOTATION_LIMIT]
         self.replay.actions.append(action)
-        self._pending_events.extend(self.state.apply_unchecked(action))
+        self._pending_events.extend(self.state.apply_unchecked(action) if events is None else events)
         self._broadcast_events()
 
     def _all_forfeited(self) -> bool:
@@ -160,18 +160,21 @@ class GameRunner:
         self.reason = reason
         self.log.info("game_cut_short", reason=reason, turn=self.state.turn)
 
-    async def _decide(self, index: int) -> tuple[Action, str]:
+    async def _decide(self, index: int) -> tuple[Action, str, list[Event] | None]:
+        """The seat's action, its annotation, and its events if it was already applied (checked)."""
         seat = self.seats[index]
         legal = self.state.legal_actions()
         if isinstance(seat, HouseSeat):
             await asyncio.sleep(0)  # let the other games and streams run between house moves
-            return seat.policy(self.state), ""
+            return seat.policy(self.state), "", None
         if seat.forfeit is not None:
             await asyncio.sleep(0)
-            return default_action(legal), ""
+            return default_action(legal), "", None
         return await self._ask(index, seat, legal)
 
-    async def _ask(self, index: int, seat: RemoteSeat, legal: LegalActions) -> tuple[Action, str]:
+    async def _ask(
+        self, index: int, seat: RemoteSeat, legal: LegalActions
+    ) -> tuple[Action, str, list[Event] | None]:
         started = time.monotonic()
         deadline = started + seat.clock.budget_ms() / 1000
         grace = self.queue.time_control.reconnect_grace_ms / 1000
@@ -184,14 +187,14 @@ class GameRunner:
             if seat.disconnected_at is not None:
                 if time.monotonic() >= seat.disconnected_at + grace:
                     self._forfeit(seat, Outcome.SEAT_OUTCOME_FORFEIT_DISCONNECT, "disconnected too long")
-                    return default_action(legal), ""
+                    return default_action(legal), "", None
                 wait_until = min(deadline, seat.disconnected_at + grace)
             try:
                 arrival = await asyncio.wait_for(seat.inbox.get(), max(0.0, wait_until - time.monotonic()))
             except TimeoutError:
                 if time.monotonic() < deadline:
                     continue  # the grace window ended first: forfeited at the top of the loop
-                return self._time_out(index, seat, legal), ""
+                return self._time_out(index, seat, legal), "", None
             if arrival is None:
                 if seat.connection is not None and seat.disconnected_at is None and seat.open_request:
                     self._close_request(seat, "replaced")  # the bot reconnected: a fresh request
@@ -200,17 +203,17 @@ class GameRunner:
             decision, received_at = arrival
             if received_at > deadline:
                 self._reject(seat, decision.request_id, "it arrived after its deadline", deadline)
-                return self._time_out(index, seat, legal), ""
-            try:
+                return self._time_out(index, seat, legal), "", None
+            try:  # the engine's checked path: every rule and id check applies, nothing changes on error
                 action = wire.action_from_pb(decision.action)
-                legal.check(action)
+                events = self.state.apply(action, index)
             except ActionError as bad:
                 self._reject(seat, decision.request_id, str(bad), deadline)
                 continue
             self._close_request(seat, "answered")
             seat.clock.charge(round((received_at - started) * 1000))
             seat.last_latency_ms = round((received_at - sent_at) * 1000)
-            return action, decision.annotation
+            return action, decision.annotation, events
 
     def _send_request(self, index: int, seat: RemoteSeat, legal: LegalActions, started: float) -> float:
         """Send a DecisionRequest with the time left since ``started``; returns when it was sent."""
@@ -314,7 +317,7 @@ class GameRunner:
         seat.inbox.put_nowait(None)
         self.log.info("seat_disconnected", bot=seat.name, seat=index)
 
-    def attach(self, index: int, connection: Any) -> None:
+    def attach(self, index: int, connection: Connection) -> None:
         """A reconnected bot takes seat ``index`` back: GameStarted again, then a fresh request if due."""
         seat = self.seats[index]
         assert isinstance(seat, RemoteSeat)
