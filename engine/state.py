@@ -50,7 +50,7 @@ from engine.events import (
     TurnEnded,
     TurnStarted,
 )
-from engine.legal import AttackOption, FortifyOption, LegalActions
+from engine.legal import AttackOption, FortifyOption, LegalActions, check_well_formed
 from engine.rules import DefenderDice, FortifyMode, Rules, SetupMode, TerritoryBonus
 
 UNCLAIMED = -1
@@ -454,6 +454,7 @@ class GameState:
         if seat is not None and seat != self.to_act:
             who = "nobody (the game is over)" if self.to_act < 0 else f"seat {self.to_act}"
             raise NotYourTurnError(f"seat {seat} tried to act in {self.phase.name}, but {who} is to act")
+        check_well_formed(action, self.board.size, self.board.card_count)
         self.legal_actions().check(action)
         return self.apply_unchecked(action)
 

@@ -64,7 +64,7 @@ async def test_illegal_and_malformed_decisions_are_rejected_and_a_retry_works(st
     rejected = (await first.expect("decision_rejected")).decision_rejected
     assert rejected.request_id == request.request_id and rejected.can_retry
     assert 0 < rejected.time_left_ms <= 2000
-    assert "territory 99 is not an unclaimed territory" in rejected.reason
+    assert "territory ids are 0..41, got 99" in rejected.reason
     assert "[0, 1, 2," in rejected.reason  # what would have been legal
 
     first.decide(request, game_pb2.Action())
