@@ -31,7 +31,7 @@ from engine.actions import (
 )
 from engine.board import Board, CardDesign, Territory
 from engine.classic_map import CLASSIC
-from engine.errors import NotYourTurnError, RulesConfigError
+from engine.errors import MalformedActionError, NotYourTurnError, RulesConfigError
 from engine.events import (
     Captured,
     CardsTaken,
@@ -454,8 +454,12 @@ class GameState:
         if seat is not None and seat != self.to_act:
             who = "nobody (the game is over)" if self.to_act < 0 else f"seat {self.to_act}"
             raise NotYourTurnError(f"seat {seat} tried to act in {self.phase.name}, but {who} is to act")
-        check_well_formed(action, self.board.size, self.board.card_count)
-        self.legal_actions().check(action)
+        legal = self.legal_actions()
+        try:
+            check_well_formed(action, self.board.size, self.board.card_count)
+        except MalformedActionError as bad:
+            raise MalformedActionError(f"{bad}; legal now: {legal.describe()}") from None
+        legal.check(action)
         return self.apply_unchecked(action)
 
     def apply_unchecked(self, action: Action) -> list[Event]:
