@@ -148,67 +148,96 @@ def _stack_territory(state: GameState, seat: int) -> int:
     return source if source >= 0 else state.owner.index(seat)
 
 
+def _attack(state: GameState) -> Action:
+    src, dst = _best_attack(state, state.to_act, worth_attacking=True)
+    if src < 0:
+        return EndPhase()
+    movable = state.armies[src] - 1
+    return Attack(src, dst, 3 if movable > 3 else movable, 1)
+
+
+def _occupy(state: GameState) -> Action:
+    assert state.pending_occupy is not None
+    src, dst, least, _ = state.pending_occupy
+    seat = state.to_act
+    # Everything forward, unless the captured territory is safe and the source still faces an enemy.
+    if not _borders_enemy(state, dst, seat) and _borders_enemy(state, src, seat):
+        return Occupy(least)
+    return Occupy(state.armies[src] - 1)
+
+
+def _reinforce(state: GameState) -> Action:
+    seat = state.to_act
+    if len(state.hands[seat]) >= 3 and state.may_trade():
+        sets = state.tradeable_sets(seat)
+        if sets:
+            return TradeCards(sets[0])
+    return Place(_stack_territory(state, seat), state.reinforcements)
+
+
+def _fortify(state: GameState) -> Action:
+    src, dst = _interior_to_front(state, state.to_act)
+    if src < 0:
+        return EndPhase()
+    return Fortify(src, dst, state.armies[src] - 1)
+
+
+def _defend(state: GameState) -> Action:
+    assert state.pending_attack is not None
+    return ChooseDefence(2 if state.armies[state.pending_attack.target] > 1 else 1)
+
+
+def _claim(state: GameState) -> Action:
+    """Claim next to what we hold, to build a continent; else the first free territory."""
+    seat, owner, neighbours = state.to_act, state.owner, state.board.neighbours
+    first_free = -1
+    for t, o in enumerate(owner):
+        if o == -1:
+            if first_free < 0:
+                first_free = t
+            for n in neighbours[t]:
+                if owner[n] == seat:
+                    return Claim(t)
+    return Claim(first_free)
+
+
+def _setup_place(state: GameState) -> Action:
+    """Stack the best front, one army at a time (up to two in the neutral game, whose neutral armies go
+    on the first neutral territory)."""
+    seat = state.to_act
+    if state.neutral < 0:
+        stack = _biggest_front(state, seat)
+        return Place(stack if stack >= 0 else _stack_territory(state, seat), 1)
+    legal = state.legal_actions()
+    if state.owner[legal.place_territories[0]] != seat:
+        return Place(legal.place_territories[0], 1)
+    return Place(_stack_territory(state, seat), legal.place_max)
+
+
+_AGGRESSIVE_BY_PHASE: dict[Phase, Policy] = {
+    Phase.SETUP_CLAIM: _claim,
+    Phase.SETUP_PLACE: _setup_place,
+    Phase.REINFORCE: _reinforce,
+    Phase.ATTACK: _attack,
+    Phase.DEFEND: _defend,
+    Phase.OCCUPY: _occupy,
+    Phase.FORTIFY: _fortify,
+}
+
+
 def aggressive_policy(state: GameState) -> Action:
     """Trade as soon as possible, stack everything on the best front, attack while ahead, push forward.
 
     Deterministic (no RNG): the same state always gets the same action.
     """
-    seat = state.to_act
-    phase = state.phase
-    armies = state.armies
-    if phase == Phase.ATTACK:
-        src, dst = _best_attack(state, seat, worth_attacking=True)
-        if src < 0:
-            return EndPhase()
-        return Attack(src, dst, 3 if armies[src] > 3 else armies[src] - 1, 1)
-    if phase == Phase.OCCUPY:
-        assert state.pending_occupy is not None
-        src, dst, least, _ = state.pending_occupy
-        # Everything forward, unless the captured territory is safe and the source still faces an enemy.
-        if not _borders_enemy(state, dst, seat) and _borders_enemy(state, src, seat):
-            return Occupy(least)
-        return Occupy(armies[src] - 1)
-    if phase == Phase.REINFORCE:
-        if len(state.hands[seat]) >= 3 and state.may_trade():
-            sets = state.tradeable_sets(seat)
-            if sets:
-                return TradeCards(sets[0])
-        return Place(_stack_territory(state, seat), state.reinforcements)
-    if phase == Phase.FORTIFY:
-        src, dst = _interior_to_front(state, seat)
-        if src < 0:
-            return EndPhase()
-        return Fortify(src, dst, armies[src] - 1)
-    if phase == Phase.DEFEND:
-        assert state.pending_attack is not None
-        return ChooseDefence(2 if armies[state.pending_attack.target] > 1 else 1)
-    owner, neighbours = state.owner, state.board.neighbours
-    if phase == Phase.SETUP_CLAIM:
-        # Claim next to what we hold, to build a continent; else the first free territory.
-        first_free = -1
-        for t, o in enumerate(owner):
-            if o == -1:
-                if first_free < 0:
-                    first_free = t
-                for n in neighbours[t]:
-                    if owner[n] == seat:
-                        return Claim(t)
-        return Claim(first_free)
-    # SETUP_PLACE: stack the best front, one army at a time (two in the neutral game, whose neutral
-    # armies go on the first neutral territory).
-    if state.neutral < 0:
-        stack = _biggest_front(state, seat)
-        return Place(stack if stack >= 0 else _stack_territory(state, seat), 1)
-    legal = state.legal_actions()
-    if legal.place_territories and owner[legal.place_territories[0]] != seat:
-        return Place(legal.place_territories[0], 1)
-    return Place(_stack_territory(state, seat), legal.place_max)
+    return _AGGRESSIVE_BY_PHASE[state.phase](state)
 
 
 def play_game(state: GameState, policies: list[Policy], max_actions: int = 1_000_000) -> int:
     """Play ``state`` to the end with one policy per seat (unchecked path); returns the number of actions."""
     count = 0
-    while state.phase != Phase.GAME_OVER and count < max_actions:
+    game_over = Phase.GAME_OVER  # looked up once: enum member access is slow on Python 3.11
+    while state.phase != game_over and count < max_actions:
         state.apply_unchecked(policies[state.to_act](state))
         count += 1
     return count
