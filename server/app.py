@@ -96,11 +96,20 @@ async def serve(config: ServerConfig) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+    metrics_http = lobby.metrics.serve(config.metrics_port) if config.metrics_port else None
     await server.start()
-    log.info("serving", address=config.address, port=port, queues=[q.name for q in config.queues])
+    log.info(
+        "serving",
+        address=config.address,
+        port=port,
+        metrics_port=config.metrics_port or None,
+        queues=[q.name for q in config.queues],
+    )
     await stop.wait()
     log.info("shutting_down", games=len(lobby.runners), grace_ms=config.shutdown_grace_ms)
     await health_servicer.enter_graceful_shutdown()
     await lobby.shutdown(config.shutdown_grace_ms / 1000)
     await server.stop(grace=1.0)
+    if metrics_http is not None:
+        metrics_http.shutdown()
     log.info("stopped")

@@ -8,6 +8,7 @@ A config file looks like this (every key optional; the values shown are the defa
     practice = true              # bots may play unranked with a name and no token
     log_format = "console"       # "console" or "json"
     shutdown_grace_ms = 30000    # on SIGTERM, in-flight games get this long to finish
+    metrics_port = 9100          # Prometheus /metrics over HTTP on this port; 0 turns it off
 
     [time_control]               # defaults for every queue
     decision_ms = 1000
@@ -88,13 +89,15 @@ class ServerConfig:
     """Bots without a token may play unranked under a name."""
     log_format: str = "console"
     shutdown_grace_ms: int = 30_000
+    metrics_port: int = 9100
+    """Prometheus ``/metrics`` is served over HTTP on this port; 0 turns it off."""
     queues: tuple[QueueConfig, ...] = field(default_factory=default_queues)
 
     def queue(self, name: str) -> QueueConfig | None:
         return next((q for q in self.queues if q.name == name), None)
 
 
-_SERVER_KEYS = {"address", "replay_dir", "practice", "log_format", "shutdown_grace_ms"}
+_SERVER_KEYS = {"address", "replay_dir", "practice", "log_format", "shutdown_grace_ms", "metrics_port"}
 _TOP_KEYS = {"server", "time_control", "queues"}
 _QUEUE_KEYS = {"rules", "players", "rules_options", "time_control"}
 
@@ -141,6 +144,7 @@ def parse_config(data: dict[str, Any]) -> ServerConfig:
         practice=_typed(server, "practice", bool, defaults.practice, "server"),
         log_format=log_format,
         shutdown_grace_ms=_count(server, "shutdown_grace_ms", defaults.shutdown_grace_ms, "server"),
+        metrics_port=_port(server, "metrics_port", defaults.metrics_port),
         queues=queues,
     )
 
@@ -210,4 +214,11 @@ def _count(table: dict[str, Any], key: str, default: int, where: str) -> int:
     value = table.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 2**31 - 1:
         raise ConfigError(f"{where}.{key} = {value!r} must be a whole number of at least 0")
+    return value
+
+
+def _port(table: dict[str, Any], key: str, default: int) -> int:
+    value = _count(table, key, default, "server")
+    if value > 65535:
+        raise ConfigError(f"server.{key} = {value} is not a TCP port: use 1..65535, or 0 to turn it off")
     return value

@@ -16,6 +16,7 @@ import structlog
 from conquest.v1 import bot_pb2
 from server.config import QueueConfig, ServerConfig
 from server.matchmaker import Matchmaker
+from server.metrics import Metrics
 from server.replays import ReplayWriter
 from server.runner import GameRunner
 from server.seats import HouseSeat, RemoteSeat, Seat
@@ -34,10 +35,15 @@ def server_version() -> str:
 
 class Lobby:
     def __init__(
-        self, config: ServerConfig, writer: ReplayWriter, authenticator: Authenticator | None = None
+        self,
+        config: ServerConfig,
+        writer: ReplayWriter,
+        authenticator: Authenticator | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.config = config
         self.writer = writer
+        self.metrics = metrics or Metrics()
         self.authenticator = authenticator or PracticeAuthenticator(allow_names=config.practice)
         self.queues = {q.name: q for q in config.queues}
         self.matchmaker = Matchmaker({q.name: q.players for q in config.queues})
@@ -70,6 +76,7 @@ class Lobby:
             return bot_pb2.Error(code=bad.code, message=str(bad), fatal=True)
         session = Session(identity, capacity)
         self.sessions.add(session)
+        self.metrics.bots_connected.inc()
         resumed = [
             (runner, seat)
             for runner in self.runners.values()
@@ -95,6 +102,7 @@ class Lobby:
         )
         for game_id, runner in taken.items():
             runner.attach(session.games[game_id], session)
+            self.metrics.reconnects.inc()
         log.info(
             "session_opened",
             bot=identity.name,
@@ -113,6 +121,7 @@ class Lobby:
             seat = session.games.get(decision.game_id)
             runner = self.runners.get(decision.game_id)
             if seat is None or runner is None:
+                self.metrics.rejections.labels("not_your_game").inc()
                 mine = ", ".join(session.games) or "none"
                 session.error(
                     "unknown_game", f"you have no seat in game {decision.game_id!r}; your games: {mine}"
@@ -132,6 +141,7 @@ class Lobby:
                 self.matchmaker.leave(name, session)
                 session.queues.discard(name)
             waiting = self.matchmaker.waiting_count(name)
+            self.metrics.queue_depth.labels(name).set(waiting)
             session.send(
                 bot_pb2.ConnectResponse(
                     queue_status=bot_pb2.QueueStatus(queue=name, joined=joining, waiting=waiting)
@@ -149,8 +159,12 @@ class Lobby:
     def close_session(self, session: Session) -> None:
         """The stream ended: leave the queues; the session's seats wait out their reconnect grace."""
         session.close()
-        self.sessions.discard(session)
+        if session in self.sessions:
+            self.sessions.discard(session)
+            self.metrics.bots_connected.dec()
         self.matchmaker.leave_all(session)
+        for queue in session.queues:
+            self.metrics.queue_depth.labels(queue).set(self.matchmaker.waiting_count(queue))
         for game_id, seat in session.games.items():
             runner = self.runners.get(game_id)
             held = runner.seats[seat] if runner is not None else None
@@ -161,8 +175,10 @@ class Lobby:
     # ------------------------------------------------------------------ games
 
     def _match(self, queue: str) -> None:
-        while self.accepting and (sessions := self.matchmaker.next_game(queue)):
-            self.start_game(self.queues[queue], sessions)
+        while self.accepting and (seating := self.matchmaker.next_game(queue)):
+            for waited in seating.waited_s:
+                self.metrics.queue_wait.labels(queue).observe(waited)
+            self.start_game(self.queues[queue], seating.sessions)
 
     def start_game(self, queue: QueueConfig, players: Sequence[Session | HouseSeat]) -> GameRunner:
         """Start a game of ``queue`` with these players in seat order (sessions play remotely, house seats
@@ -177,8 +193,12 @@ class Lobby:
         for index, player in enumerate(players):
             if isinstance(player, Session):
                 player.games[game_id] = index
-        runner = GameRunner(game_id, queue, seats, secrets.randbits(63), self.writer, self._game_ended)
+        runner = GameRunner(
+            game_id, queue, seats, secrets.randbits(63), self.writer, self._game_ended, self.metrics
+        )
         self.runners[game_id] = runner
+        self.metrics.games_started.labels(queue.name).inc()
+        self.metrics.games_in_progress.labels(queue.name).inc()
         task = asyncio.create_task(runner.run(), name=f"game-{game_id}")
         self.tasks.add(task)
         task.add_done_callback(self._task_done)
@@ -191,6 +211,8 @@ class Lobby:
 
     def _game_ended(self, runner: GameRunner) -> None:
         del self.runners[runner.game_id]
+        self.metrics.games_in_progress.labels(runner.queue.name).dec()
+        self.metrics.games_finished.labels(runner.queue.name, runner.reason or "unfinished").inc()
         queues: set[str] = set()
         for seat in runner.seats:
             session = seat.connection if isinstance(seat, RemoteSeat) else None

@@ -16,13 +16,24 @@ from collections.abc import Callable, Sequence
 import structlog
 
 from conquest.v1 import bot_pb2, game_pb2
-from engine import Action, ActionError, Board, GameState, PlayerStatus, Termination, default_action, new_game
+from engine import (
+    Action,
+    ActionError,
+    Board,
+    GameState,
+    MalformedActionError,
+    PlayerStatus,
+    Termination,
+    default_action,
+    new_game,
+)
 from engine.events import Event, public_view
 from engine.legal import LegalActions
 from engine.observe import observe
 from engine.replay import Replay
 from server import wire
 from server.config import QueueConfig
+from server.metrics import Metrics
 from server.replays import GameRecord, ReplayWriter, seed_commitment
 from server.seats import Connection, HouseSeat, RemoteSeat, Seat
 
@@ -90,6 +101,7 @@ class GameRunner:
         seed: int,
         writer: ReplayWriter,
         on_finish: Callable[[GameRunner], None] = lambda runner: None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.game_id = game_id
         self.queue = queue
@@ -98,6 +110,7 @@ class GameRunner:
         self.commitment = seed_commitment(seed, game_id)
         self.writer = writer
         self.on_finish = on_finish
+        self.metrics = metrics or Metrics()
         self.state, self._pending_events = new_game(queue.rules, len(self.seats), seed)
         self.replay = Replay(queue.rules, seed, [s.name for s in self.seats], game_id=game_id)
         self.reason = ""
@@ -143,7 +156,11 @@ class GameRunner:
         if annotation:
             self.replay.annotations[len(self.replay.actions)] = annotation[:ANNOTATION_LIMIT]
         self.replay.actions.append(action)
-        self._pending_events.extend(self.state.apply_unchecked(action) if events is None else events)
+        if events is None:
+            started = time.perf_counter()
+            events = self.state.apply_unchecked(action)
+            self.metrics.engine_step.observe(time.perf_counter() - started)
+        self._pending_events.extend(events)
         self._broadcast_events()
 
     def _all_forfeited(self) -> bool:
@@ -186,7 +203,9 @@ class GameRunner:
             wait_until = deadline
             if seat.disconnected_at is not None:
                 if time.monotonic() >= seat.disconnected_at + grace:
-                    self._forfeit(seat, Outcome.SEAT_OUTCOME_FORFEIT_DISCONNECT, "disconnected too long")
+                    self._forfeit(
+                        seat, Outcome.SEAT_OUTCOME_FORFEIT_DISCONNECT, "disconnected too long", "disconnect"
+                    )
                     return default_action(legal), "", None
                 wait_until = min(deadline, seat.disconnected_at + grace)
             try:
@@ -202,14 +221,19 @@ class GameRunner:
                 continue
             decision, received_at = arrival
             if received_at > deadline:
-                self._reject(seat, decision.request_id, "it arrived after its deadline", deadline)
+                self._reject(seat, decision.request_id, "it arrived after its deadline", deadline, "late")
                 return self._time_out(index, seat, legal), "", None
+            phase = self.state.phase.name.lower()
             try:  # the engine's checked path: every rule and id check applies, nothing changes on error
                 action = wire.action_from_pb(decision.action)
+                applying = time.perf_counter()
                 events = self.state.apply(action, index)
+                self.metrics.engine_step.observe(time.perf_counter() - applying)
             except ActionError as bad:
-                self._reject(seat, decision.request_id, str(bad), deadline)
+                kind = "malformed" if isinstance(bad, MalformedActionError) else "illegal"
+                self._reject(seat, decision.request_id, str(bad), deadline, kind)
                 continue
+            self.metrics.decision_round_trip.labels(phase).observe(received_at - sent_at)
             self._close_request(seat, "answered")
             seat.clock.charge(round((received_at - started) * 1000))
             seat.last_latency_ms = round((received_at - sent_at) * 1000)
@@ -245,14 +269,19 @@ class GameRunner:
     def _time_out(self, index: int, seat: RemoteSeat, legal: LegalActions) -> Action:
         self._close_request(seat, "timed out")
         seat.clock.charge(seat.clock.budget_ms())
+        self.metrics.timeouts.labels(self.queue.name).inc()
         if seat.disconnected_at is None:  # while away, only the grace window counts against a bot
             seat.strikes += 1
             self.log.info("decision_timeout", bot=seat.name, seat=index, strikes=seat.strikes)
             if seat.strikes >= self.queue.time_control.max_strikes:
-                self._forfeit(seat, Outcome.SEAT_OUTCOME_FORFEIT_TIMEOUT, f"{seat.strikes} timeouts")
+                self._forfeit(
+                    seat, Outcome.SEAT_OUTCOME_FORFEIT_TIMEOUT, f"{seat.strikes} timeouts", "timeout"
+                )
         return default_action(legal)
 
-    def _forfeit(self, seat: RemoteSeat, outcome: Outcome.ValueType, why: str) -> None:
+    def _forfeit(self, seat: RemoteSeat, outcome: Outcome.ValueType, why: str, reason: str) -> None:
+        """Forfeit the seat; ``reason`` ("timeout" or "disconnect") labels the metric."""
+        self.metrics.forfeits.labels(reason).inc()
         if seat.open_request:
             self._close_request(seat, "timed out")
         seat.forfeit = outcome
@@ -269,7 +298,9 @@ class GameRunner:
             )
         )
 
-    def _reject(self, seat: RemoteSeat, request_id: int, reason: str, deadline: float) -> None:
+    def _reject(self, seat: RemoteSeat, request_id: int, reason: str, deadline: float, kind: str) -> None:
+        """Send DecisionRejected; ``kind`` (malformed, illegal, late, stale) labels the metric."""
+        self.metrics.rejections.labels(kind).inc()
         left_ms = max(0, round((deadline - time.monotonic()) * 1000)) if seat.open_request else 0
         self.log.info("decision_rejected", bot=seat.name, request_id=request_id, reason=reason)
         seat.send(
@@ -306,7 +337,8 @@ class GameRunner:
             why = f"there is no request {request_id} in this game"
         if seat.open_request:
             why += f"; your open request is {seat.open_request}"
-        self._reject(seat, request_id, f"decision not applied: {why}", 0.0)
+        late = asked == index and outcome == "timed out"
+        self._reject(seat, request_id, f"decision not applied: {why}", 0.0, "late" if late else "stale")
 
     def detach(self, index: int) -> None:
         """The bot of seat ``index`` disconnected: its grace window starts now."""

@@ -101,3 +101,14 @@ class RawBot:
     async def close(self) -> None:
         self._outgoing.put_nowait(None)
         await self.channel.close()
+
+
+async def seat_three(server: Any, names=("a", "b", "c"), queue="classic-3") -> tuple[list[RawBot], list]:
+    """Three bots in one game; returns them in seat order with their GameStarted messages."""
+    bots = [server.bot() for _ in names]
+    for name, bot in zip(names, bots, strict=True):
+        await bot.hello(name)
+        await bot.join(queue)
+    started = [(await bot.expect("game_started")).game_started for bot in bots]
+    order = sorted(range(len(bots)), key=lambda i: started[i].seat)
+    return [bots[i] for i in order], [started[i] for i in order]

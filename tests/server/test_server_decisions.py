@@ -7,24 +7,13 @@ import dataclasses
 import random
 
 from conftest import FAST
-from raw_client import RawBot
+from raw_client import seat_three
 
 from conquest.v1 import bot_pb2, game_pb2
 from engine import Claim
 from server.seats import RemoteSeat
 
 Outcome = bot_pb2.SeatOutcome
-
-
-async def seat_three(server, names=("a", "b", "c"), queue="classic-3") -> tuple[list[RawBot], list]:
-    """Three bots in one game; returns them in seat order with their GameStarted messages."""
-    bots = [server.bot() for _ in names]
-    for name, bot in zip(names, bots, strict=True):
-        await bot.hello(name)
-        await bot.join(queue)
-    started = [(await bot.expect("game_started")).game_started for bot in bots]
-    order = sorted(range(len(bots)), key=lambda i: started[i].seat)
-    return [bots[i] for i in order], [started[i] for i in order]
 
 
 async def test_slow_bot_gets_defaults_and_forfeits_after_max_strikes_while_others_finish(start_server):

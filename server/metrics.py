@@ -1,0 +1,113 @@
+"""Prometheus metrics: every metric the server exports, in one place.
+
+Names follow Prometheus conventions: the ``conquest_`` prefix, base units (seconds), ``_total`` on
+counters. Labels are bounded: queue names come from the server's configuration, phases and reasons from
+closed sets in the code. There are no per-bot labels, because practice mode lets any number of names
+connect; per-bot figures live in the database and the dashboard instead.
+
+Each server owns a ``Metrics`` with its own registry, so several servers (tests) never share counters.
+"""
+
+from __future__ import annotations
+
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    start_http_server,
+)
+
+# The `_created` timestamp series double the series count and no dashboard reads them.
+disable_created_metrics()  # type: ignore[no-untyped-call]  # untyped in prometheus-client
+
+# Decision round trips: a few milliseconds on loopback up to multi-second thinking bots.
+_ROUND_TRIP_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+_ENGINE_BUCKETS = (0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01)
+_WAIT_BUCKETS = (0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
+_DB_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5)
+
+
+class Metrics:
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry()
+        r = self.registry
+        self.bots_connected = Gauge(
+            "conquest_bots_connected", "Bot sessions currently connected.", registry=r
+        )
+        self.queue_depth = Gauge("conquest_queue_depth", "Bots waiting in a queue.", ["queue"], registry=r)
+        self.queue_wait = Histogram(
+            "conquest_queue_wait_seconds",
+            "Time a bot waited in a queue before being seated.",
+            ["queue"],
+            buckets=_WAIT_BUCKETS,
+            registry=r,
+        )
+        self.games_started = Counter("conquest_games_started_total", "Games started.", ["queue"], registry=r)
+        self.games_finished = Counter(
+            "conquest_games_finished_total",
+            "Games finished, by how they ended (conquest, turn_cap, shutdown).",
+            ["queue", "outcome"],
+            registry=r,
+        )
+        self.games_in_progress = Gauge(
+            "conquest_games_in_progress", "Games being played now.", ["queue"], registry=r
+        )
+        self.decision_round_trip = Histogram(
+            "conquest_decision_round_trip_seconds",
+            "Time from sending a DecisionRequest to receiving its Decision, by phase.",
+            ["phase"],
+            buckets=_ROUND_TRIP_BUCKETS,
+            registry=r,
+        )
+        self.timeouts = Counter(
+            "conquest_decision_timeouts_total",
+            "Decisions that timed out (default applied).",
+            ["queue"],
+            registry=r,
+        )
+        self.rejections = Counter(
+            "conquest_decision_rejections_total",
+            "Decisions rejected, by reason (malformed, illegal, stale, late, not_your_game).",
+            ["reason"],
+            registry=r,
+        )
+        self.forfeits = Counter(
+            "conquest_forfeits_total",
+            "Seats forfeited, by reason (timeout, disconnect).",
+            ["reason"],
+            registry=r,
+        )
+        self.reconnects = Counter(
+            "conquest_reconnects_total", "Bots that reconnected and resumed their seats.", registry=r
+        )
+        self.engine_step = Histogram(
+            "conquest_engine_step_seconds",
+            "Time the engine took to apply one action.",
+            buckets=_ENGINE_BUCKETS,
+            registry=r,
+        )
+        self.database_write = Histogram(
+            "conquest_database_write_seconds",
+            "Time to write one finished game (result, ratings, replay) in one transaction.",
+            buckets=_DB_BUCKETS,
+            registry=r,
+        )
+        self.rating_updates = Counter(
+            "conquest_rating_updates_total", "Rating updates written, by queue.", ["queue"], registry=r
+        )
+
+    def serve(self, port: int, address: str = "0.0.0.0") -> WSGIServer:
+        """Serve ``/metrics`` over HTTP on ``port`` (0: any free port) in a background thread.
+
+        Returns the HTTP server: its ``server_port`` is the bound port; ``shutdown()`` stops it.
+        """
+        http_server, _ = start_http_server(port, addr=address, registry=self.registry)
+        return http_server
+
+    def names(self) -> list[str]:
+        """Every exported sample-family name (for tests and the dashboard check)."""
+        return sorted(m.name for m in self.registry.collect())

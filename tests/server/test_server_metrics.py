@@ -1,0 +1,64 @@
+"""Metrics over HTTP after a real game (issue 6: "the metrics endpoint exposes each documented metric
+after a game")."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import urllib.request
+from pathlib import Path
+
+from prometheus_client.parser import text_string_to_metric_families
+from raw_client import seat_three
+
+from engine import Claim
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
+
+
+def _scrape(port: int) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+        return response.read().decode()
+
+
+def _sample(text: str, name: str, **labels: str) -> float:
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                return sample.value
+    raise AssertionError(f"no sample {name}{labels} in /metrics")
+
+
+async def test_metrics_endpoint_exposes_every_documented_metric_after_a_game(start_server) -> None:
+    server = await start_server()
+    http = server.lobby.metrics.serve(0, "127.0.0.1")
+    try:
+        bots, started = await seat_three(server)
+        first = bots[started[0].observation.to_act]
+        request = (await first.expect("decision_request")).decision_request
+        first.decide(request, Claim(99))  # malformed: a rejection to count
+        await first.expect("decision_rejected")
+        first.decide(request, Claim(request.legal.claim[0]))
+        results = await asyncio.gather(*(b.play_until_over(random.Random(i)) for i, b in enumerate(bots)))
+        text = await asyncio.to_thread(_scrape, http.server_port)
+    finally:
+        http.shutdown()
+
+    documented = re.findall(r"^\| `(conquest_[a-z_]+)`", DOCS.read_text(), flags=re.MULTILINE)
+    assert len(documented) == 14
+    for name in documented:
+        assert f"# HELP {name} " in text, f"{name} is documented in docs/metrics.md but not exported"
+    exported = set(re.findall(r"^# HELP (conquest_[a-z_]+) ", text, flags=re.MULTILINE))
+    assert exported == set(documented), "every exported metric is documented"
+
+    # The bots stay in the queue, so a second game may already have started when we scrape.
+    started = _sample(text, "conquest_games_started_total", queue="classic-3")
+    assert started in (1, 2)
+    assert _sample(text, "conquest_games_finished_total", queue="classic-3", outcome=results[0].reason) == 1
+    assert _sample(text, "conquest_games_in_progress", queue="classic-3") == started - 1
+    assert _sample(text, "conquest_queue_wait_seconds_count", queue="classic-3") == 3 * started
+    assert _sample(text, "conquest_decision_rejections_total", reason="malformed") == 1
+    assert _sample(text, "conquest_bots_connected") == 3
+    assert _sample(text, "conquest_decision_round_trip_seconds_count", phase="setup_claim") >= 42
+    assert _sample(text, "conquest_engine_step_seconds_count") > 42
