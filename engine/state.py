@@ -64,6 +64,20 @@ class PlayerStatus(enum.IntEnum):
     NEUTRAL = 2
 
 
+# Members looked up once for the per-action paths: on Python 3.11 every ``Phase.ATTACK``-style lookup
+# costs ~0.2 us (EnumType defines __getattr__), and a game makes thousands of them.
+_REINFORCE, _ATTACK, _DEFEND, _OCCUPY, _FORTIFY = (
+    Phase.REINFORCE,
+    Phase.ATTACK,
+    Phase.DEFEND,
+    Phase.OCCUPY,
+    Phase.FORTIFY,
+)
+_ALIVE = PlayerStatus.ALIVE
+_CHOOSE_DEFENCE = DefenderDice.CHOOSE
+_NEUTRAL_PILES = SetupMode.NEUTRAL_PILES
+
+
 class Termination(enum.StrEnum):
     CONQUEST = "conquest"
     """Every other player was eliminated."""
@@ -257,7 +271,7 @@ class GameState:
         self.turn += 1
         self.turn_seat = seat
         self.to_act = seat
-        self.phase = Phase.REINFORCE
+        self.phase = _REINFORCE
         self.bonus_used = False
         self.captured_this_turn = False
         self.placed_this_turn = False
@@ -282,7 +296,7 @@ class GameState:
             return
         for step in range(1, self.seats + 1):
             nxt = (seat + step) % self.seats
-            if self.status[nxt] == PlayerStatus.ALIVE:
+            if self.status[nxt] == _ALIVE:
                 self._start_turn(nxt, events)
                 return
 
@@ -492,18 +506,18 @@ class GameState:
     def _place(self, p: Place, events: list[Event]) -> None:
         seat = self.to_act
         self.armies[p.territory] += p.armies
-        if self.phase == Phase.REINFORCE:
+        if self.phase == _REINFORCE:
             self.reinforcements -= p.armies
             self.placed_this_turn = True
             events.append(Placed(seat, p.territory, p.armies))
             if not self.reinforcements:
                 self.elimination_trade = False
-                self.phase = Phase.ATTACK
+                self.phase = _ATTACK
             return
         target_owner = self.owner[p.territory]
         self.setup_left[target_owner] -= p.armies
         events.append(Placed(target_owner, p.territory, p.armies))
-        if self.rules.setup != SetupMode.NEUTRAL_PILES:
+        if self.rules.setup != _NEUTRAL_PILES:
             nxt = self._next_setup_placer(seat)
         else:
             if target_owner == seat:
@@ -554,10 +568,10 @@ class GameState:
         src, dst = attack.source, attack.target
         armies = self.armies
         getrandbits = self._rng.getrandbits
-        choose = self.rules.defender_dice == DefenderDice.CHOOSE
+        choose = self.rules.defender_dice == _CHOOSE_DEFENCE
         while True:
             if defence_dice is None and choose and armies[dst] > 1:
-                self.phase = Phase.DEFEND
+                self.phase = _DEFEND
                 defender = self.owner[dst]
                 self.to_act = defender if defender != self.neutral else self._neutral_defender()
                 return
@@ -586,7 +600,7 @@ class GameState:
             if not attack.repeat_until or armies[src] <= attack.repeat_until:
                 break
         self.pending_attack = None
-        self.phase = Phase.ATTACK
+        self.phase = _ATTACK
         self.to_act = self.turn_seat
 
     def _neutral_defender(self) -> int:
@@ -620,10 +634,10 @@ class GameState:
             self._occupy_pending(src, dst, min(dice, most), eliminated, events)
         else:
             self.pending_occupy = (src, dst, dice, eliminated)
-            self.phase = Phase.OCCUPY
+            self.phase = _OCCUPY
 
     def _alive_count(self) -> int:
-        return self.status.count(PlayerStatus.ALIVE)
+        return self.status.count(_ALIVE)
 
     def _occupy(self, occupy: Occupy, events: list[Event]) -> None:
         assert self.pending_occupy is not None
@@ -642,11 +656,11 @@ class GameState:
             return
         seat = self.turn_seat
         if eliminated and len(self.hands[seat]) >= self.rules.elimination_trade_at:
-            self.phase = Phase.REINFORCE
+            self.phase = _REINFORCE
             self.elimination_trade = True
             self.reinforcements = 0
         else:
-            self.phase = Phase.ATTACK
+            self.phase = _ATTACK
 
     def _fortify(self, fortify: Fortify, events: list[Event]) -> None:
         self.armies[fortify.source] -= fortify.armies
@@ -655,12 +669,12 @@ class GameState:
         self._end_turn(events)
 
     def _end_phase(self, _: EndPhase, events: list[Event]) -> None:
-        if self.phase == Phase.ATTACK:
+        if self.phase == _ATTACK:
             if self.captured_this_turn and self.deck:
                 card = self.deck.popleft()
                 self.hands[self.turn_seat].append(card)
                 events.append(Drew(self.turn_seat, card))
-            self.phase = Phase.FORTIFY
+            self.phase = _FORTIFY
         else:
             self._end_turn(events)
 
