@@ -47,6 +47,11 @@ lint: install
 bench-engine: install
 	$(PY) -m engine.bench
 
+# Win rates of the Python sample bots over a few hundred seeded in-process games (docs/benchmarks.md).
+.PHONY: bench-bots
+bench-bots: install
+	$(PY) -m conquest_bots.evaluate --games 300
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
 

@@ -1,0 +1,35 @@
+"""Conquest Python SDK: write one ``Bot`` class, call ``run(bot)``.
+
+    from conquest_sdk import Bot, actions, run
+
+    class FirstChoice(Bot):
+        name = "first-choice"
+
+        def decide(self, game, turn):
+            return turn.legal.default()
+
+    run(FirstChoice())
+
+Depends only on grpcio, protobuf and the generated ``conquest.v1`` stubs: copy it next to your bot.
+"""
+
+from conquest_sdk import actions
+from conquest_sdk.cli import run
+from conquest_sdk.client import Bot, Client, SessionError
+from conquest_sdk.game import Game, Phase, Turn
+from conquest_sdk.legal import AttackOption, FortifyOption, Legal, TradeOption
+
+__all__ = [
+    "AttackOption",
+    "Bot",
+    "Client",
+    "FortifyOption",
+    "Game",
+    "Legal",
+    "Phase",
+    "SessionError",
+    "TradeOption",
+    "Turn",
+    "actions",
+    "run",
+]

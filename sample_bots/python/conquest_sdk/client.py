@@ -1,0 +1,338 @@
+"""The connection: one bidirectional stream, many games, a deadline per decision, automatic reconnect.
+
+A bot is one ``Bot`` subclass with a ``decide(game, turn)`` method; ``Client`` does everything else:
+Hello, queues, per-game state keyed by game id, running ``decide`` off the event loop so a slow
+strategy never holds up another game's reply, answering with a safe default when ``decide`` overruns
+its deadline, fails or is rejected, and reconnecting with backoff (same identity, so the server hands
+back the seats) after the connection drops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import grpc
+
+from conquest.v1 import bot_pb2, bot_pb2_grpc, game_pb2
+from conquest_sdk.game import Game, Turn
+
+CLIENT_NAME = "conquest-python-sdk"
+CLIENT_VERSION = "0.1.0"
+
+RETRYABLE = {"shutting_down"}
+"""Fatal error codes worth reconnecting after (the rest mean the Hello itself was refused)."""
+
+log = logging.getLogger("conquest_sdk")
+
+
+class Bot:
+    """Subclass and override ``decide``; the other hooks are optional.
+
+    ``decide`` may be a plain method (run in a worker thread) or ``async def`` (run on the event loop:
+    then it must not block).
+    """
+
+    name = "python-bot"
+    """Display name used when no token is given."""
+    timebank_share = 0.0
+    """Fraction of the timebank a single decision may use on top of its own time (0..1)."""
+
+    def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
+        raise NotImplementedError("override decide(game, turn) and return an Action")
+
+    def on_game_started(self, game: Game) -> None:
+        """A new game: ``game`` holds the seat, players, rules and map."""
+
+    def on_events(self, game: Game, events: Sequence[game_pb2.GameEvent]) -> None:
+        """Public events of ``game``, in order."""
+
+    def on_game_over(self, game: Game, result: bot_pb2.GameOver) -> None:
+        """``game`` ended; ``result.results[game.seat]`` is this bot's place and outcome."""
+
+
+class SessionError(Exception):
+    """The server refused the session (a fatal Error message); reconnecting would not help."""
+
+
+class Client:
+    """Plays ``bot`` on the server at ``address`` until ``games`` games are over (0: until ``stop()``).
+
+    Identity: ``token`` for a registered bot, else ``name`` for practice play.
+    """
+
+    def __init__(
+        self,
+        bot: Bot,
+        address: str,
+        *,
+        token: str = "",
+        name: str = "",
+        queues: Sequence[str] = (),
+        games: int = 0,
+        capacity: int = 1,
+        safety_ms: int = 25,
+        max_backoff_s: float = 5.0,
+    ) -> None:
+        self.bot = bot
+        self.address = address
+        self.token = token
+        self.name = name or bot.name
+        self.queues = list(queues)
+        self.games_wanted = games
+        self.capacity = max(1, min(capacity, games) if games else capacity)
+        self.safety_ms = safety_ms
+        """Kept back from every deadline for the network and this process."""
+        self.max_backoff_s = max_backoff_s
+        self.games: dict[str, Game] = {}
+        self.results: list[bot_pb2.GameOver] = []
+        self.welcome: bot_pb2.Welcome | None = None
+        self.reconnects = 0
+        self._started = 0
+        self._lost = 0
+        self._stopping = False
+        self._done = asyncio.Event()
+        self._turns: dict[str, Turn] = {}
+        """The last request of each game, to retry a rejected decision with a safe default."""
+        self._retried: set[tuple[str, int]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._outbox: asyncio.Queue[bot_pb2.ConnectRequest | None] = asyncio.Queue()
+        self._executor = ThreadPoolExecutor(max_workers=2 * self.capacity, thread_name_prefix="decide")
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def run(self) -> list[bot_pb2.GameOver]:
+        """Connect and play; returns the GameOver of every game played.
+
+        Raises:
+            SessionError: the server refused the session (bad Hello, unknown queue, ...).
+        """
+        backoff = 0.1
+        try:
+            while not self._finished():
+                try:
+                    await self._session()
+                except grpc.aio.AioRpcError as error:
+                    if self._finished():
+                        break
+                    log.warning("connection lost (%s: %s)", error.code().name, error.details())
+                if self._finished():
+                    break
+                if self.welcome is not None:
+                    backoff = 0.1  # the last attempt got in: start the backoff over
+                    self.welcome = None
+                delay = backoff * random.uniform(0.5, 1.0)
+                log.info("reconnecting to %s in %.2fs", self.address, delay)
+                await asyncio.sleep(delay)
+                backoff = min(2 * backoff, self.max_backoff_s)
+                self.reconnects += 1
+        finally:
+            for task in self._tasks:
+                task.cancel()
+            self._executor.shutdown(wait=False, cancel_futures=True)
+        return self.results
+
+    def stop(self) -> None:
+        """Clean shutdown: leave the queues, finish the games in progress, then close."""
+        self._stopping = True
+        for queue in self.queues:
+            self._send(bot_pb2.ConnectRequest(leave_queue=bot_pb2.LeaveQueue(queue=queue)))
+        self._check_done()
+
+    @property
+    def stopping(self) -> bool:
+        """True once ``stop()`` was called."""
+        return self._stopping
+
+    def _finished(self) -> bool:
+        return self._done.is_set()
+
+    def _check_done(self) -> None:
+        over = len(self.results) + self._lost
+        if (self._stopping or (self.games_wanted and over >= self.games_wanted)) and not self.games:
+            self._done.set()
+
+    def _wants_games(self) -> bool:
+        return not self._stopping and (not self.games_wanted or self._started < self.games_wanted)
+
+    def _send(self, message: bot_pb2.ConnectRequest | None) -> None:
+        self._outbox.put_nowait(message)
+
+    # ------------------------------------------------------------------ the stream
+
+    async def _session(self) -> None:
+        self._outbox = asyncio.Queue()
+        hello = bot_pb2.Hello(
+            token=self.token,
+            name="" if self.token else self.name,
+            client_name=CLIENT_NAME,
+            client_version=CLIENT_VERSION,
+            capacity=self.capacity,
+        )
+        self._send(bot_pb2.ConnectRequest(hello=hello))
+        async with grpc.aio.insecure_channel(self.address) as channel:
+            call = bot_pb2_grpc.BotServiceStub(channel).Connect(_drain(self._outbox))
+            reader = asyncio.create_task(self._read(call))
+            done = asyncio.create_task(self._done.wait())
+            await asyncio.wait({reader, done}, return_when=asyncio.FIRST_COMPLETED)
+            if not reader.done():
+                self._send(None)  # half-close: we are finished
+                reader.cancel()
+                call.cancel()
+            done.cancel()
+            if not reader.cancelled():
+                reader.result()  # re-raise a dropped connection
+
+    async def _read(self, call: Any) -> None:
+        async for message in call:
+            kind = message.WhichOneof("message")
+            handler = getattr(self, f"_on_{kind}")
+            handler(getattr(message, kind))
+        log.warning("the server closed the stream")
+
+    # ------------------------------------------------------------------ server messages
+
+    def _on_welcome(self, welcome: bot_pb2.Welcome) -> None:
+        self.welcome = welcome
+        resumed = set(welcome.resumed_game_ids)
+        log.info("connected as %s (session %s, resumed %s)", welcome.bot_name, welcome.session_id, resumed)
+        for game_id in list(self.games):
+            if game_id not in resumed:
+                log.warning("game %s was not resumed after the reconnect; counting it as lost", game_id)
+                del self.games[game_id]
+                self._turns.pop(game_id, None)
+                self._lost += 1
+        if self._wants_games():
+            for queue in self.queues:
+                self._send(bot_pb2.ConnectRequest(join_queue=bot_pb2.JoinQueue(queue=queue)))
+        self._check_done()
+
+    def _on_game_started(self, started: bot_pb2.GameStarted) -> None:
+        game = Game(started)
+        known = self.games.get(game.game_id)
+        if known is not None:  # a resumed game is announced again: keep the bot's notes
+            game.notes = known.notes
+            self.games[game.game_id] = game
+            return
+        self.games[game.game_id] = game
+        self._started += 1
+        log.info("game %s started: seat %d of %s", game.game_id, game.seat, game.players)
+        if not self._wants_games():
+            for queue in self.queues:
+                self._send(bot_pb2.ConnectRequest(leave_queue=bot_pb2.LeaveQueue(queue=queue)))
+        self.bot.on_game_started(game)
+
+    def _on_decision_request(self, request: bot_pb2.DecisionRequest) -> None:
+        received = time.monotonic()
+        task = asyncio.create_task(self._answer(request, received, self._outbox))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _on_decision_rejected(self, rejected: bot_pb2.DecisionRejected) -> None:
+        key = (rejected.game_id, rejected.request_id)
+        log.warning("game %s request %d rejected: %s", *key, rejected.reason)
+        turn = self._turns.get(rejected.game_id)
+        if not rejected.can_retry or key in self._retried or turn is None:
+            return
+        if turn.request.request_id != rejected.request_id:
+            return
+        self._retried.add(key)
+        self._decision(turn, turn.legal.default(), self._outbox)
+
+    def _on_game_events(self, events: bot_pb2.GameEvents) -> None:
+        game = self.games.get(events.game_id)
+        if game is not None:
+            self.bot.on_events(game, events.events)
+
+    def _on_game_over(self, over: bot_pb2.GameOver) -> None:
+        game = self.games.pop(over.game_id, None)
+        self._turns.pop(over.game_id, None)
+        self._retried = {k for k in self._retried if k[0] != over.game_id}
+        self.results.append(over)
+        if game is not None:
+            mine = over.results[game.seat]
+            log.info(
+                "game %s over: place %d (%s)",
+                game.game_id,
+                mine.place,
+                bot_pb2.SeatOutcome.Name(mine.outcome),
+            )
+            self.bot.on_game_over(game, over)
+        self._check_done()
+
+    def _on_queue_status(self, status: bot_pb2.QueueStatus) -> None:
+        log.debug("queue %s: joined=%s, %d waiting", status.queue, status.joined, status.waiting)
+
+    def _on_error(self, error: bot_pb2.Error) -> None:
+        if error.fatal and error.code not in RETRYABLE:
+            raise SessionError(f"{error.code}: {error.message}")
+        log.warning("server error %s: %s", error.code, error.message)
+
+    # ------------------------------------------------------------------ decisions
+
+    def _budget_s(self, request: bot_pb2.DecisionRequest) -> float:
+        allowed = request.time_allowed_ms + self.bot.timebank_share * request.timebank_ms
+        return (allowed - self.safety_ms - request.last_latency_ms / 2) / 1000
+
+    async def _answer(
+        self,
+        request: bot_pb2.DecisionRequest,
+        received: float,
+        outbox: asyncio.Queue[bot_pb2.ConnectRequest | None],
+    ) -> None:
+        turn = Turn(request, self._budget_s(request) - (time.monotonic() - received))
+        self._turns[request.game_id] = turn
+        game = self.games.get(request.game_id)
+        if game is None:
+            log.warning("request for unknown game %s: answering with the default", request.game_id)
+            self._decision(turn, turn.legal.default(), outbox)
+            return
+        game.observation = request.observation
+        action = await self._decide(game, turn)
+        self._decision(turn, action, outbox)
+
+    async def _decide(self, game: Game, turn: Turn) -> game_pb2.Action:
+        """The bot's action, or the safe default when it overruns, fails or returns no action."""
+        try:
+            pending: Awaitable[game_pb2.Action]
+            if inspect.iscoroutinefunction(self.bot.decide):
+                pending = self.bot.decide(game, turn)
+            else:
+                loop = asyncio.get_running_loop()
+                pending = loop.run_in_executor(self._executor, self.bot.decide, game, turn)
+            action = await asyncio.wait_for(pending, timeout=max(turn.time_left(), 0.0))
+        except TimeoutError:
+            log.warning(
+                "game %s: decide() overran %.0f ms; sending the default", game.game_id, 1000 * turn.budget_s
+            )
+            return turn.legal.default()
+        except Exception:
+            log.exception("game %s: decide() failed; sending the default", game.game_id)
+            return turn.legal.default()
+        if not isinstance(action, game_pb2.Action) or action.WhichOneof("kind") is None:
+            log.error(
+                "game %s: decide() returned %r, not an Action; sending the default", game.game_id, action
+            )
+            return turn.legal.default()
+        return action
+
+    def _decision(
+        self, turn: Turn, action: game_pb2.Action, outbox: asyncio.Queue[bot_pb2.ConnectRequest | None]
+    ) -> None:
+        request = turn.request
+        decision = bot_pb2.Decision(game_id=request.game_id, request_id=request.request_id, action=action)
+        outbox.put_nowait(bot_pb2.ConnectRequest(decision=decision))
+
+
+async def _drain(
+    outbox: asyncio.Queue[bot_pb2.ConnectRequest | None],
+) -> AsyncIterator[bot_pb2.ConnectRequest]:
+    """The request stream: whatever is put in ``outbox``, until None."""
+    while (message := await outbox.get()) is not None:
+        yield message
