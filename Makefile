@@ -60,9 +60,16 @@ clean:
 .PHONY: kits interop
 TS_KIT := sample_bots/typescript
 
-kits: install $(TS_KIT)/node_modules/.package-lock.json
+JAVA_KIT := sample_bots/java
+
+kits: install $(TS_KIT)/node_modules/.package-lock.json $(JAVA_KIT)/target/conquest-bot.jar
 	$(MAKE) -C sample_bots/go build test
 	cd $(TS_KIT) && npm test
+
+# mvn package runs the kit's tests too; rebuilt only when its sources, the protos or the fixtures change.
+$(JAVA_KIT)/target/conquest-bot.jar: $(JAVA_KIT)/pom.xml $(shell find $(JAVA_KIT)/src -name '*.java') \
+		$(wildcard proto/conquest/v1/*.proto) sample_bots/fixtures/decisions.json
+	cd $(JAVA_KIT) && mvn -q -B package
 
 $(TS_KIT)/node_modules/.package-lock.json: $(TS_KIT)/package-lock.json
 	cd $(TS_KIT) && npm ci --no-audit --no-fund

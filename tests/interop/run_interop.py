@@ -30,11 +30,18 @@ PYTHON = ROOT / ".venv" / "bin" / "python"
 KITS = {
     "go": [str(ROOT / "sample_bots" / "go" / "bin" / "conquestbot")],
     "ts": ["node", str(ROOT / "sample_bots" / "typescript" / "dist" / "src" / "main.js")],
+    "java": ["java", "-jar", str(ROOT / "sample_bots" / "java" / "target" / "conquest-bot.jar")],
 }
 FINISHED = {"conquest", "turn_cap"}
 BAD_EVENTS = {"decision_rejected", "decision_timeout", "seat_forfeited"}
 # Generous clocks: this checks correctness on a busy 2-core machine, not speed. Defenders choose their
 # dice so PHASE_DEFEND is exercised; the melee's connected free moves and turn cap bound the game.
+DUEL = """
+[queues.duel-{kit}]
+rules = "classic_two_player"
+players = 2
+rules_options = {{ defender_dice = "choose" }}
+"""
 CONFIG = """
 [server]
 address = "127.0.0.1:{port}"
@@ -45,16 +52,6 @@ shutdown_grace_ms = 2000
 decision_ms = 5000
 first_decision_ms = 10000
 initial_timebank_ms = 30000
-
-[queues.duel-go]
-rules = "classic_two_player"
-players = 2
-rules_options = {{ defender_dice = "choose" }}
-
-[queues.duel-ts]
-rules = "classic_two_player"
-players = 2
-rules_options = {{ defender_dice = "choose" }}
 
 [queues.melee]
 rules = "classic"
@@ -144,7 +141,8 @@ async def play(runs: list[KitRun], work: Path, timeout: float) -> list[str]:
     port = free_port()
     replays = work / "replays"
     config = work / "interop.toml"
-    config.write_text(CONFIG.format(port=port, replays=replays))
+    duels = "".join(DUEL.format(kit=kit) for kit in sorted({r.kit for r in runs}))
+    config.write_text(CONFIG.format(port=port, replays=replays) + duels)
     server_log = work / "server.log"
     server = await spawn(
         [str(PYTHON), "-m", "server.cli", "serve", "--config", str(config), "--log-format", "json"],
@@ -176,8 +174,7 @@ async def play(runs: list[KitRun], work: Path, timeout: float) -> list[str]:
             if run.dropped:
                 proxies.append(proxy := DroppingProxy(port))
                 target = f"127.0.0.1:{await proxy.start()}"
-            server_flag = "-server" if run.kit == "go" else "--server"
-            flags = [server_flag, target, "--name", run.name, "--queue", run.queue, "--games", str(run.games)]
+            flags = ["--server", target, "--name", run.name, "--queue", run.queue, "--games", str(run.games)]
             log = work / f"{run.name}.log"
             kits.append((run, await spawn([*KITS[run.kit], *flags, "--capacity", "2"], log), log))
             if run.dropped:
@@ -245,11 +242,12 @@ def main() -> int:
         "--timeout", type=float, default=420, help="seconds for all games (default %(default)s)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the logs and replays (kept on failure)")
+    parser.add_argument("--kits", default=",".join(KITS), help="kits to play (default %(default)s)")
     args = parser.parse_args()
     runs = []
-    for kit in KITS:
+    for kit in args.kits.split(","):
         runs.append(KitRun(kit, f"{kit}-kit-duel", f"duel-{kit}", args.games, dropped=kit == "go"))
-        runs.append(KitRun(kit, f"{kit}-kit-melee", "melee", args.games, dropped=kit == "ts"))
+        runs.append(KitRun(kit, f"{kit}-kit-melee", "melee", args.games, dropped=kit != "go"))
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix="conquest-interop-"))
     problems = asyncio.run(play(runs, work, args.timeout))

@@ -1,0 +1,264 @@
+package conquest.bot;
+
+// The connection side of the kit: one stream, Hello, queues, many games at once, retries after a
+// rejection and reconnects after a dropped connection. Strategy lives in Strategy.java.
+
+import conquest.v1.Bot.ConnectRequest;
+import conquest.v1.Bot.ConnectResponse;
+import conquest.v1.Bot.Decision;
+import conquest.v1.Bot.DecisionRejected;
+import conquest.v1.Bot.DecisionRequest;
+import conquest.v1.Bot.GameOver;
+import conquest.v1.Bot.GameStarted;
+import conquest.v1.Bot.Hello;
+import conquest.v1.Bot.JoinQueue;
+import conquest.v1.Bot.LeaveQueue;
+import conquest.v1.Bot.SeatResult;
+import conquest.v1.Bot.Welcome;
+import conquest.v1.BotServiceGrpc;
+import conquest.v1.Game.Action;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/** Plays games for one bot; its games outlive a dropped connection. */
+public final class Client {
+  static final String CLIENT_NAME = "conquest-java-kit";
+  static final String CLIENT_VERSION = "0.1.0";
+  static final long FIRST_BACKOFF_MS = 500;
+  static final long MAX_BACKOFF_MS = 15_000;
+
+  /** Where to connect and what to play; games 0 means play forever, no queues means the server's first. */
+  public record Config(String server, String token, String name, int capacity, List<String> queues, int games) {}
+
+  private record SessionEnd(boolean welcomed, String reason, boolean fatal) {}
+
+  private final Config config;
+  private final List<String> queues;
+  private final Map<String, GameInfo> games = new HashMap<>();
+  private final Map<String, DecisionRequest> lastRequests = new HashMap<>();
+  private final Set<String> joined = new HashSet<>();
+  private int started;
+
+  public Client(Config config) {
+    this.config = config;
+    this.queues = new ArrayList<>(config.queues());
+  }
+
+  private boolean wantMore() {
+    return config.games() == 0 || started < config.games();
+  }
+
+  private boolean done() {
+    return !wantMore() && games.isEmpty();
+  }
+
+  /**
+   * Play until the game count is reached or the server refuses the bot, reconnecting with
+   * exponential backoff (and jitter) whenever the stream drops.
+   */
+  public void run() throws InterruptedException {
+    ManagedChannel channel = ManagedChannelBuilder.forTarget(config.server()).usePlaintext().build();
+    try {
+      long backoff = FIRST_BACKOFF_MS;
+      for (;;) {
+        SessionEnd end = session(BotServiceGrpc.newStub(channel));
+        synchronized (this) {
+          if (done()) {
+            return;
+          }
+        }
+        if (end.fatal()) {
+          throw new IllegalStateException(end.reason());
+        }
+        if (end.welcomed()) {
+          backoff = FIRST_BACKOFF_MS;
+        }
+        long wait = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
+        log("connection lost (" + end.reason() + "); reconnecting in " + wait + " ms");
+        Thread.sleep(wait);
+        backoff = Math.min(2 * backoff, MAX_BACKOFF_MS);
+      }
+    } finally {
+      channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+  }
+
+  /** One stream, until it ends. */
+  private SessionEnd session(BotServiceGrpc.BotServiceStub api) throws InterruptedException {
+    CompletableFuture<SessionEnd> ended = new CompletableFuture<>();
+    boolean[] welcomed = {false};
+    String[] fatal = {""};
+    boolean[] halfClosed = {false};
+    StreamObserver<ConnectRequest>[] out = new StreamObserver[1];
+    synchronized (this) {
+      joined.clear();
+      out[0] = api.connect(new StreamObserver<>() {
+        @Override
+        public void onNext(ConnectResponse message) {
+          synchronized (Client.this) {
+            welcomed[0] |= message.hasWelcome();
+            String why = handle(message, out[0]);
+            if (!why.isEmpty()) {
+              fatal[0] = why;
+            }
+            if (done() && !halfClosed[0]) {
+              halfClosed[0] = true;
+              out[0].onCompleted();
+            }
+          }
+        }
+
+        @Override
+        public void onError(Throwable error) {
+          String reason = fatal[0].isEmpty() ? error.getMessage() : fatal[0];
+          ended.complete(new SessionEnd(welcomed[0], reason, !fatal[0].isEmpty()));
+        }
+
+        @Override
+        public void onCompleted() {
+          String reason = fatal[0].isEmpty() ? "the server closed the stream" : fatal[0];
+          ended.complete(new SessionEnd(welcomed[0], reason, !fatal[0].isEmpty()));
+        }
+      });
+      Hello hello = Hello.newBuilder()
+          .setToken(config.token())
+          .setName(config.name())
+          .setClientName(CLIENT_NAME)
+          .setClientVersion(CLIENT_VERSION)
+          .setCapacity(config.capacity())
+          .build();
+      out[0].onNext(ConnectRequest.newBuilder().setHello(hello).build());
+    }
+    try {
+      return ended.get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      return new SessionEnd(welcomed[0], e.getMessage(), false);
+    }
+  }
+
+  /** Handle one server message; returns a reason when it is a fatal error reconnecting cannot fix. */
+  private String handle(ConnectResponse message, StreamObserver<ConnectRequest> out) {
+    switch (message.getMessageCase()) {
+      case WELCOME -> {
+        Welcome w = message.getWelcome();
+        log("welcome " + w.getBotName() + " (session " + w.getSessionId() + ", server " + w.getServerVersion()
+            + ", ranked " + w.getRanked() + ", resumed games " + w.getResumedGameIdsList() + ")");
+        if (queues.isEmpty() && w.getQueuesCount() > 0) {
+          queues.add(w.getQueues(0).getName());
+        }
+        joinQueues(out);
+      }
+      case GAME_STARTED -> {
+        // Sent again for each game resumed after a reconnect.
+        GameStarted g = message.getGameStarted();
+        if (!games.containsKey(g.getGameId())) {
+          started++;
+          log("game " + g.getGameId() + " started: seat " + g.getSeat() + " of " + g.getPlayersCount() + " ("
+              + g.getQueue() + ")");
+        }
+        games.put(g.getGameId(), new GameInfo(g.getGameId(), g.getSeat(), g.getPlayersCount(), g.getMap()));
+        if (!wantMore()) {
+          leaveQueues(out);
+        }
+      }
+      case DECISION_REQUEST -> {
+        DecisionRequest req = message.getDecisionRequest();
+        send(out, req.getGameId(), req.getRequestId(), decide(req));
+      }
+      case DECISION_REJECTED -> {
+        // Retry with the plainest legal action while time is left.
+        DecisionRejected r = message.getDecisionRejected();
+        log("game " + r.getGameId() + ": decision " + r.getRequestId() + " rejected: " + r.getReason());
+        DecisionRequest last = lastRequests.get(r.getGameId());
+        if (r.getCanRetry() && last != null && last.getRequestId() == r.getRequestId()) {
+          send(out, r.getGameId(), r.getRequestId(), Actions.safe(last.getLegal()));
+        }
+      }
+      case GAME_OVER -> {
+        GameOver over = message.getGameOver();
+        GameInfo game = games.remove(over.getGameId());
+        lastRequests.remove(over.getGameId());
+        for (SeatResult r : over.getResultsList()) {
+          if (game != null && r.getSeat() == game.seat()) {
+            log("game " + over.getGameId() + " over after " + over.getTurns() + " turns (" + over.getReason()
+                + "): place " + r.getPlace() + ", " + r.getOutcome());
+          }
+        }
+        joinQueues(out);
+      }
+      case QUEUE_STATUS -> {
+        if (message.getQueueStatus().getJoined()) {
+          joined.add(message.getQueueStatus().getQueue());
+        } else {
+          joined.remove(message.getQueueStatus().getQueue());
+        }
+      }
+      case ERROR -> {
+        var e = message.getError();
+        log("server error " + e.getCode() + ": " + e.getMessage());
+        // A refused Hello is final; a server shutting down may come back.
+        if (e.getFatal() && !e.getCode().equals("shutting_down")) {
+          return e.getCode() + ": " + e.getMessage();
+        }
+      }
+      default -> {
+        // GAME_EVENTS: public events; the next DecisionRequest carries the whole observation anyway.
+      }
+    }
+    return "";
+  }
+
+  /** The strategy's action; a game we know nothing of (or a strategy that throws) gets the plainest legal action. */
+  private Action decide(DecisionRequest req) {
+    GameInfo game = games.get(req.getGameId());
+    if (game == null) {
+      log("game " + req.getGameId() + ": request for a game we were not told about; playing safe");
+      return Actions.safe(req.getLegal());
+    }
+    lastRequests.put(req.getGameId(), req);
+    try {
+      return Strategy.decide(game, req);
+    } catch (RuntimeException error) {
+      log("game " + req.getGameId() + ": strategy failed (" + error + "); playing safe");
+      return Actions.safe(req.getLegal());
+    }
+  }
+
+  private static void send(StreamObserver<ConnectRequest> out, String gameId, long requestId, Action action) {
+    Decision d = Decision.newBuilder().setGameId(gameId).setRequestId(requestId).setAction(action).build();
+    out.onNext(ConnectRequest.newBuilder().setDecision(d).build());
+  }
+
+  private void joinQueues(StreamObserver<ConnectRequest> out) {
+    if (!wantMore()) {
+      return;
+    }
+    for (String queue : queues) {
+      if (joined.add(queue)) {
+        out.onNext(ConnectRequest.newBuilder().setJoinQueue(JoinQueue.newBuilder().setQueue(queue)).build());
+      }
+    }
+  }
+
+  private void leaveQueues(StreamObserver<ConnectRequest> out) {
+    for (String queue : queues) {
+      joined.remove(queue);
+      out.onNext(ConnectRequest.newBuilder().setLeaveQueue(LeaveQueue.newBuilder().setQueue(queue)).build());
+    }
+  }
+
+  static void log(String line) {
+    System.out.println(java.time.LocalTime.now().withNano(0) + " " + line);
+    System.out.flush();
+  }
+}

@@ -1,0 +1,157 @@
+package conquest.bot;
+
+// The strategy must answer every recorded request (each decision kind of the protocol, from real
+// engine games; see ../fixtures/make_decisions.py) with an action its own LegalActions allow.
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import com.google.protobuf.util.JsonFormat;
+import conquest.v1.Bot.DecisionRequest;
+import conquest.v1.Bot.GameStarted;
+import conquest.v1.Game.Action;
+import conquest.v1.Game.CardSet;
+import conquest.v1.Game.LegalActions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class StrategyTest {
+  record Fixture(String kind, DecisionRequest request, Action decision) {}
+
+  static List<Fixture> fixtures = new ArrayList<>();
+
+  @BeforeAll
+  static void load() throws Exception {
+    JsonObject file = JsonParser.parseString(Files.readString(Path.of("../fixtures/decisions.json"))).getAsJsonObject();
+    for (JsonElement g : file.getAsJsonArray("games")) {
+      GameStarted.Builder started = GameStarted.newBuilder();
+      JsonFormat.parser().merge(g.getAsJsonObject().get("game_started").toString(), started);
+      for (JsonElement d : g.getAsJsonObject().getAsJsonArray("decisions")) {
+        DecisionRequest.Builder req = DecisionRequest.newBuilder();
+        JsonFormat.parser().merge(d.getAsJsonObject().get("request").toString(), req);
+        DecisionRequest request = req.build();
+        GameInfo game = new GameInfo(started.getGameId(), request.getObservation().getToAct(), started.getPlayersCount(), started.getMap());
+        fixtures.add(new Fixture(d.getAsJsonObject().get("kind").getAsString(), request, Strategy.decide(game, request)));
+      }
+    }
+  }
+
+  /** Why action is not allowed by legal, or "" when it is. */
+  static String legalityProblem(LegalActions legal, Action action) {
+    switch (action.getKindCase()) {
+      case CLAIM:
+        return legal.getClaimList().contains(action.getClaim().getTerritory()) ? "" : "claim not in legal.claim";
+      case PLACE: {
+        var p = action.getPlace();
+        if (legal.getMustTrade() || !legal.getPlaceTerritoriesList().contains(p.getTerritory())) {
+          return "place on a territory not allowed";
+        }
+        return p.getArmies() >= legal.getPlaceMin() && p.getArmies() <= legal.getPlaceMax() ? "" : "place armies out of range";
+      }
+      case TRADE_CARDS: {
+        var t = action.getTradeCards();
+        for (CardSet set : legal.getTradesList()) {
+          if (set.getCardsList().equals(t.getCardsList())) {
+            return !t.hasBonusTerritory() || set.getBonusTerritoriesList().contains(t.getBonusTerritory()) ? "" : "bonus territory not allowed";
+          }
+        }
+        return "trade of a set not in legal.trades";
+      }
+      case ATTACK: {
+        var a = action.getAttack();
+        for (int i = 0; i < legal.getAttackSourcesCount(); i++) {
+          if (legal.getAttackSources(i) == a.getSource() && legal.getAttackTargets(i) == a.getTarget()) {
+            if (a.getDice() < 1 || a.getDice() > legal.getAttackMaxDice(i)) {
+              return "attack dice out of range";
+            }
+            return a.getRepeatUntil() >= 0 && a.getRepeatUntil() < legal.getAttackSourceArmies(i) ? "" : "repeat_until out of range";
+          }
+        }
+        return "attack not in the legal options";
+      }
+      case CHOOSE_DEFENCE: {
+        int dice = action.getChooseDefence().getDice();
+        return dice >= 1 && dice <= legal.getDefendMax() ? "" : "defence dice out of range";
+      }
+      case OCCUPY: {
+        int armies = action.getOccupy().getArmies();
+        return legal.getOccupyMax() > 0 && armies >= legal.getOccupyMin() && armies <= legal.getOccupyMax() ? "" : "occupy out of range";
+      }
+      case FORTIFY: {
+        var f = action.getFortify();
+        for (int i = 0; i < legal.getFortifySourcesCount(); i++) {
+          if (legal.getFortifySources(i) == f.getSource() && legal.getFortifyTargets(i) == f.getTarget()) {
+            return f.getArmies() >= 1 && f.getArmies() <= legal.getFortifyMaxArmies(i) ? "" : "fortify armies out of range";
+          }
+        }
+        return "fortify move not in the legal options";
+      }
+      case END_PHASE:
+        return legal.getCanEnd() ? "" : "end_phase while can_end is false";
+      default:
+        return "no action kind set";
+    }
+  }
+
+  @Test
+  void answersEveryRecordedRequestLegally() {
+    Set<String> kinds = new HashSet<>();
+    for (Fixture f : fixtures) {
+      kinds.add(f.kind());
+      assertEquals("", legalityProblem(f.request().getLegal(), f.decision()), f.kind() + " request " + f.request().getRequestId() + ": " + f.decision());
+    }
+    for (String kind : List.of("setup_claim", "setup_place", "setup_place_neutral", "reinforce", "reinforce_may_trade",
+        "reinforce_must_trade", "reinforce_trade_down_after_elimination", "attack", "defend", "occupy", "fortify")) {
+      assertTrue(kinds.contains(kind), "no recorded request of kind " + kind);
+    }
+  }
+
+  @Test
+  void safeActionIsLegalForEveryRecordedRequest() {
+    for (Fixture f : fixtures) {
+      assertEquals("", legalityProblem(f.request().getLegal(), Actions.safe(f.request().getLegal())), f.kind());
+    }
+  }
+
+  /** Issue 7: "plays the aggressive strategy (not just random legal moves)". */
+  @Test
+  void strategyIsAggressive() {
+    for (Fixture f : fixtures) {
+      LegalActions legal = f.request().getLegal();
+      var obs = f.request().getObservation();
+      if (f.kind().startsWith("reinforce_")) {
+        assertTrue(f.decision().hasTradeCards(), f.kind() + ": holds a tradeable set but played " + f.decision());
+      }
+      if (f.kind().equals("reinforce")) {
+        assertEquals(legal.getPlaceMax(), f.decision().getPlace().getArmies(), "places all its armies at once");
+      }
+      if (f.kind().equals("setup_place_neutral")) {
+        assertNotEquals(obs.getToAct(), obs.getOwners(f.decision().getPlace().getTerritory()), "neutral armies on a neutral territory");
+      }
+      if (f.kind().equals("defend")) {
+        assertEquals(legal.getDefendMax(), f.decision().getChooseDefence().getDice(), "defends with the most dice");
+      }
+      if (f.kind().equals("attack")) {
+        boolean outnumbers = false;
+        for (int i = 0; i < legal.getAttackTargetsCount(); i++) {
+          outnumbers |= legal.getAttackSourceArmies(i) - 1 > obs.getArmies(legal.getAttackTargets(i));
+        }
+        if (outnumbers) {
+          assertNotNull(f.decision().hasAttack() ? f.decision().getAttack() : null, "attacks where it outnumbers");
+          assertEquals(1, f.decision().getAttack().getRepeatUntil(), "rolls on to the end");
+        }
+      }
+    }
+  }
+}
