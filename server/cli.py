@@ -1,6 +1,7 @@
 """The ``conquest`` command: one function per subcommand (``cmd_<name>``), registered in ``build_parser``.
 
 conquest serve [--config FILE] [--address HOST:PORT] [--replay-dir DIR] [--log-format console|json]
+    (settings: defaults, then FILE, then CONQUEST_* environment variables, then flags; docs/configuration.md)
 conquest replay show FILE
 conquest replay verify FILE [FILE ...]
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -19,7 +21,7 @@ from typing import Any
 from engine.codec import encode_action
 from engine.events import GameEnded, TurnStarted
 from engine.replay import ReplayError, simulate
-from server.config import LOG_FORMATS, ConfigError, ServerConfig, load_config
+from server.config import LOG_FORMATS, ConfigError, load_config
 from server.replays import load_replay_file, verify_record
 
 
@@ -27,8 +29,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from server.app import serve
     from server.logs import configure_logging
 
-    try:
-        config = load_config(args.config) if args.config else ServerConfig()
+    try:  # precedence: defaults < config file < CONQUEST_* environment variables < flags
+        config = load_config(args.config, os.environ)
     except ConfigError as bad:
         print(f"conquest serve: {bad}", file=sys.stderr)
         return 2
@@ -120,7 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     serve = commands.add_parser("serve", help="run the game server")
-    serve.add_argument("--config", type=Path, help="TOML config file (see server/config.py for keys)")
+    serve.add_argument(
+        "--config",
+        type=Path,
+        help="TOML config file (keys and CONQUEST_* environment overrides: docs/configuration.md)",
+    )
     serve.add_argument("--address", help="host:port to listen on (default [::]:50051)")
     serve.add_argument("--replay-dir", type=Path, help="directory for replay files (default ./replays)")
     serve.add_argument("--log-format", choices=LOG_FORMATS, help="log output (default console)")

@@ -25,13 +25,18 @@ A config file looks like this (every key optional; the values shown are the defa
     rules_options = { turn_cap = 300 }
     time_control = { decision_ms = 500 }
 
-Bad values fail at start with ``ConfigError``, naming the key and what is allowed.
+Environment variables override the file, one per ``[server]`` and ``[time_control]`` key, named
+``CONQUEST_<TABLE>_<KEY>`` in capitals (``CONQUEST_SERVER_METRICS_PORT``,
+``CONQUEST_TIME_CONTROL_DECISION_MS``). docs/configuration.md documents every key and its variable.
+
+Bad values fail at start with ``ConfigError``, naming the key (or variable) and what is allowed.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,21 +105,86 @@ class ServerConfig:
 _SERVER_KEYS = {"address", "replay_dir", "practice", "log_format", "shutdown_grace_ms", "metrics_port"}
 _TOP_KEYS = {"server", "time_control", "queues"}
 _QUEUE_KEYS = {"rules", "players", "rules_options", "time_control"}
+ENV_PREFIX = "CONQUEST_"
+_ENV_TABLES = ("server", "time_control")
+"""The tables whose every key has an environment variable (queues are structured: file only)."""
 
 
-def load_config(path: Path) -> ServerConfig:
-    """Read a TOML config file.
+def env_variables() -> dict[str, tuple[str, str, type]]:
+    """Every override variable -> (table, key, the TOML type its text is read as)."""
+    defaults = {"server": ServerConfig(), "time_control": TimeControl()}
+    keys = {"server": _SERVER_KEYS, "time_control": {f.name for f in dataclasses.fields(TimeControl)}}
+    variables = {}
+    for table in _ENV_TABLES:
+        for key in sorted(keys[table]):
+            default = getattr(defaults[table], key)
+            kind = str if isinstance(default, Path) else type(default)  # a path is a TOML string
+            variables[f"{ENV_PREFIX}{table}_{key}".upper()] = (table, key, kind)
+    return variables
+
+
+def load_config(path: Path | None, environ: Mapping[str, str] | None = None) -> ServerConfig:
+    """The defaults, then the TOML file at ``path`` (if any), then the ``CONQUEST_*`` variables of
+    ``environ`` (if given) on top.
 
     Raises:
-        ConfigError: unreadable file, unknown key or bad value (the message names which).
+        ConfigError: unreadable file, unknown key or variable, or bad value (the message names which).
     """
-    try:
-        data = tomllib.loads(path.read_text())
-    except OSError as bad:
-        raise ConfigError(f"cannot read config file {path}: {bad.strerror}") from None
-    except tomllib.TOMLDecodeError as bad:
-        raise ConfigError(f"config file {path} is not valid TOML: {bad}") from None
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            data = tomllib.loads(path.read_text())
+        except OSError as bad:
+            raise ConfigError(f"cannot read config file {path}: {bad.strerror}") from None
+        except tomllib.TOMLDecodeError as bad:
+            raise ConfigError(f"config file {path} is not valid TOML: {bad}") from None
+    if environ is not None:
+        data = with_environment(data, environ)
     return parse_config(data)
+
+
+def with_environment(data: dict[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
+    """Parsed TOML ``data`` with the overrides in ``environ`` applied, each checked on its own so a bad
+    one is reported under its variable's name.
+
+    Raises:
+        ConfigError: a misspelt ``CONQUEST_SERVER_*`` or ``CONQUEST_TIME_CONTROL_*`` variable, or a bad value.
+    """
+    known = env_variables()
+    merged = {name: dict(table) if isinstance(table, dict) else table for name, table in data.items()}
+    for variable, text in sorted(environ.items()):
+        if variable not in known:
+            if variable.startswith(tuple(f"{ENV_PREFIX}{t}_".upper() for t in _ENV_TABLES)):
+                raise ConfigError(
+                    f"unknown environment variable {variable}; allowed: {', '.join(sorted(known))}"
+                )
+            continue  # other CONQUEST_* variables belong to other parts (database, tests)
+        table, key, kind = known[variable]
+        value = _env_value(variable, text, kind)
+        try:
+            parse_config({table: {key: value}})
+        except ConfigError as bad:
+            raise ConfigError(f"environment variable {variable}: {bad}") from None
+        section = merged.setdefault(table, {})
+        if isinstance(section, dict):  # a non-table is reported by parse_config under its key
+            section[key] = value
+    return merged
+
+
+def _env_value(variable: str, text: str, kind: type) -> Any:
+    """The text of ``variable`` read as the TOML type ``kind`` (str, bool or int)."""
+    if kind is bool:
+        if text.strip().lower() not in ("true", "false"):
+            raise ConfigError(f"environment variable {variable} = {text!r} must be true or false")
+        return text.strip().lower() == "true"
+    if kind is int:
+        try:
+            return int(text.strip())
+        except ValueError:
+            raise ConfigError(
+                f"environment variable {variable} = {text!r} must be a whole number of at least 0"
+            ) from None
+    return text
 
 
 def parse_config(data: dict[str, Any]) -> ServerConfig:

@@ -1,0 +1,140 @@
+"""Configuration for containers: CONQUEST_* environment overrides, and docs/configuration.md covering every
+key (issue 6: "one TOML file with every option documented in docs/configuration.md; environment
+variables override for containers; a bad config fails at start with a message that names the key and the
+allowed values")."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from server.cli import main
+from server.config import ConfigError, ServerConfig, TimeControl, env_variables, load_config
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
+
+
+def _documented_rows(section: str) -> dict[str, list[str]]:
+    """The table rows under the heading ``## `[section]` `` of docs/configuration.md, by key."""
+    text = DOCS.read_text()
+    body = text.split(f"## `[{section}]`", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in body.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if match := re.fullmatch(r"`([a-z_]+)`", cells[0]):
+            rows[match.group(1)] = cells
+    return rows
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(str(value))
+
+
+@pytest.mark.parametrize(
+    ("section", "defaults"), [("server", ServerConfig()), ("time_control", TimeControl())]
+)
+def test_every_key_is_documented_with_its_default_and_variable(section, defaults):
+    """Issue 6: "every option documented in docs/configuration.md"."""
+    rows = _documented_rows(section)
+    variables = {(table, key): name for name, (table, key, _) in env_variables().items()}
+    for field in dataclasses.fields(defaults):
+        if field.name == "queues":
+            continue  # structured: documented in its own section, checked below
+        assert field.name in rows, f"[{section}] {field.name} is not documented in docs/configuration.md"
+        key, kind, default, allowed, variable, meaning = rows[field.name]
+        assert default == f"`{_toml(getattr(defaults, field.name))}`", f"documented default of {key}"
+        assert variable == f"`{variables[(section, field.name)]}`", f"documented variable of {key}"
+        assert kind and allowed and meaning
+    assert set(rows) == {f.name for f in dataclasses.fields(defaults)} - {"queues"}, "no stale rows"
+    assert "queues" in _documented_rows("queues.<name>")
+
+
+def test_every_server_and_time_control_key_has_a_variable():
+    """Issue 6: "environment variables override for containers" (every [server] and [time_control] key)."""
+    names = set(env_variables())
+    server_keys = {f.name for f in dataclasses.fields(ServerConfig)} - {"queues"}
+    control_keys = {f.name for f in dataclasses.fields(TimeControl)}
+    assert names == {f"CONQUEST_SERVER_{k.upper()}" for k in server_keys} | {
+        f"CONQUEST_TIME_CONTROL_{k.upper()}" for k in control_keys
+    }
+
+
+def test_variables_override_the_file_and_reach_every_queue(tmp_path: Path):
+    """Issue 6: "environment variables override for containers"."""
+    path = tmp_path / "conquest.toml"
+    path.write_text(
+        '[server]\nmetrics_port = 9200\nlog_format = "console"\n[time_control]\ndecision_ms = 700\n'
+    )
+    environ = {
+        "CONQUEST_SERVER_METRICS_PORT": "9300",
+        "CONQUEST_SERVER_PRACTICE": "False",
+        "CONQUEST_SERVER_REPLAY_DIR": "/data/replays",
+        "CONQUEST_TIME_CONTROL_MAX_STRIKES": " 5 ",
+        "CONQUEST_DATABASE_URL": "postgresql://not-ours",  # another part's variable: left alone
+        "HOME": "/root",
+    }
+    config = load_config(path, environ)
+    assert (config.metrics_port, config.practice, config.log_format) == (9300, False, "console")
+    assert config.replay_dir == Path("/data/replays")
+    assert {(q.time_control.decision_ms, q.time_control.max_strikes) for q in config.queues} == {(700, 5)}
+    assert load_config(None, {"CONQUEST_SERVER_LOG_FORMAT": "json"}).log_format == "json"
+    assert load_config(path).metrics_port == 9200, "no environment given: the file alone"
+
+
+@pytest.mark.parametrize(
+    ("environ", "message"),
+    [
+        (
+            {"CONQUEST_SERVER_METRICS_PORT": "ninety"},
+            "environment variable CONQUEST_SERVER_METRICS_PORT = 'ninety' must be a whole number",
+        ),
+        (
+            {"CONQUEST_SERVER_METRICS_PORT": "70000"},
+            "environment variable CONQUEST_SERVER_METRICS_PORT: server.metrics_port = 70000 is not a TCP "
+            "port: use 1..65535, or 0 to turn it off",
+        ),
+        (
+            {"CONQUEST_SERVER_LOG_FORMAT": "xml"},
+            "environment variable CONQUEST_SERVER_LOG_FORMAT: server.log_format = 'xml' is not one of: "
+            "console, json",
+        ),
+        (
+            {"CONQUEST_SERVER_PRACTICE": "yes"},
+            "environment variable CONQUEST_SERVER_PRACTICE = 'yes' must be true or false",
+        ),
+        (
+            {"CONQUEST_TIME_CONTROL_DECISION_MS": "0"},
+            "environment variable CONQUEST_TIME_CONTROL_DECISION_MS: time_control: decision_ms and "
+            "first_decision_ms must be at least 1",
+        ),
+        (
+            {"CONQUEST_TIME_CONTROL_INCREMENT_MS": "-1"},
+            "CONQUEST_TIME_CONTROL_INCREMENT_MS: time_control.increment_ms = -1 must be a whole number",
+        ),
+        (
+            {"CONQUEST_SERVER_ADRESS": "[::]:1"},
+            "unknown environment variable CONQUEST_SERVER_ADRESS; allowed: CONQUEST_SERVER_ADDRESS, ",
+        ),
+        ({"CONQUEST_TIME_CONTROL_MAX_STRIKE": "2"}, "CONQUEST_TIME_CONTROL_MAX_STRIKES"),
+    ],
+)
+def test_a_bad_variable_is_named_with_what_is_allowed(environ, message):
+    """Issue 6: "a bad config fails at start with a message that names the key and the allowed values"."""
+    with pytest.raises(ConfigError) as bad:
+        load_config(None, environ)
+    assert message in str(bad.value)
+
+
+def test_conquest_serve_refuses_a_bad_variable(monkeypatch, capsys):
+    """Issue 6: "a bad config fails at start"; the variable is read by `conquest serve` itself."""
+    monkeypatch.setenv("CONQUEST_SERVER_SHUTDOWN_GRACE_MS", "soon")
+    assert main(["serve"]) == 2
+    assert "CONQUEST_SERVER_SHUTDOWN_GRACE_MS = 'soon' must be a whole number" in capsys.readouterr().err
