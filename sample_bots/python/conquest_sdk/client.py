@@ -10,6 +10,7 @@ back the seats) after the connection drops.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import random
@@ -181,13 +182,15 @@ class Client:
             reader = asyncio.create_task(self._read(call))
             done = asyncio.create_task(self._done.wait())
             await asyncio.wait({reader, done}, return_when=asyncio.FIRST_COMPLETED)
-            if not reader.done():
-                self._send(None)  # half-close: we are finished
-                reader.cancel()
-                call.cancel()
             done.cancel()
-            if not reader.cancelled():
+            if reader.done():
                 reader.result()  # re-raise a dropped connection
+                return
+            self._send(None)  # half-close: we are finished
+            call.cancel()
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
 
     async def _read(self, call: Any) -> None:
         async for message in call:

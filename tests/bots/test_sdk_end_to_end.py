@@ -1,0 +1,228 @@
+"""SDK bots on a real server over gRPC (port 0): full games, a dropped connection, slow decisions."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from conquest.v1 import bot_pb2, game_pb2
+from conquest_bots.aggressive import AggressiveBot
+from conquest_bots.random_bot import RandomBot
+from conquest_bots.strategist import StrategistBot
+from conquest_sdk import Bot, Client, Game, Turn
+from engine import preset
+from server.app import create_server
+from server.config import QueueConfig, ServerConfig, TimeControl
+from server.lobby import Lobby
+from server.replays import DirectoryReplayWriter
+
+CONTROL = TimeControl(
+    decision_ms=2000,
+    first_decision_ms=2000,
+    initial_timebank_ms=0,
+    increment_ms=0,
+    max_timebank_ms=0,
+    max_strikes=3,
+    reconnect_grace_ms=10_000,
+)
+TIGHT = TimeControl(
+    decision_ms=300,
+    first_decision_ms=300,
+    initial_timebank_ms=0,
+    increment_ms=0,
+    max_timebank_ms=0,
+    max_strikes=3,
+    reconnect_grace_ms=10_000,
+)
+QUEUES = (
+    QueueConfig("classic-3", preset("classic", turn_cap=30), 3, CONTROL),
+    QueueConfig("classic-2", preset("classic_two_player", turn_cap=30), 2, CONTROL),
+    QueueConfig("tight-2", preset("classic_two_player", turn_cap=6), 2, TIGHT),
+)
+PLAYED = {bot_pb2.SEAT_OUTCOME_WON, bot_pb2.SEAT_OUTCOME_ELIMINATED, bot_pb2.SEAT_OUTCOME_TURN_CAP}
+"""Outcomes of a seat that played its game to the end itself (no forfeit)."""
+
+
+@pytest.fixture
+async def address(tmp_path: Path) -> AsyncIterator[str]:
+    config = ServerConfig(replay_dir=tmp_path / "replays", queues=QUEUES, metrics_port=0)
+    lobby = Lobby(config, DirectoryReplayWriter(config.replay_dir))
+    server, port = create_server(config, "127.0.0.1:0", lobby)
+    await server.start()
+    yield f"127.0.0.1:{port}"
+    await lobby.shutdown(0)
+    await server.stop(grace=None)
+
+
+async def play(clients: Sequence[Client], timeout: float = 90) -> list[list[bot_pb2.GameOver]]:
+    return await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), timeout)
+
+
+def check_ranking(over: bot_pb2.GameOver, names: set[str]) -> None:
+    """A full ranking: every seat named, place 1 taken, every seat played to the end."""
+    assert {r.name for r in over.results} == names
+    assert min(r.place for r in over.results) == 1
+    assert all(r.outcome in PLAYED for r in over.results), over
+    assert over.reason in ("conquest", "turn_cap")
+
+
+async def test_one_bot_of_each_kind_plays_full_games(address: str) -> None:
+    """Issue 3: "End-to-end over real gRPC on port 0: full games between sample bots finish with a
+    ranking" — the random, aggressive and strategist SDK bots, two three-player games in a row."""
+    bots: list[Bot] = [RandomBot(1), AggressiveBot(), StrategistBot()]
+    clients = [Client(bot, address, name=f"py-{bot.name}", queues=["classic-3"], games=2) for bot in bots]
+    results = await play(clients)
+    names = {c.name for c in clients}
+    for client, overs in zip(clients, results, strict=True):
+        assert len(overs) == 2, client.name
+        for over in overs:
+            check_ranking(over, names)
+        assert not client.games  # nothing left in progress
+    assert results[0][0].game_id == results[1][0].game_id == results[2][0].game_id
+
+
+async def test_two_player_neutral_game(address: str) -> None:
+    """The neutral game over gRPC: neutral placements and all, the strategist and random finish it."""
+    clients = [
+        Client(StrategistBot(), address, name="py-strategist", queues=["classic-2"], games=1),
+        Client(RandomBot(2), address, name="py-random", queues=["classic-2"], games=1),
+    ]
+    results = await play(clients)
+    for overs in results:
+        check_ranking(overs[0], {"py-strategist", "py-random"})
+
+
+class DroppingProxy:
+    """A TCP relay to the server whose connections can be cut, as a network failure would."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.writers: list[asyncio.StreamWriter] = []
+        self.drops = 0
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        port: int = self.server.sockets[0].getsockname()[1]
+        return port
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.writers += [writer, up_writer]
+
+        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            try:
+                while data := await source.read(65536):
+                    sink.write(data)
+                    await sink.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                sink.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    def drop(self) -> None:
+        self.drops += 1
+        for writer in self.writers:
+            writer.transport.abort()
+        self.writers.clear()
+
+    def close(self) -> None:
+        self.drop()
+        self.server.close()
+
+
+class DropOnce(Bot):
+    """Plays like ``inner``; on its ``at``-th decision cuts the connection under it (once)."""
+
+    def __init__(self, inner: Bot, at: int, drop: Callable[[], None]) -> None:
+        self.inner, self.at, self.drop = inner, at, drop
+        self.name = inner.name
+        self.decisions = 0
+        self.loop = asyncio.get_running_loop()
+
+    def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
+        self.decisions += 1
+        if self.decisions == self.at:
+            self.loop.call_soon_threadsafe(self.drop)
+        return self.inner.decide(game, turn)
+
+
+async def test_sdk_reconnects_and_finishes_the_game(address: str) -> None:
+    """Issue 3: "automatic reconnect" — the connection drops mid-game; the SDK reconnects under the same
+    name, the server hands the seat back, and the game finishes with the seat played to the end."""
+    proxy = DroppingProxy(int(address.rsplit(":", 1)[1]))
+    proxied = f"127.0.0.1:{await proxy.start()}"
+    try:
+        dropper = DropOnce(StrategistBot(), at=25, drop=proxy.drop)
+        clients = [
+            Client(dropper, proxied, name="py-dropped", queues=["classic-3"], games=1),
+            Client(AggressiveBot(), address, name="py-aggressive", queues=["classic-3"], games=1),
+            Client(RandomBot(3), address, name="py-random", queues=["classic-3"], games=1),
+        ]
+        results = await play(clients)
+    finally:
+        proxy.close()
+    assert proxy.drops >= 1 and dropper.decisions > 25
+    assert clients[0].reconnects >= 1
+    for overs in results:
+        assert len(overs) == 1
+        check_ranking(overs[0], {"py-dropped", "py-aggressive", "py-random"})
+
+
+class Slow(Bot):
+    """Takes a second over each of its first ``slow`` decisions (three times the time allowed)."""
+
+    def __init__(self, slow: int) -> None:
+        self.slow = slow
+        self.strikes_seen: list[int] = []
+
+    def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
+        self.strikes_seen.append(turn.request.strikes)
+        if len(self.strikes_seen) <= self.slow:
+            time.sleep(1.0)
+        return turn.legal.default()
+
+
+async def test_slow_decisions_get_the_safe_default_in_time(address: str) -> None:
+    """Issue 3: "deadline awareness": with 300 ms per decision and 3 strikes to forfeit, a bot that
+    overruns four decisions by a second still answers each in time (the SDK sends the safe default),
+    so it collects no strike and plays its game to the end."""
+    slow = Slow(slow=4)
+    clients = [
+        Client(slow, address, name="py-slow", queues=["tight-2"], games=1),
+        Client(RandomBot(4), address, name="py-random", queues=["tight-2"], games=1),
+    ]
+    results = await play(clients)
+    check_ranking(results[0][0], {"py-slow", "py-random"})
+    assert len(slow.strikes_seen) > 4
+    assert set(slow.strikes_seen) == {0}
+
+
+async def test_sample_bots_run_from_the_command_line(address: str) -> None:
+    """Issue 3 (brief): each sample bot is "runnable as python -m ... with --address, --name/--token,
+    --queue, --games"; it exits 0 after its games and prints the ranking of each."""
+    processes = [
+        await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            f"conquest_bots.{module}",
+            f"--address={address}",
+            f"--name=cli-{module}",
+            "--queue=classic-2",
+            "--games=1",
+            "--log-level=warning",
+            stdout=asyncio.subprocess.PIPE,
+        )
+        for module in ("strategist", "random_bot")
+    ]
+    outputs = await asyncio.wait_for(asyncio.gather(*(p.communicate() for p in processes)), 60)
+    for process, (stdout, _) in zip(processes, outputs, strict=True):
+        assert process.returncode == 0
+        line = stdout.decode()
+        assert line.startswith("game ") and "1. cli-" in line and "2. cli-" in line, line
