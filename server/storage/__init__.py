@@ -1,0 +1,53 @@
+"""Persistence: bots and tokens, games and replays, OpenSkill ratings — SQLite (embedded) or PostgreSQL.
+
+>>> store = Store.open("sqlite:///conquest.sqlite3", admin_token=config_admin_token)  # doctest: +SKIP
+>>> token = store.register_bot("alice", admin_token=config_admin_token).token  # shown once
+>>> store.authenticate(token).name  # doctest: +SKIP
+'alice'
+"""
+
+from server.storage.errors import (
+    AdminTokenError,
+    AlreadyExistsError,
+    AuthError,
+    InvalidInputError,
+    NotFoundError,
+    RevokedTokenError,
+    RotatedTokenError,
+    StorageError,
+    UnknownTokenError,
+)
+from server.storage.ratings import Skill
+from server.storage.store import (
+    Bot,
+    GameResult,
+    GameSummary,
+    RatingChange,
+    Registration,
+    SeatOutcome,
+    SeatResult,
+    Standing,
+    Store,
+)
+
+__all__ = [
+    "AdminTokenError",
+    "AlreadyExistsError",
+    "AuthError",
+    "Bot",
+    "GameResult",
+    "GameSummary",
+    "InvalidInputError",
+    "NotFoundError",
+    "RatingChange",
+    "Registration",
+    "RevokedTokenError",
+    "RotatedTokenError",
+    "SeatOutcome",
+    "SeatResult",
+    "Skill",
+    "Standing",
+    "StorageError",
+    "Store",
+    "UnknownTokenError",
+]

@@ -1,0 +1,158 @@
+"""The tables: bots, games and their seats, replays, ratings per (bot, queue) and rating history.
+
+Schema changes go through a new Alembic revision in ``migrations/versions`` (see docs/storage.md);
+these classes and the latest revision must describe the same schema (a test compares them).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Dialect,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    TypeDecorator,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# Named constraints so migrations can alter them on every database (SQLite batch mode needs names).
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class Seed(TypeDecorator[int]):
+    """A seed is an unsigned 64-bit integer, too big for a signed BIGINT: it is kept as decimal text."""
+
+    impl = String(20)
+    cache_ok = True
+
+    def process_bind_param(self, value: int | None, dialect: Dialect) -> str | None:
+        return None if value is None else str(value)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> int | None:
+        return None if value is None else int(value)
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """Timestamps are stored and returned as aware UTC datetimes (SQLite would drop the zone)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError(f"timestamp {value.isoformat()} has no time zone; pass an aware UTC datetime")
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class BotRow(Base):
+    __tablename__ = "bots"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(40), unique=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    """Hex SHA-256 of the current token; the token itself is never stored."""
+    previous_token_hash: Mapped[str | None] = mapped_column(String(64), index=True)
+    """The token replaced by the last rotation, kept only to tell its user that it was rotated."""
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    rotated_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+
+
+class GameRow(Base):
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    queue: Mapped[str] = mapped_column(String(64), index=True)
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """``engine.Rules.to_dict()``."""
+    board: Mapped[str] = mapped_column(String(64))
+    seed: Mapped[int] = mapped_column(Seed())
+    seed_commitment: Mapped[str] = mapped_column(String(64))
+    rated: Mapped[bool] = mapped_column(Boolean)
+    """Rated games move ratings; challenges and practice games are recorded unrated."""
+    started_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    finished_at: Mapped[datetime] = mapped_column(UtcDateTime(), index=True)
+    turns: Mapped[int] = mapped_column(Integer)
+    reason: Mapped[str] = mapped_column(String(32))
+    """How the game ended: the engine's termination ("conquest", "turn_cap") or the server's ("shutdown")."""
+
+
+class SeatRow(Base):
+    __tablename__ = "game_seats"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int | None] = mapped_column(ForeignKey("bots.id"), index=True)
+    """Null for an unregistered (practice) player."""
+    name: Mapped[str] = mapped_column(String(40))
+    place: Mapped[int] = mapped_column(Integer)
+    outcome: Mapped[str] = mapped_column(String(32))
+    timeouts: Mapped[int] = mapped_column(Integer)
+    rejections: Mapped[int] = mapped_column(Integer)
+
+
+class ReplayRow(Base):
+    __tablename__ = "replays"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    """zlib-compressed ``engine.replay.Replay.to_json()``."""
+    size: Mapped[int] = mapped_column(Integer)
+    """Length of the uncompressed JSON, in bytes."""
+
+
+class RatingRow(Base):
+    __tablename__ = "ratings"
+
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    queue: Mapped[str] = mapped_column(String(64), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    wins: Mapped[int] = mapped_column(Integer)
+    place_sum: Mapped[int] = mapped_column(Integer)
+    timeouts: Mapped[int] = mapped_column(Integer)
+    forfeits: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+class RatingChangeRow(Base):
+    __tablename__ = "rating_history"
+    __table_args__ = (Index("ix_rating_history_bot_queue", "bot_id", "queue", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    queue: Mapped[str] = mapped_column(String(64))
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    place: Mapped[int] = mapped_column(Integer)
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    at: Mapped[datetime] = mapped_column(UtcDateTime())

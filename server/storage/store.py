@@ -1,0 +1,681 @@
+"""The store: bots and their tokens, finished games with their replays, ratings per queue.
+
+``Store.open(url)`` migrates the database to the latest schema and returns a store that is safe to share
+between threads (each call uses its own session). A SQLite file is the embedded default
+(``sqlite:///path``); PostgreSQL is reached by URL (``postgresql+psycopg://user:pass@host/db``).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, Engine, create_engine, event, select, text
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.orm import Session
+
+from engine.replay import Replay
+from server.storage import ratings
+from server.storage.errors import (
+    AdminTokenError,
+    AlreadyExistsError,
+    InvalidInputError,
+    NotFoundError,
+    RevokedTokenError,
+    RotatedTokenError,
+    UnknownTokenError,
+)
+from server.storage.models import BotRow, GameRow, RatingChangeRow, RatingRow, ReplayRow, SeatRow
+from server.storage.tokens import hash_token, new_token, token_matches
+
+T = TypeVar("T")
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+SQLITE_BUSY_TIMEOUT_MS = 5000
+WRITE_ATTEMPTS = 5
+"""A write that loses a lock race (SQLite busy, PostgreSQL deadlock or serialization failure) is retried."""
+_WRITE = "conquest_write"
+"""Execution option marking a connection whose transactions write (SQLite: BEGIN IMMEDIATE)."""
+_MIGRATION_LOCK = 0x636F6E71
+"""PostgreSQL advisory lock key held while migrating, so two servers starting at once migrate once."""
+_RETRYABLE_SQLSTATES = {"40001", "40P01"}  # serialization_failure, deadlock_detected
+
+
+class SeatOutcome(enum.StrEnum):
+    """How a seat's game ended (the protocol's SeatOutcome, in lower case)."""
+
+    WON = "won"
+    ELIMINATED = "eliminated"
+    FORFEIT_TIMEOUT = "forfeit_timeout"
+    FORFEIT_DISCONNECT = "forfeit_disconnect"
+    TURN_CAP = "turn_cap"
+
+    @property
+    def is_forfeit(self) -> bool:
+        return self in (SeatOutcome.FORFEIT_TIMEOUT, SeatOutcome.FORFEIT_DISCONNECT)
+
+
+@dataclass(frozen=True, slots=True)
+class Bot:
+    id: int
+    name: str
+    created_at: datetime
+    rotated_at: datetime | None
+    revoked_at: datetime | None
+
+    @property
+    def revoked(self) -> bool:
+        return self.revoked_at is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    """A bot and its token. The token is shown this once: only its hash is stored."""
+
+    bot: Bot
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    """One seat of a finished game, in seat order."""
+
+    name: str
+    place: int
+    """Final place, 1 = best; tied seats share a place."""
+    outcome: SeatOutcome
+    bot_id: int | None = None
+    """The authenticated bot (``Bot.id``); None for an unregistered practice player."""
+    timeouts: int = 0
+    rejections: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """What the server knows about a finished game beyond its replay (rules, seed, seats, actions)."""
+
+    queue: str
+    seats: Sequence[SeatResult]
+    seed_commitment: str
+    started_at: datetime
+    finished_at: datetime
+    turns: int
+    reason: str
+    rated: bool = True
+    """Rated games move ratings: every seat must then be a distinct registered bot."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    id: str
+    queue: str
+    rated: bool
+    board: str
+    rules: dict[str, Any]
+    seed: int
+    seed_commitment: str
+    started_at: datetime
+    finished_at: datetime
+    turns: int
+    reason: str
+    seats: list[SeatResult]
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    bot: str
+    queue: str
+    game_id: str
+    place: int
+    before: ratings.Skill
+    after: ratings.Skill
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A leaderboard row."""
+
+    rank: int
+    bot: str
+    skill: ratings.Skill
+    games: int
+    wins: int
+    """Games finished in first place (shared first places included)."""
+    average_place: float
+    timeouts: int
+    forfeits: int
+
+
+class Store:
+    """Bots, games, replays and ratings in one database. Use ``Store.open(url)``."""
+
+    def __init__(self, engine: Engine, admin_token: str | None) -> None:
+        self._engine = engine
+        self._writer = engine.execution_options(**{_WRITE: True})
+        self._admin_hash = hash_token(admin_token) if admin_token else None
+
+    @classmethod
+    def open(cls, url: str, *, admin_token: str | None = None) -> Store:
+        """Connect, migrate the schema to the latest revision, and return the store.
+
+        ``admin_token`` (from the server config) is required by register, rotate and revoke; without it
+        those operations are refused.
+        """
+        engine = create_engine(url, pool_pre_ping=True)
+        if engine.dialect.name == "sqlite":
+            _configure_sqlite(engine)
+        store = cls(engine, admin_token)
+        store._migrate()
+        return store
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    @property
+    def dialect(self) -> str:
+        """ "sqlite" or "postgresql"."""
+        return self._engine.dialect.name
+
+    def _migrate(self) -> None:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        with self._writer.begin() as connection:
+            if self.dialect == "postgresql":
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+
+    # ------------------------------------------------------------------ transactions
+
+    def _read(self, work: Callable[[Session], T]) -> T:
+        with Session(self._engine) as session, session.begin():
+            return work(session)
+
+    def _write(self, work: Callable[[Session], T]) -> T:
+        """Run ``work`` in one write transaction, retrying it when it lost a lock race."""
+        for attempt in range(WRITE_ATTEMPTS):
+            try:
+                with Session(self._writer) as session, session.begin():
+                    return work(session)
+            except DBAPIError as error:
+                if attempt == WRITE_ATTEMPTS - 1 or not _is_lock_race(error):
+                    raise
+                time.sleep(0.05 * 2**attempt)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    # ------------------------------------------------------------------ bots and tokens
+
+    def _check_admin(self, admin_token: str) -> None:
+        if self._admin_hash is None:
+            raise AdminTokenError(
+                "admin operations are disabled: the server has no admin token configured; "
+                "set one in the server config to register, rotate or revoke bots"
+            )
+        if not token_matches(admin_token, self._admin_hash):
+            raise AdminTokenError(
+                "wrong admin token: registering, rotating and revoking bots needs the admin token "
+                "from the server config"
+            )
+
+    def register_bot(self, name: str, *, admin_token: str) -> Registration:
+        """Register a bot; the returned token is shown once.
+
+        Raises:
+            AdminTokenError, InvalidInputError (bad name), AlreadyExistsError (name taken).
+        """
+        self._check_admin(admin_token)
+        if not BOT_NAME.fullmatch(name):
+            raise InvalidInputError(
+                f"bot name {name!r} is not allowed: use 1 to 40 letters, digits, '_', '.' or '-', "
+                "starting with a letter or digit"
+            )
+        token = new_token()
+
+        def register(session: Session) -> Bot:
+            if session.scalar(select(BotRow.id).where(BotRow.name == name)) is not None:
+                raise AlreadyExistsError(f"a bot named {name!r} is already registered; choose another name")
+            row = BotRow(name=name, token_hash=hash_token(token), created_at=_now())
+            session.add(row)
+            session.flush()
+            return _bot(row)
+
+        try:
+            return Registration(self._write(register), token)
+        except IntegrityError:  # registered by someone else between our check and insert
+            raise AlreadyExistsError(
+                f"a bot named {name!r} is already registered; choose another name"
+            ) from None
+
+    def rotate_token(self, name: str, *, admin_token: str) -> Registration:
+        """Give a bot a new token (shown once); the old one stops working at once.
+
+        Raises:
+            AdminTokenError, NotFoundError, RevokedTokenError (a revoked bot stays revoked).
+        """
+        self._check_admin(admin_token)
+        token = new_token()
+
+        def rotate(session: Session) -> Bot:
+            row = _bot_row(session, name, lock=True)
+            if row.revoked_at is not None:
+                raise RevokedTokenError(
+                    f"bot {name!r} was revoked on {row.revoked_at:%Y-%m-%d %H:%M} UTC and cannot get a new "
+                    "token; register a new bot instead"
+                )
+            row.previous_token_hash = row.token_hash
+            row.token_hash = hash_token(token)
+            row.rotated_at = _now()
+            return _bot(row)
+
+        return Registration(self._write(rotate), token)
+
+    def revoke_bot(self, name: str, *, admin_token: str) -> Bot:
+        """Revoke a bot: its token is refused from now on; its games and history stay.
+
+        Raises:
+            AdminTokenError, NotFoundError.
+        """
+        self._check_admin(admin_token)
+
+        def revoke(session: Session) -> Bot:
+            row = _bot_row(session, name, lock=True)
+            if row.revoked_at is None:
+                row.revoked_at = _now()
+            return _bot(row)
+
+        return self._write(revoke)
+
+    def authenticate(self, token: str) -> Bot:
+        """The bot this token belongs to.
+
+        Raises:
+            UnknownTokenError, RotatedTokenError, RevokedTokenError — never quoting the token.
+        """
+        digest = hash_token(token)
+
+        def find(session: Session) -> Bot:
+            row = session.scalar(select(BotRow).where(BotRow.token_hash == digest))
+            # The lookup is by hash, so its timing reveals nothing usable; the comparison is constant-time
+            # anyway, so no code path compares a secret byte by byte.
+            if row is not None and token_matches(token, row.token_hash):
+                if row.revoked_at is not None:
+                    raise RevokedTokenError(
+                        f"bot {row.name!r} was revoked on {row.revoked_at:%Y-%m-%d %H:%M} UTC; its token no "
+                        "longer works. Ask the organizer to register the bot again"
+                    )
+                return _bot(row)
+            old = session.scalar(select(BotRow).where(BotRow.previous_token_hash == digest))
+            if old is not None:
+                rotated = f"{old.rotated_at:%Y-%m-%d %H:%M} UTC" if old.rotated_at else "recently"
+                raise RotatedTokenError(
+                    f"this token of bot {old.name!r} was replaced on {rotated}; connect with the new token "
+                    "the organizer received when rotating it"
+                )
+            raise UnknownTokenError(
+                "unknown bot token: no registered bot has it. Check that the whole token was copied "
+                "(43 characters), or ask the organizer to register your bot and give you its token"
+            )
+
+        return self._read(find)
+
+    def bot(self, name: str) -> Bot:
+        """Raises: NotFoundError."""
+        return self._read(lambda session: _bot(_bot_row(session, name)))
+
+    def bots(self) -> list[Bot]:
+        return self._read(
+            lambda session: [_bot(r) for r in session.scalars(select(BotRow).order_by(BotRow.name))]
+        )
+
+    # ------------------------------------------------------------------ games, replays, ratings
+
+    def record_game(self, result: GameResult, replay: Replay) -> list[RatingChange]:
+        """Write a finished game: its seats, its compressed replay and (if rated) the rating updates, in ONE
+        transaction. Returns the rating changes in seat order (empty for an unrated game).
+
+        Ratings are read and written under a lock (SQLite: the write transaction is taken up front;
+        PostgreSQL: the rating rows are selected FOR UPDATE), so games finishing at once lose no update.
+
+        Raises:
+            InvalidInputError (result and replay disagree, or a rated game with a practice or repeated bot),
+            AlreadyExistsError (this game id was recorded before), NotFoundError (unknown bot id).
+        """
+        _check_result(result, replay)
+        data = replay.to_json().encode()
+        now = _now()
+
+        def record(session: Session) -> list[RatingChange]:
+            if session.get(GameRow, replay.game_id) is not None:
+                raise AlreadyExistsError(f"game {replay.game_id!r} is already recorded")
+            bots = _seat_bots(session, result)
+            session.add(
+                GameRow(
+                    id=replay.game_id,
+                    queue=result.queue,
+                    rules=replay.rules.to_dict(),
+                    board=replay.board,
+                    seed=replay.seed,
+                    seed_commitment=result.seed_commitment,
+                    rated=result.rated,
+                    started_at=result.started_at,
+                    finished_at=result.finished_at,
+                    turns=result.turns,
+                    reason=result.reason,
+                )
+            )
+            session.flush()
+            session.add_all(
+                SeatRow(
+                    game_id=replay.game_id,
+                    seat=i,
+                    bot_id=s.bot_id,
+                    name=s.name,
+                    place=s.place,
+                    outcome=s.outcome.value,
+                    timeouts=s.timeouts,
+                    rejections=s.rejections,
+                )
+                for i, s in enumerate(result.seats)
+            )
+            session.add(ReplayRow(game_id=replay.game_id, data=zlib.compress(data), size=len(data)))
+            changes = _update_ratings(session, result, replay.game_id, bots, now) if result.rated else []
+            session.flush()
+            return changes
+
+        try:
+            return self._write(record)
+        except IntegrityError:  # the same game recorded concurrently by another writer
+            raise AlreadyExistsError(f"game {replay.game_id!r} is already recorded") from None
+
+    def game(self, game_id: str) -> GameSummary:
+        """Raises: NotFoundError."""
+
+        def find(session: Session) -> GameSummary:
+            row = session.get(GameRow, game_id)
+            if row is None:
+                raise NotFoundError(f"no game {game_id!r}; list games to see the recorded ids")
+            return _summaries(session, [row])[0]
+
+        return self._read(find)
+
+    def games(
+        self, *, queue: str | None = None, bot: str | None = None, limit: int = 50
+    ) -> list[GameSummary]:
+        """The latest finished games first, optionally of one queue and/or one bot.
+
+        Raises: NotFoundError (unknown bot).
+        """
+
+        def find(session: Session) -> list[GameSummary]:
+            query = select(GameRow).order_by(GameRow.finished_at.desc(), GameRow.id).limit(limit)
+            if queue is not None:
+                query = query.where(GameRow.queue == queue)
+            if bot is not None:
+                bot_id = _bot_row(session, bot).id
+                query = query.where(GameRow.id.in_(select(SeatRow.game_id).where(SeatRow.bot_id == bot_id)))
+            return _summaries(session, list(session.scalars(query)))
+
+        return self._read(find)
+
+    def replay(self, game_id: str) -> Replay:
+        """The game's replay as recorded. Raises: NotFoundError."""
+
+        def find(session: Session) -> Replay:
+            row = session.get(ReplayRow, game_id)
+            if row is None:
+                raise NotFoundError(f"no replay for game {game_id!r}; list games to see the recorded ids")
+            return Replay.from_json(zlib.decompress(row.data).decode())
+
+        return self._read(find)
+
+    def leaderboard(self, queue: str, *, limit: int | None = None) -> list[Standing]:
+        """Bots rated in a queue, best first by μ − 3σ (revoked bots left out)."""
+
+        def find(session: Session) -> list[Standing]:
+            score = RatingRow.mu - ratings.LEADERBOARD_SIGMAS * RatingRow.sigma
+            query = (
+                select(RatingRow, BotRow.name)
+                .join(BotRow, BotRow.id == RatingRow.bot_id)
+                .where(RatingRow.queue == queue, BotRow.revoked_at.is_(None))
+                .order_by(score.desc(), RatingRow.games.desc(), BotRow.name)
+                .limit(limit)
+            )
+            return [
+                Standing(
+                    rank=i + 1,
+                    bot=name,
+                    skill=ratings.Skill(r.mu, r.sigma),
+                    games=r.games,
+                    wins=r.wins,
+                    average_place=r.place_sum / r.games if r.games else 0.0,
+                    timeouts=r.timeouts,
+                    forfeits=r.forfeits,
+                )
+                for i, (r, name) in enumerate(session.execute(query).all())
+            ]
+
+        return self._read(find)
+
+    def queues(self) -> list[str]:
+        """Queues with at least one rating."""
+        return self._read(
+            lambda session: list(
+                session.scalars(select(RatingRow.queue).distinct().order_by(RatingRow.queue))
+            )
+        )
+
+    def rating_history(self, bot: str, queue: str) -> list[RatingChange]:
+        """A bot's rating changes in a queue, oldest first. Raises: NotFoundError."""
+
+        def find(session: Session) -> list[RatingChange]:
+            row = _bot_row(session, bot)
+            query = (
+                select(RatingChangeRow)
+                .where(RatingChangeRow.bot_id == row.id, RatingChangeRow.queue == queue)
+                .order_by(RatingChangeRow.id)
+            )
+            return [_change(c, row.name) for c in session.scalars(query)]
+
+        return self._read(find)
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    """WAL (readers never block the writer), foreign keys enforced, and a wait instead of "database is
+    locked"; transactions begun by us so that writes can take the lock up front (BEGIN IMMEDIATE)."""
+
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # pysqlite must not issue its own (deferred) BEGIN
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def on_begin(connection: Connection) -> None:
+        # A deferred transaction that reads and then writes can fail with SQLITE_BUSY without waiting;
+        # an immediate one takes the write lock first, so ratings are read by the one writer.
+        writes = connection.get_execution_options().get(_WRITE, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
+
+
+def _is_lock_race(error: DBAPIError) -> bool:
+    sqlstate = getattr(error.orig, "sqlstate", None)
+    if sqlstate in _RETRYABLE_SQLSTATES:
+        return True
+    message = str(error.orig).lower()
+    return "database is locked" in message or "database is busy" in message
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _bot(row: BotRow) -> Bot:
+    return Bot(row.id, row.name, row.created_at, row.rotated_at, row.revoked_at)
+
+
+def _bot_row(session: Session, name: str, *, lock: bool = False) -> BotRow:
+    query = select(BotRow).where(BotRow.name == name)
+    row = session.scalar(query.with_for_update() if lock else query)
+    if row is None:
+        raise NotFoundError(f"no bot named {name!r}; list bots to see the registered names")
+    return row
+
+
+def _check_result(result: GameResult, replay: Replay) -> None:
+    if not replay.game_id:
+        raise InvalidInputError("the replay has no game_id; set Replay.game_id to the game's id")
+    names = [s.name for s in result.seats]
+    if names != list(replay.seats):
+        raise InvalidInputError(f"result seats {names} differ from the replay's seats {replay.seats}")
+    places = [s.place for s in result.seats]
+    if replay.places and places != list(replay.places):
+        raise InvalidInputError(f"result places {places} differ from the replay's places {replay.places}")
+    if any(not 1 <= p <= len(places) for p in places):
+        raise InvalidInputError(f"places {places} must each be between 1 and {len(places)} (1 = best)")
+    if result.rated:
+        ids = [s.bot_id for s in result.seats]
+        if None in ids:
+            raise InvalidInputError(
+                f"a rated game needs a registered bot in every seat; seats {names} have bot ids {ids}. "
+                "Record practice games with rated=False"
+            )
+        if len(set(ids)) != len(ids):
+            raise InvalidInputError(f"a rated game needs distinct bots; seats {names} have bot ids {ids}")
+
+
+def _seat_bots(session: Session, result: GameResult) -> dict[int, BotRow]:
+    ids = {s.bot_id for s in result.seats if s.bot_id is not None}
+    rows = {r.id: r for r in session.scalars(select(BotRow).where(BotRow.id.in_(ids)))}
+    missing = sorted(ids - rows.keys())
+    if missing:
+        raise NotFoundError(f"no registered bot with id {missing}; seats must carry Bot.id from authenticate")
+    return rows
+
+
+def _update_ratings(
+    session: Session, result: GameResult, game_id: str, bots: dict[int, BotRow], now: datetime
+) -> list[RatingChange]:
+    seat_ids = [s.bot_id for s in result.seats if s.bot_id is not None]
+    # Create missing rows without racing another writer, then lock every row in id order (no deadlocks).
+    insert = (
+        postgresql.insert
+        if session.bind is not None and session.bind.dialect.name == "postgresql"
+        else sqlite.insert
+    )
+    session.execute(
+        insert(RatingRow)
+        .values(
+            [
+                dict(
+                    bot_id=bot_id,
+                    queue=result.queue,
+                    mu=ratings.INITIAL.mu,
+                    sigma=ratings.INITIAL.sigma,
+                    games=0,
+                    wins=0,
+                    place_sum=0,
+                    timeouts=0,
+                    forfeits=0,
+                    updated_at=now,
+                )
+                for bot_id in sorted(seat_ids)
+            ]
+        )
+        .on_conflict_do_nothing()
+    )
+    locked = session.scalars(
+        select(RatingRow)
+        .where(RatingRow.queue == result.queue, RatingRow.bot_id.in_(seat_ids))
+        .order_by(RatingRow.bot_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    rows = {r.bot_id: r for r in locked}
+    before = [ratings.Skill(rows[b].mu, rows[b].sigma) for b in seat_ids]
+    after = ratings.rate(before, [s.place for s in result.seats])
+    changes = []
+    for seat, bot_id, old, new in zip(result.seats, seat_ids, before, after, strict=True):
+        row = rows[bot_id]
+        row.mu, row.sigma = new
+        row.games += 1
+        row.wins += seat.place == 1
+        row.place_sum += seat.place
+        row.timeouts += seat.timeouts
+        row.forfeits += seat.outcome.is_forfeit
+        row.updated_at = now
+        change = RatingChangeRow(
+            bot_id=bot_id,
+            queue=result.queue,
+            game_id=game_id,
+            place=seat.place,
+            mu_before=old.mu,
+            sigma_before=old.sigma,
+            mu=new.mu,
+            sigma=new.sigma,
+            at=now,
+        )
+        session.add(change)
+        changes.append(_change(change, bots[bot_id].name))
+    return changes
+
+
+def _change(row: RatingChangeRow, bot: str) -> RatingChange:
+    return RatingChange(
+        bot=bot,
+        queue=row.queue,
+        game_id=row.game_id,
+        place=row.place,
+        before=ratings.Skill(row.mu_before, row.sigma_before),
+        after=ratings.Skill(row.mu, row.sigma),
+        at=row.at,
+    )
+
+
+def _summaries(session: Session, games: list[GameRow]) -> list[GameSummary]:
+    seats: dict[str, list[SeatResult]] = {g.id: [] for g in games}
+    query = select(SeatRow).where(SeatRow.game_id.in_(seats)).order_by(SeatRow.game_id, SeatRow.seat)
+    for s in session.scalars(query):
+        seats[s.game_id].append(
+            SeatResult(s.name, s.place, SeatOutcome(s.outcome), s.bot_id, s.timeouts, s.rejections)
+        )
+    return [
+        GameSummary(
+            id=g.id,
+            queue=g.queue,
+            rated=g.rated,
+            board=g.board,
+            rules=g.rules,
+            seed=g.seed,
+            seed_commitment=g.seed_commitment,
+            started_at=g.started_at,
+            finished_at=g.finished_at,
+            turns=g.turns,
+            reason=g.reason,
+            seats=seats[g.id],
+        )
+        for g in games
+    ]

@@ -1,0 +1,66 @@
+"""Real games for storage tests: played by the engine's aggressive policy, short turn cap."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from datetime import UTC, datetime, timedelta
+
+from engine import aggressive_policy, new_game, preset
+from engine.actions import Action
+from engine.replay import Replay
+from server.storage import Bot, GameResult, SeatOutcome, SeatResult
+
+QUEUE = "classic-3"
+START = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+@functools.cache
+def _played(players: int, seed: int) -> tuple[tuple[Action, ...], tuple[int, ...], str, str, int]:
+    rules = preset("classic" if players > 2 else "classic_two_player", turn_cap=60)
+    state, _ = new_game(rules, players, seed)
+    actions: list[Action] = []
+    while not state.is_over():
+        action = aggressive_policy(state)
+        state.apply_unchecked(action)
+        actions.append(action)
+    return tuple(actions), tuple(state.places), state.fingerprint(), state.end_reason, state.turn
+
+
+def play(game_id: str, ranking: list[Bot], seed: int = 1, queue: str = QUEUE) -> tuple[GameResult, Replay]:
+    """A real game whose final places put ``ranking[0]`` first, ``ranking[1]`` second, and so on.
+
+    The engine decides the places; the bots are seated so that the wanted bot sits where each place fell.
+    """
+    actions, places, fingerprint, reason, turns = _played(len(ranking), seed)
+    assert len(set(places)) == len(places), "pick a seed whose game has no tied places"
+    seated = [ranking[place - 1] for place in places]
+    rules = preset("classic" if len(ranking) > 2 else "classic_two_player", turn_cap=60)
+    replay = Replay(
+        rules,
+        seed,
+        [b.name for b in seated],
+        list(actions),
+        game_id=game_id,
+        places=list(places),
+        fingerprint=fingerprint,
+    )
+    seats = [
+        SeatResult(
+            name=bot.name,
+            place=place,
+            outcome=SeatOutcome.WON if place == 1 else SeatOutcome.ELIMINATED,
+            bot_id=bot.id,
+        )
+        for bot, place in zip(seated, places, strict=True)
+    ]
+    result = GameResult(
+        queue=queue,
+        seats=seats,
+        seed_commitment=hashlib.sha256(f"{seed}:{game_id}".encode()).hexdigest(),
+        started_at=START,
+        finished_at=START + timedelta(minutes=5),
+        turns=turns,
+        reason=reason,
+    )
+    return result, replay
