@@ -14,8 +14,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# The README's test command: stubs up to date, lint, then every test (unit, property, end-to-end).
-test: install proto-check lint unit
+# The README's test command: stubs up to date, lint, then every test (unit, property, end-to-end), then
+# the starter kits' builds and strategy tests (`make interop` plays them against the Python bots).
+test: install proto-check lint unit kits
 
 PROTOS := $(wildcard proto/conquest/v1/*.proto)
 PROTOC = $(PY) -m grpc_tools.protoc -Iproto --plugin=protoc-gen-mypy=$(VENV)/bin/protoc-gen-mypy \
@@ -35,16 +36,8 @@ proto-check: install
 	rm -rf .proto-check
 	cd proto && ../$(VENV)/bin/buf lint
 
-# Storage tests run on SQLite and on the throwaway PostgreSQL that test-db starts (docs/storage.md).
-unit: install test-db
-	url=$$(.ci/postgres.sh url) && CONQUEST_TEST_POSTGRES_URL=$$url $(PY) -m pytest
-
-.PHONY: test-db test-db-stop
-test-db:
-	.ci/postgres.sh start
-
-test-db-stop:
-	.ci/postgres.sh stop
+unit: install
+	$(PY) -m pytest
 
 lint: install
 	$(VENV)/bin/ruff check .
