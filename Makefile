@@ -36,8 +36,16 @@ proto-check: install
 	rm -rf .proto-check
 	cd proto && ../$(VENV)/bin/buf lint
 
-unit: install
-	$(PY) -m pytest
+# Storage tests run on SQLite and on the throwaway PostgreSQL that test-db starts (docs/storage.md).
+unit: install test-db
+	url=$$(.ci/postgres.sh url) && CONQUEST_TEST_POSTGRES_URL=$$url $(PY) -m pytest
+
+.PHONY: test-db test-db-stop
+test-db:
+	.ci/postgres.sh start
+
+test-db-stop:
+	.ci/postgres.sh stop
 
 lint: install
 	$(VENV)/bin/ruff check .
