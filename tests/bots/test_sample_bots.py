@@ -7,6 +7,9 @@ a game without a rejected action.
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
 from conquest.v1 import game_pb2
@@ -120,9 +123,6 @@ def test_capture_odds_match_the_engines_exact_odds() -> None:
 
 def test_bots_are_independent_of_engine_and_server() -> None:
     """Bot authors copy the SDK and the bots: only evaluate.py may import the engine or the server."""
-    import ast
-    from pathlib import Path
-
     root = Path(__file__).parents[2] / "sample_bots" / "python"
     for path in sorted(root.rglob("*.py")):
         if path.name == "evaluate.py":
@@ -143,3 +143,18 @@ def test_random_and_aggressive_bots_are_what_they_say() -> None:
     assert isinstance(BOTS["strategist"](1), StrategistBot)
     wins, _ = measure(MATCHUPS[3], games=8, processes=1)
     assert wins >= 6
+
+
+def test_readme_bot_plays_whole_games() -> None:
+    """Issue 3: the README's "working Python bot in about 20 lines" really plays (and stays short)."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    code = readme.split("## Write a bot", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    assert len(code.strip().splitlines()) <= 25
+    namespace: dict[str, object] = {"__name__": "readme_bot"}
+    exec(compile(code, "README.md", "exec"), namespace)
+    bot_class = namespace["Greedy"]
+    assert isinstance(bot_class, type) and issubclass(bot_class, Bot)
+    for preset_name, seats in (("classic", 4), ("classic_two_player", 2)):
+        bots: list[str | Bot] = [bot_class() for _ in range(seats - 1)]
+        result = play([*bots, "random"], preset_name, 3, turn_cap=100)
+        assert 1 in result.places

@@ -122,7 +122,7 @@ class Client:
                 except grpc.aio.AioRpcError as error:
                     if self._finished():
                         break
-                    log.warning("connection lost (%s: %s)", error.code().name, error.details())
+                    log.warning("no connection (%s: %s)", error.code().name, error.details())
                 if self._finished():
                     break
                 if self.welcome is not None:
