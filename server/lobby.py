@@ -140,6 +140,7 @@ class Lobby:
             else:
                 self.matchmaker.leave(name, session)
                 session.queues.discard(name)
+            log.info(kind, bot=session.identity.name, session_id=session.session_id, queue=name)
             waiting = self.matchmaker.waiting_count(name)
             self.metrics.queue_depth.labels(name).set(waiting)
             session.send(

@@ -267,12 +267,15 @@ class GameRunner:
         seat.open_request = 0
 
     def _time_out(self, index: int, seat: RemoteSeat, legal: LegalActions) -> Action:
+        request_id = seat.open_request
         self._close_request(seat, "timed out")
         seat.clock.charge(seat.clock.budget_ms())
         self.metrics.timeouts.labels(self.queue.name).inc()
         if seat.disconnected_at is None:  # while away, only the grace window counts against a bot
             seat.strikes += 1
-            self.log.info("decision_timeout", bot=seat.name, seat=index, strikes=seat.strikes)
+            self.log.info(
+                "decision_timeout", bot=seat.name, seat=index, request_id=request_id, strikes=seat.strikes
+            )
             if seat.strikes >= self.queue.time_control.max_strikes:
                 self._forfeit(
                     seat, Outcome.SEAT_OUTCOME_FORFEIT_TIMEOUT, f"{seat.strikes} timeouts", "timeout"
