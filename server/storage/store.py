@@ -8,7 +8,6 @@ between threads (each call uses its own session). A SQLite file is the embedded 
 from __future__ import annotations
 
 import enum
-import re
 import time
 import zlib
 from collections.abc import Callable, Sequence
@@ -25,6 +24,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from engine.replay import Replay
+from server.session import NAME_PATTERN
 from server.storage import ratings
 from server.storage.errors import (
     AdminTokenError,
@@ -41,7 +41,6 @@ from server.storage.tokens import hash_token, new_token, token_matches
 T = TypeVar("T")
 
 MIGRATIONS = Path(__file__).parent / "migrations"
-BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 SQLITE_BUSY_TIMEOUT_MS = 5000
 WRITE_ATTEMPTS = 5
 """A write that loses a lock race (SQLite busy, PostgreSQL deadlock or serialization failure) is retried."""
@@ -242,10 +241,9 @@ class Store:
             AdminTokenError, InvalidInputError (bad name), AlreadyExistsError (name taken).
         """
         self._check_admin(admin_token)
-        if not BOT_NAME.fullmatch(name):
+        if not NAME_PATTERN.fullmatch(name):  # the names a Hello may carry
             raise InvalidInputError(
-                f"bot name {name!r} is not allowed: use 1 to 40 letters, digits, '_', '.' or '-', "
-                "starting with a letter or digit"
+                f"bot name {name!r} is not allowed: use 1 to 32 letters, digits, '_', '.' or '-'"
             )
         token = new_token()
 
@@ -581,11 +579,7 @@ def _update_ratings(
 ) -> list[RatingChange]:
     seat_ids = [s.bot_id for s in result.seats if s.bot_id is not None]
     # Create missing rows without racing another writer, then lock every row in id order (no deadlocks).
-    insert = (
-        postgresql.insert
-        if session.bind is not None and session.bind.dialect.name == "postgresql"
-        else sqlite.insert
-    )
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
     session.execute(
         insert(RatingRow)
         .values(
@@ -622,10 +616,10 @@ def _update_ratings(
         row = rows[bot_id]
         row.mu, row.sigma = new
         row.games += 1
-        row.wins += seat.place == 1
+        row.wins += int(seat.place == 1)
         row.place_sum += seat.place
         row.timeouts += seat.timeouts
-        row.forfeits += seat.outcome.is_forfeit
+        row.forfeits += int(seat.outcome.is_forfeit)
         row.updated_at = now
         change = RatingChangeRow(
             bot_id=bot_id,
