@@ -2,6 +2,7 @@
 
 conquest serve [--config FILE] [--address HOST:PORT] [--replay-dir DIR] [--log-format console|json]
     (settings: defaults, then FILE, then CONQUEST_* environment variables, then flags; docs/configuration.md)
+conquest health [--address HOST:PORT]      (exit 0 when the server reports SERVING: container health checks)
 conquest replay show FILE
 conquest replay verify FILE [FILE ...]
 """
@@ -47,6 +48,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
     configure_logging(config.log_format)
     asyncio.run(serve(config))
     return 0
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    with grpc.insecure_channel(args.address) as channel:
+        stub: Any = health_pb2_grpc.HealthStub(channel)  # its type stub lists no methods
+        try:
+            reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=args.timeout)
+        except grpc.RpcError as bad:
+            why = f"{bad.code().name}: {bad.details()}" if isinstance(bad, grpc.Call) else str(bad)
+            print(f"conquest health: {args.address}: {why}", file=sys.stderr)
+            return 1
+    print(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
+    return 0 if reply.status == health_pb2.HealthCheckResponse.SERVING else 1
 
 
 def cmd_replay_verify(args: argparse.Namespace) -> int:
@@ -132,6 +149,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-format", choices=LOG_FORMATS, help="log output (default console)")
     serve.add_argument("--no-practice", action="store_true", help="refuse bots without a token")
     serve.set_defaults(run=cmd_serve)
+
+    health = commands.add_parser(
+        "health", help="ask a server's gRPC health service; exit 0 only if it is SERVING"
+    )
+    health.add_argument("--address", default="localhost:50051", help="host:port (default localhost:50051)")
+    health.add_argument("--timeout", type=float, default=3.0, help="seconds to wait (default 3)")
+    health.set_defaults(run=cmd_health)
 
     replay = commands.add_parser("replay", help="inspect or verify replay files")
     replay_commands = replay.add_subparsers(dest="replay_command", required=True)

@@ -225,6 +225,9 @@ async def test_sigterm_drains_games_within_the_grace_time_and_records_them(tmp_p
         health = health_pb2_grpc.HealthStub(channel)
         check = health_pb2.HealthCheckRequest(service="")
         assert (await health.Check(check)).status == health_pb2.HealthCheckResponse.SERVING
+        probe = ["health", "--address", f"localhost:{port}"]  # the containers' health check command
+        assert await asyncio.to_thread(main, probe) == 0
+        assert capsys.readouterr().out == "SERVING\n"
         games = {"short-2": 2, "long-3": 3}
         for queue, players in games.items():
             for i in range(players):
@@ -243,11 +246,11 @@ async def test_sigterm_drains_games_within_the_grace_time_and_records_them(tmp_p
         serve.process.send_signal(signal.SIGTERM)
         signalled = time.monotonic()
         short_pace["s"] = 0.0  # the short game can now finish inside the grace time; the long one cannot
-        statuses = []
         while (status := (await health.Check(check)).status) == health_pb2.HealthCheckResponse.SERVING:
-            statuses.append(status)
             await asyncio.sleep(0.05)
         assert status == health_pb2.HealthCheckResponse.NOT_SERVING
+        assert await asyncio.to_thread(main, probe) == 1
+        assert capsys.readouterr().out == "NOT_SERVING\n"
         late = RawBot(port)
         bots.append(late)
         refused = (await late.hello("late")).error
@@ -271,8 +274,13 @@ async def test_sigterm_drains_games_within_the_grace_time_and_records_them(tmp_p
     assert recorded["short-2"] in ("conquest", "turn_cap"), "the short game finished in the grace time"
     assert recorded["long-3"] == "server_shutdown", "the long game was ended and recorded"
     assert overs[0] is not None and overs[0].reason == recorded["short-2"]
-    capsys.readouterr()
     assert main(["replay", "verify", *map(str, files)]) == 0
     assert capsys.readouterr().out.count("OK ") == 2
     log_events = [r["event"] for r in serve.records()]
     assert log_events[-1] == "stopped" and "shutting_down" in log_events
+
+
+def test_health_command_fails_readably_when_no_server_answers(capsys):
+    """The containers' health check (`conquest health`) must fail, and say why, when nothing listens."""
+    assert main(["health", "--address", f"localhost:{_free_port()}", "--timeout", "2"]) == 1
+    assert "UNAVAILABLE" in capsys.readouterr().err
