@@ -226,3 +226,21 @@ async def test_sample_bots_run_from_the_command_line(address: str) -> None:
         assert process.returncode == 0
         line = stdout.decode()
         assert line.startswith("game ") and "1. cli-" in line and "2. cli-" in line, line
+
+
+async def test_stop_finishes_games_in_progress_then_closes(address: str) -> None:
+    """Issue 3 (brief): "clean shutdown" — stop() leaves the queues, lets the game in progress finish
+    and then returns, with no game left behind."""
+    clients = [
+        Client(StrategistBot(), address, name="py-stopping", queues=["classic-2"]),
+        Client(RandomBot(5), address, name="py-other", queues=["classic-2"]),
+    ]
+    running = asyncio.gather(*(c.run() for c in clients))
+    while not all(c.games for c in clients):
+        await asyncio.sleep(0.01)
+    for client in clients:
+        client.stop()
+    results = await asyncio.wait_for(running, 60)
+    for client, overs in zip(clients, results, strict=True):
+        assert len(overs) == 1 and not client.games
+        check_ranking(overs[0], {"py-stopping", "py-other"})
