@@ -109,5 +109,6 @@ class Metrics:
         return http_server
 
     def names(self) -> list[str]:
-        """Every exported sample-family name (for tests and the dashboard check)."""
-        return sorted(m.name for m in self.registry.collect())
+        """Every metric name as ``/metrics`` exposes it, counters with their ``_total`` (for tests and the
+        dashboard check)."""
+        return sorted(m.name + "_total" if m.type == "counter" else m.name for m in self.registry.collect())

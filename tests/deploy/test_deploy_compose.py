@@ -1,0 +1,134 @@
+"""deploy/docker-compose.yml, the Prometheus scrape config and the Grafana provisioning, read as data.
+
+Issue 6: "a compose file with the server, PostgreSQL, Prometheus (scrape config included) and Grafana
+(provisioned datasource and a dashboard JSON showing the metrics above) ... validate ... the compose
+file and dashboard as data; a test that every metric the dashboard queries is exported by the server".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import urlsplit
+
+from deploy_support import DEPLOY, ROOT, image_config, port_of, yaml_file
+
+from server.metrics import Metrics
+
+COMPOSE = yaml_file("docker-compose.yml")
+SERVICES = COMPOSE["services"]
+DASHBOARD = json.loads((DEPLOY / "grafana" / "dashboards" / "conquest.json").read_text())
+
+
+def _mounts(service: str) -> dict[str, str]:
+    """A service's volumes: container path -> source (a named volume or a path relative to deploy/)."""
+    mounts = {}
+    for volume in SERVICES[service].get("volumes", []):
+        source, target, *_ = volume.split(":")
+        mounts[target] = source
+    return mounts
+
+
+def test_compose_runs_the_server_with_postgresql_prometheus_and_grafana():
+    assert set(SERVICES) == {"conquest", "postgres", "prometheus", "grafana"}
+    for name, service in SERVICES.items():
+        assert "image" in service, f"{name} names its image"
+        assert set(service) <= {
+            "build", "image", "command", "environment", "ports", "volumes", "depends_on", "healthcheck",
+            "restart", "stop_grace_period",
+        }, f"{name} uses a key this test does not know"  # fmt: skip
+    build = SERVICES["conquest"]["build"]
+    assert (DEPLOY / build["context"] / build["dockerfile"]).resolve() == DEPLOY / "Dockerfile"
+
+
+def test_compose_ports_volumes_and_files_line_up():
+    """Every bind-mounted file exists, every named volume is declared, published ports match the config."""
+    config = image_config()
+    declared = set(COMPOSE["volumes"])
+    for name in SERVICES:
+        for source in _mounts(name).values():
+            if source.startswith("."):
+                assert (DEPLOY / source).exists(), f"{name} mounts missing {source}"
+            else:
+                assert source in declared, f"{name} uses undeclared volume {source}"
+    server = _mounts("conquest")
+    assert server["/etc/conquest/conquest.toml"] == "./conquest.toml"
+    assert str(config.replay_dir) in server
+    assert f"{port_of(config.address)}:{port_of(config.address)}" in SERVICES["conquest"]["ports"]
+    assert _mounts("prometheus")["/etc/prometheus/prometheus.yml"] == "./prometheus/prometheus.yml"
+
+
+def test_the_server_gets_its_database_and_time_to_drain():
+    """The database URL points at the compose PostgreSQL; SIGKILL comes only after the drain's grace time."""
+    server = SERVICES["conquest"]
+    database = urlsplit(server["environment"]["CONQUEST_DATABASE_URL"])
+    assert database.scheme == "postgresql+psycopg" and database.hostname == "postgres"
+    postgres = SERVICES["postgres"]["environment"]
+    assert (database.username, database.path) == (postgres["POSTGRES_USER"], "/" + postgres["POSTGRES_DB"])
+    assert server["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert "CONQUEST_ADMIN_TOKEN" in server["environment"]
+    grace = re.fullmatch(r"(\d+)s", server["stop_grace_period"])
+    assert grace and int(grace.group(1)) * 1000 > image_config().shutdown_grace_ms
+
+
+def test_prometheus_scrapes_the_servers_metrics_port():
+    """Issue 6: "Prometheus (scrape config included)": the target is the compose service on the
+    server.metrics_port of deploy/conquest.toml."""
+    scrape = yaml_file("prometheus/prometheus.yml")["scrape_configs"]
+    [job] = [j for j in scrape if j["job_name"] == "conquest"]
+    assert job.get("metrics_path", "/metrics") == "/metrics"
+    targets = [t for group in job["static_configs"] for t in group["targets"]]
+    assert targets == [f"conquest:{image_config().metrics_port}"]
+
+
+def test_grafana_is_provisioned_with_the_datasource_and_dashboard_it_uses():
+    [source] = yaml_file("grafana/provisioning/datasources/prometheus.yml")["datasources"]
+    assert urlsplit(source["url"]).hostname == "prometheus" and source["type"] == "prometheus"
+    used = {p["datasource"]["uid"] for p in DASHBOARD["panels"] if "datasource" in p}
+    used |= {t["datasource"]["uid"] for p in DASHBOARD["panels"] for t in p.get("targets", [])}
+    assert used == {source["uid"]}
+    [provider] = yaml_file("grafana/provisioning/dashboards/conquest.yml")["providers"]
+    mounts = _mounts("grafana")
+    assert mounts[provider["options"]["path"]] == "./grafana/dashboards"
+    assert mounts["/etc/grafana/provisioning"] == "./grafana/provisioning"
+
+
+def _queried_metrics() -> set[str]:
+    """Every conquest_ metric in the dashboard's PromQL, histogram series suffixes stripped."""
+    expressions = [t["expr"] for p in DASHBOARD["panels"] for t in p.get("targets", [])]
+    expressions += [v["definition"] for v in DASHBOARD["templating"]["list"]]
+    names = {n for e in expressions for n in re.findall(r"\bconquest_[a-z_]+", e)}
+    return {re.sub(r"_(bucket|sum|count)$", "", n) for n in names}
+
+
+def test_every_metric_the_dashboard_queries_is_exported_by_the_server():
+    """Issue 6: "a test that every metric the dashboard queries is exported by the server"."""
+    exported = set(Metrics().names())
+    assert _queried_metrics() <= exported, f"not exported: {_queried_metrics() - exported}"
+
+
+def test_the_dashboard_shows_every_documented_metric():
+    """Issue 6: "a dashboard JSON showing the metrics above" (all of docs/metrics.md)."""
+    documented = set(
+        re.findall(r"^\| `(conquest_[a-z_]+)`", (ROOT / "docs" / "metrics.md").read_text(), re.M)
+    )
+    assert documented == set(Metrics().names())
+    assert documented <= _queried_metrics(), f"not on the dashboard: {documented - _queried_metrics()}"
+
+
+def test_the_dashboard_is_well_formed():
+    """Unique panel ids, no overlapping panels, and histograms read only through their buckets, sums
+    and counts."""
+    ids = [p["id"] for p in DASHBOARD["panels"]]
+    assert len(ids) == len(set(ids))
+    cells = set()
+    for panel in DASHBOARD["panels"]:
+        box = panel["gridPos"]
+        area = {(box["x"] + dx, box["y"] + dy) for dx in range(box["w"]) for dy in range(box["h"])}
+        assert box["x"] + box["w"] <= 24 and not area & cells, f"panel {panel['title']!r} overlaps"
+        cells |= area
+    histograms = {f.name for f in Metrics().registry.collect() if f.type == "histogram"}
+    for panel in DASHBOARD["panels"]:
+        for target in panel.get("targets", []):
+            for name in re.findall(r"\bconquest_[a-z_]+", target["expr"]):
+                assert name not in histograms, f"{panel['title']!r} reads histogram {name} directly"
