@@ -1,0 +1,114 @@
+"""deploy/k8s against the Kubernetes schemas and against the server's own config and image.
+
+Issue 6: "Kubernetes manifests (Deployment, Service, ConfigMap, Secret for the database URL and admin
+token, readiness/liveness probes using gRPC health, resource requests) ... validate what can be validated
+in CI (the manifests against the Kubernetes schemas, e.g. with the kubernetes-validate package)".
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import tomllib
+
+import kubernetes_validate
+import pytest
+from deploy_support import DEPLOY, image_config, manifests, port_of
+
+from server.config import parse_config
+
+KUBERNETES = "1.30.0"
+"""The oldest Kubernetes minor still in upstream support when this was written; gRPC probes are GA."""
+
+
+@pytest.mark.parametrize("kind", ["Deployment", "Service", "ConfigMap", "Secret", "PersistentVolumeClaim"])
+def test_each_manifest_matches_the_kubernetes_schema(kind):
+    """The schemas ship inside the kubernetes-validate package: no cluster and no network needed."""
+    kubernetes_validate.validate(manifests()[kind], KUBERNETES, strict=True)
+
+
+def test_the_schema_check_catches_a_misspelt_field():
+    """The validator is strict: a typo in the Deployment would be reported, not ignored."""
+    deployment = copy.deepcopy(manifests()["Deployment"])
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    container["readinesProbe"] = container.pop("readinessProbe")
+    with pytest.raises(kubernetes_validate.ValidationError, match="readinesProbe"):
+        kubernetes_validate.validate(deployment, KUBERNETES, strict=True)
+
+
+def _container() -> dict:
+    return manifests()["Deployment"]["spec"]["template"]["spec"]["containers"][0]
+
+
+def test_probes_ask_grpc_health_and_outlast_the_drain():
+    """Issue 6: "readiness/liveness probes using gRPC health"; "SIGTERM drains ... within a configurable
+    grace time": readiness drops a draining pod at once, liveness must not restart it mid-drain, and the
+    kubelet must not kill it before the grace time is over."""
+    config = image_config()
+    container = _container()
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports == {"grpc": port_of(config.address), "metrics": config.metrics_port}
+    readiness, liveness = container["readinessProbe"], container["livenessProbe"]
+    assert readiness["grpc"]["port"] == liveness["grpc"]["port"] == ports["grpc"]
+    assert readiness["failureThreshold"] == 1
+    assert liveness["periodSeconds"] * liveness["failureThreshold"] * 1000 > config.shutdown_grace_ms
+    pod = manifests()["Deployment"]["spec"]["template"]["spec"]
+    assert pod["terminationGracePeriodSeconds"] * 1000 > config.shutdown_grace_ms
+
+
+def test_resources_are_requested_and_the_pod_runs_as_the_images_user():
+    """Issue 6: "resource requests"; "a multi-stage Dockerfile running as a non-root user"."""
+    container = _container()
+    assert {"cpu", "memory"} <= set(container["resources"]["requests"])
+    assert {"memory"} <= set(container["resources"]["limits"])
+    pod = manifests()["Deployment"]["spec"]["template"]["spec"]
+    user = re.search(r"^USER (\d+):(\d+)$", (DEPLOY / "Dockerfile").read_text(), flags=re.MULTILINE)
+    assert user is not None
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert (pod["securityContext"]["runAsUser"], pod["securityContext"]["runAsGroup"]) == (
+        int(user.group(1)),
+        int(user.group(2)),
+    )
+    assert container["securityContext"]["allowPrivilegeEscalation"] is False
+
+
+def test_the_configmap_carries_the_image_config_where_the_entrypoint_reads_it():
+    """One config file: the ConfigMap holds deploy/conquest.toml verbatim, mounted at the path the
+    image's entrypoint passes to --config; the replay volume is mounted at server.replay_dir."""
+    objects = manifests()
+    text = objects["ConfigMap"]["data"]["conquest.toml"]
+    assert text == (DEPLOY / "conquest.toml").read_text(), "deploy/k8s/configmap.yaml is out of date"
+    assert parse_config(tomllib.loads(text)) == image_config()
+    entrypoint = re.search(r"^ENTRYPOINT \[(.*)\]$", (DEPLOY / "Dockerfile").read_text(), flags=re.MULTILINE)
+    assert entrypoint is not None
+    config_path = entrypoint.group(1).split(", ")[-1].strip('"')
+    pod = objects["Deployment"]["spec"]["template"]["spec"]
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    mounts = {m["mountPath"]: m["name"] for m in _container()["volumeMounts"]}
+    config_volume = volumes[mounts[config_path.rsplit("/", 1)[0]]]
+    assert config_volume["configMap"]["name"] == objects["ConfigMap"]["metadata"]["name"]
+    assert config_path.rsplit("/", 1)[1] in objects["ConfigMap"]["data"]
+    replays = volumes[mounts[str(image_config().replay_dir)]]
+    assert (
+        replays["persistentVolumeClaim"]["claimName"] == objects["PersistentVolumeClaim"]["metadata"]["name"]
+    )
+
+
+def test_the_secret_holds_the_database_url_and_admin_token_for_the_pod():
+    """Issue 6: "Secret for the database URL and admin token"."""
+    objects = manifests()
+    secret = objects["Secret"]
+    assert set(secret["stringData"]) == {"CONQUEST_DATABASE_URL", "CONQUEST_ADMIN_TOKEN"}
+    assert secret["stringData"]["CONQUEST_DATABASE_URL"].startswith("postgresql+psycopg://")
+    sources = _container()["envFrom"]
+    assert [s["secretRef"]["name"] for s in sources] == [secret["metadata"]["name"]]
+
+
+def test_the_service_selects_the_pods_and_exposes_grpc_and_metrics():
+    objects = manifests()
+    service = objects["Service"]["spec"]
+    labels = objects["Deployment"]["spec"]["template"]["metadata"]["labels"]
+    assert service["selector"].items() <= labels.items()
+    assert objects["Deployment"]["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    container_ports = {p["name"] for p in _container()["ports"]}
+    assert {p["targetPort"] for p in service["ports"]} == container_ports
