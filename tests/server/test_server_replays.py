@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -104,6 +105,7 @@ def test_conquest_serve_stops_cleanly_on_sigterm(tmp_path):
         ],
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "CONQUEST_SERVER_METRICS_PORT": "0"},  # 9100 may be taken by another server
     )
     assert process.stderr is not None
     first = json.loads(process.stderr.readline())
