@@ -47,6 +47,7 @@ CONFIG = """
 address = "127.0.0.1:{port}"
 replay_dir = "{replays}"
 shutdown_grace_ms = 2000
+metrics_port = 0             # no fixed port: runs and tests alongside must not collide
 
 [time_control]
 decision_ms = 5000
