@@ -3,6 +3,7 @@
 conquest serve [--config FILE] [--address HOST:PORT] [--replay-dir DIR] [--log-format console|json]
     (settings: defaults, then FILE, then CONQUEST_* environment variables, then flags; docs/configuration.md)
 conquest health [--address HOST:PORT]      (exit 0 when the server reports SERVING: container health checks)
+conquest practice [--address HOST:PORT] [--queue NAME ...] [--opponent KIND] [--games N]   (docs/cli.md)
 conquest replay show FILE
 conquest replay verify FILE [FILE ...]
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import logging
 import os
 import sys
 from collections import Counter
@@ -22,8 +24,9 @@ from typing import Any
 from engine.codec import encode_action
 from engine.events import GameEnded, TurnStarted
 from engine.replay import ReplayError, simulate
-from server.config import LOG_FORMATS, ConfigError, load_config
+from server.config import LOG_FORMATS, ConfigError, ServerConfig, load_config
 from server.replays import load_replay_file, verify_record
+from server.seats import HOUSE_POLICIES
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -64,6 +67,21 @@ def cmd_health(args: argparse.Namespace) -> int:
             return 1
     print(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
     return 0 if reply.status == health_pb2.HealthCheckResponse.SERVING else 1
+
+
+def cmd_practice(args: argparse.Namespace) -> int:
+    from server.logs import configure_logging
+    from server.practice import practice, practice_queues
+
+    try:
+        queues = practice_queues(args.queue, args.opponent, args.turn_cap)
+    except ValueError as bad:
+        print(f"conquest practice: {bad}", file=sys.stderr)
+        return 2
+    config = ServerConfig(address=args.address, replay_dir=args.replay_dir, metrics_port=0, queues=queues)
+    configure_logging("console", logging.WARNING)  # the results are the output; server notes stay quiet
+    asyncio.run(practice(config, args.games, sys.stdout))
+    return 0
 
 
 def cmd_replay_verify(args: argparse.Namespace) -> int:
@@ -156,6 +174,23 @@ def build_parser() -> argparse.ArgumentParser:
     health.add_argument("--address", default="localhost:50051", help="host:port (default localhost:50051)")
     health.add_argument("--timeout", type=float, default=3.0, help="seconds to wait (default 3)")
     health.set_defaults(run=cmd_health)
+
+    practice = commands.add_parser(
+        "practice", help="a local server where your bot plays built-in opponents (docs/cli.md)"
+    )
+    practice.add_argument(
+        "--address", default="localhost:50051", help="host:port to listen on (default %(default)s)"
+    )
+    practice.add_argument(
+        "--queue", action="append", default=[], help="offer this queue, repeatable (default: all)"
+    )
+    practice.add_argument(
+        "--opponent", choices=sorted(HOUSE_POLICIES), default="aggressive", help="(default %(default)s)"
+    )
+    practice.add_argument("--games", type=int, default=0, help="stop after N games (default 0: Ctrl-C)")
+    practice.add_argument("--turn-cap", type=int, help="end each game after this many turns")
+    practice.add_argument("--replay-dir", type=Path, default=Path("replays"), help="(default %(default)s)")
+    practice.set_defaults(run=cmd_practice)
 
     replay = commands.add_parser("replay", help="inspect or verify replay files")
     replay_commands = replay.add_subparsers(dest="replay_command", required=True)

@@ -75,6 +75,16 @@ class QueueConfig:
     rules: Rules
     players: int
     time_control: TimeControl = TimeControl()
+    house_opponents: tuple[str, ...] = ()
+    """Built-in opponents (``server.seats.HOUSE_POLICIES`` names) seated in every game of the queue: it
+    matches ``players - len(house_opponents)`` bots (practice servers and local matches)."""
+
+    def __post_init__(self) -> None:
+        if len(self.house_opponents) >= self.players:
+            raise ConfigError(
+                f"queue {self.name}: {len(self.house_opponents)} house opponents leave no seat for a bot "
+                f"in a {self.players}-player game"
+            )
 
 
 def default_queues(time_control: TimeControl = TimeControl()) -> tuple[QueueConfig, ...]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import structlog
 
@@ -19,7 +19,7 @@ from server.matchmaker import Matchmaker
 from server.metrics import Metrics
 from server.replays import ReplayWriter
 from server.runner import GameRunner
-from server.seats import HouseSeat, RemoteSeat, Seat
+from server.seats import HouseSeat, RemoteSeat, Seat, house_seats
 from server.session import Authenticator, HelloError, PracticeAuthenticator, Session, check_hello
 from server.wire import rules_info
 
@@ -46,11 +46,15 @@ class Lobby:
         self.metrics = metrics or Metrics()
         self.authenticator = authenticator or PracticeAuthenticator(allow_names=config.practice)
         self.queues = {q.name: q for q in config.queues}
-        self.matchmaker = Matchmaker({q.name: q.players for q in config.queues})
+        self.matchmaker = Matchmaker({q.name: q.players - len(q.house_opponents) for q in config.queues})
         self.runners: dict[str, GameRunner] = {}
         self.tasks: set[asyncio.Task[None]] = set()
         self.sessions: set[Session] = set()
         self.accepting = True
+        self.games_left: int | None = None
+        """Seat at most this many more games from the queues (None: no limit): local matches stop here."""
+        self.on_game_over: Callable[[GameRunner], None] = lambda runner: None
+        """Told of every game that ended, once it is recorded (practice and match print results)."""
         self._welcome_queues = [
             bot_pb2.QueueInfo(
                 name=q.name,
@@ -176,10 +180,16 @@ class Lobby:
     # ------------------------------------------------------------------ games
 
     def _match(self, queue: str) -> None:
-        while self.accepting and (seating := self.matchmaker.next_game(queue)):
+        config = self.queues[queue]
+        while self.accepting and self.games_left != 0 and (seating := self.matchmaker.next_game(queue)):
             for waited in seating.waited_s:
                 self.metrics.queue_wait.labels(queue).observe(waited)
-            self.start_game(self.queues[queue], seating.sessions)
+            players: list[Session | HouseSeat] = [*seating.sessions, *house_seats(config.house_opponents)]
+            if config.house_opponents:
+                secrets.SystemRandom().shuffle(players)  # the bots' seats among the house's are random too
+            if self.games_left is not None:
+                self.games_left -= 1
+            self.start_game(config, players)
 
     def start_game(self, queue: QueueConfig, players: Sequence[Session | HouseSeat]) -> GameRunner:
         """Start a game of ``queue`` with these players in seat order (sessions play remotely, house seats
@@ -220,6 +230,7 @@ class Lobby:
             if isinstance(session, Session):
                 session.games.pop(runner.game_id, None)
                 queues |= session.queues
+        self.on_game_over(runner)
         for queue in sorted(queues):  # a freed slot may complete a waiting game
             self._match(queue)
 

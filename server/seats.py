@@ -7,11 +7,14 @@ message through whatever ``Connection`` currently holds it (none while its bot i
 from __future__ import annotations
 
 import asyncio
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from conquest.v1 import bot_pb2
-from engine import Policy
+from engine import Policy, aggressive_policy, random_policy
 from server.clock import SeatClock
 from server.config import TimeControl
 
@@ -33,6 +36,29 @@ class HouseSeat:
 
     name: str
     policy: Policy
+
+
+HOUSE_POLICIES: dict[str, Callable[[], Policy]] = {
+    "aggressive": lambda: aggressive_policy,
+    "random": lambda: random_policy(random.Random()),
+}
+"""The built-in opponents by name; each game gets fresh policies (a random one has its own generator)."""
+
+
+def house_seats(kinds: Sequence[str]) -> list[HouseSeat]:
+    """A fresh HouseSeat per kind, named ``house-<kind>`` (numbered when a kind repeats)."""
+    names = numbered([f"house-{kind}" for kind in kinds])
+    return [HouseSeat(name, HOUSE_POLICIES[kind]()) for name, kind in zip(names, kinds, strict=True)]
+
+
+def numbered(names: Sequence[str]) -> list[str]:
+    """``names`` made distinct: a repeated name gets ``-2``, ``-3``, ... from its second use on."""
+    seen: Counter[str] = Counter()
+    distinct = []
+    for name in names:
+        seen[name] += 1
+        distinct.append(name if seen[name] == 1 else f"{name}-{seen[name]}")
+    return distinct
 
 
 @dataclass(eq=False)

@@ -1,0 +1,120 @@
+"""``conquest practice``: the real server, where every game is one bot against built-in opponents.
+
+Same Lobby, GameRunner and engine as ``conquest serve``; only the queues differ: each practice queue
+seats one bot and fills the other seats with house opponents (``QueueConfig.house_opponents``), so a
+game starts the moment a bot joins.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import signal
+from collections.abc import Sequence
+from typing import TextIO
+
+from conquest.v1 import bot_pb2
+from engine import preset
+from server.app import create_server
+from server.config import QueueConfig, ServerConfig, default_queues
+from server.lobby import Lobby
+from server.replays import DirectoryReplayWriter
+from server.runner import GameRunner, seat_outcome
+from server.seats import RemoteSeat
+
+SAMPLE_BOTS = {
+    "random": "conquest_bots.random_bot",
+    "aggressive": "conquest_bots.aggressive",
+    "strategist": "conquest_bots.strategist",
+}
+"""The Python sample bots by short name, and the module that runs each."""
+
+
+def practice_queues(
+    names: Sequence[str], opponent: str, turn_cap: int | None = None
+) -> tuple[QueueConfig, ...]:
+    """The default queues called ``names`` (all when empty), every seat but one played by ``opponent``;
+    ``turn_cap`` replaces the rules' turn cap.
+
+    Raises:
+        ValueError: a name that is not a default queue (the message lists them).
+    """
+    queues = {q.name: q for q in default_queues()}
+    for name in names:
+        if name not in queues:
+            raise ValueError(f"no queue {name!r}; practice queues: {', '.join(queues)}")
+    chosen = [queues[name] for name in dict.fromkeys(names)] if names else list(queues.values())
+    return tuple(
+        dataclasses.replace(
+            q,
+            rules=q.rules if turn_cap is None else preset(q.rules.name, turn_cap=turn_cap),
+            house_opponents=(opponent,) * (q.players - 1),
+        )
+        for q in chosen
+    )
+
+
+def outcome(runner: GameRunner, index: int) -> str:
+    """Seat ``index``'s outcome in its finished game: won, eliminated, turn_cap, forfeit_timeout, ..."""
+    seat = runner.seats[index]
+    forfeit = seat.forfeit if isinstance(seat, RemoteSeat) else None
+    value = seat_outcome(runner.state, index, forfeit)
+    return bot_pb2.SeatOutcome.Name(value).removeprefix("SEAT_OUTCOME_").lower()
+
+
+def result_line(runner: GameRunner) -> str:
+    """``game <id>: 1. name (outcome), 2. ...; <reason> after <n> turns``, best place first."""
+    state = runner.state
+    if not state.is_over():
+        return f"game {runner.game_id}: ended without a result"
+    ranked = sorted(range(len(runner.seats)), key=lambda i: state.places[i])
+    seats = ", ".join(f"{state.places[i]}. {runner.seats[i].name} ({outcome(runner, i)})" for i in ranked)
+    return f"game {runner.game_id}: {seats}; {runner.reason} after {state.turn} turns"
+
+
+async def practice(config: ServerConfig, games: int, out: TextIO) -> int:
+    """Serve ``config`` until ``games`` games are over (0: until SIGINT or SIGTERM), printing how to
+    connect and each game's result to ``out``; returns the number of finished games."""
+    lobby = Lobby(config, DirectoryReplayWriter(config.replay_dir))
+    server, port = create_server(config, config.address, lobby)
+    finished = 0
+    stop = asyncio.Event()
+
+    def game_over(runner: GameRunner) -> None:
+        nonlocal finished
+        finished += runner.state.is_over()
+        print(result_line(runner), file=out, flush=True)
+        if games and finished >= games:
+            stop.set()
+
+    lobby.on_game_over = game_over
+    lobby.games_left = games or None
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await server.start()
+    try:
+        print(instructions(config, port), file=out, flush=True)
+        await stop.wait()
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+        await lobby.shutdown(0)  # a game cut short by Ctrl-C is recorded and reported too
+        await server.stop(grace=1.0)
+    return finished
+
+
+def instructions(config: ServerConfig, port: int) -> str:
+    host = config.address.rpartition(":")[0].strip("[]")
+    address = f"{'localhost' if host in ('', '::', '0.0.0.0') else host}:{port}"
+    lines = [f"practice server on {address}; replays in {config.replay_dir}/", "queues:"]
+    for q in config.queues:
+        house = ", ".join(sorted(set(q.house_opponents)))
+        lines.append(f"  {q.name:<16} you + {len(q.house_opponents)} house {house} ({q.rules.name})")
+    first = config.queues[0].name
+    lines += [
+        "connect a bot, for example:",
+        f"  python -m {SAMPLE_BOTS['aggressive']} --address {address} --queue {first}",
+        f"  or your own bot (no token needed: send a name) to {address}",
+    ]
+    return "\n".join(lines)
