@@ -215,8 +215,10 @@ class GameRunner:
                     continue  # the grace window ended first: forfeited at the top of the loop
                 return self._time_out(index, seat, legal), "", None
             if arrival is None:
-                if seat.connection is not None and seat.disconnected_at is None and seat.open_request:
-                    self._close_request(seat, "replaced")  # the bot reconnected: a fresh request
+                # Only a reconnect after this request was sent needs it sent again; wake-ups left over
+                # from a drop and reconnect while another seat was deciding must not replace it.
+                if seat.resumed and seat.connection is not None and seat.open_request:
+                    self._close_request(seat, "replaced")
                     sent_at = self._send_request(index, seat, legal, started)
                 continue
             decision, received_at = arrival
@@ -245,6 +247,7 @@ class GameRunner:
         self._next_request += 1
         self._requests[request_id] = (index, "open")
         seat.open_request = request_id
+        seat.resumed = False
         now = time.monotonic()
         elapsed_ms = round((now - started) * 1000)
         allowed = seat.clock.time_allowed_ms()
@@ -358,6 +361,7 @@ class GameRunner:
         assert isinstance(seat, RemoteSeat)
         seat.connection = connection
         seat.disconnected_at = None
+        seat.resumed = True
         seat.send(self.game_started(index))
         seat.inbox.put_nowait(None)
         self.log.info("seat_resumed", bot=seat.name, seat=index)

@@ -78,6 +78,8 @@ class RemoteSeat:
     open_request: int = 0
     """Id of the DecisionRequest this seat may answer now, 0 for none."""
     last_latency_ms: int = 0
+    resumed: bool = False
+    """The bot reconnected since its open request was sent, so that request must be sent again."""
     inbox: asyncio.Queue[Arrival] = field(default_factory=asyncio.Queue)
 
     @staticmethod

@@ -168,3 +168,32 @@ async def test_a_disconnect_longer_than_the_grace_window_forfeits_the_seat(start
     assert all(
         r.outcome != Outcome.SEAT_OUTCOME_FORFEIT_DISCONNECT for i, r in enumerate(over.results) if i != seat
     )
+
+
+async def test_reconnect_while_another_seat_decides_leaves_no_stale_request(start_server):
+    """Regression (interop run, Java kit): a drop and reconnect while another seat was deciding left two
+    wake-ups queued, so the bot's next request was replaced twice and its prompt, legal answers were
+    rejected as "already replaced". Issue 3: "Illegal or malformed decisions get DecisionRejected" —
+    legal, timely ones must not."""
+    server = await start_server()
+    bots, started = await seat_three(server)
+    seat = (started[0].observation.to_act + 1) % 3  # not the seat being asked
+    name = started[0].players[seat].name
+    held = server.lobby.runners[started[0].game_id].seats[seat]
+    assert isinstance(held, RemoteSeat)
+    await bots[seat].close()
+    while held.connection is not None:
+        await asyncio.sleep(0.01)
+    back = server.bot()
+    await back.hello(name)
+    await back.expect("game_started")
+    players = [b for i, b in enumerate(bots) if i != seat] + [back]
+    results = await asyncio.gather(*(b.play_until_over(random.Random(i)) for i, b in enumerate(players)))
+    assert results[-1].results[seat].outcome not in (
+        Outcome.SEAT_OUTCOME_FORFEIT_DISCONNECT,
+        Outcome.SEAT_OUTCOME_FORFEIT_TIMEOUT,
+    )
+    rejected = [
+        m.decision_rejected.reason for m in back.log if m.WhichOneof("message") == "decision_rejected"
+    ]
+    assert rejected == []
