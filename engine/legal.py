@@ -51,6 +51,8 @@ class LegalActions:
     place_territories: tuple[Territory, ...] = ()
     place_min: int = 0
     place_max: int = 0
+    place_neutral: bool = False
+    """The armies placed are the neutral army's (two-player setup)."""
     trades: tuple[tuple[int, int, int], ...] = ()
     """Every set of three card ids in hand that may be traded now."""
     bonus_territories: tuple[tuple[Territory, ...], ...] = ()

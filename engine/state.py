@@ -371,7 +371,9 @@ class GameState:
         if phase == Phase.SETUP_PLACE:
             if self.rules.setup == SetupMode.NEUTRAL_PILES and not self._own_setup_due():
                 neutral = tuple(t for t, o in enumerate(owner) if o == self.neutral)
-                return LegalActions(phase, seat, place_territories=neutral, place_min=1, place_max=1)
+                return LegalActions(
+                    phase, seat, place_territories=neutral, place_min=1, place_max=1, place_neutral=True
+                )
             most = 1
             if self.rules.setup == SetupMode.NEUTRAL_PILES:
                 most = min(OWN_ARMIES_PER_SETUP_TURN - self.setup_step, self.setup_left[seat])

@@ -103,7 +103,7 @@ def observation(obs: Observation) -> pb.Observation:
         next_trade_value=obs.next_trade_value,
         reinforcements=obs.reinforcements,
         statuses=[status_to_pb(s) for s in obs.statuses],
-        pending_source=source if obs.pending_attack else -1,
+        pending_source=source,
         pending_target=target,
         pending_count=count,
     )
@@ -139,6 +139,7 @@ def legal_actions(legal: LegalActions) -> pb.LegalActions:
         fortify_targets=fortify_targets,
         fortify_max_armies=fortify_max,
         can_end=legal.can_end,
+        place_neutral=legal.place_neutral,
     )
 
 
@@ -159,6 +160,7 @@ def legal_from_pb(message: pb.LegalActions, phase: pb.Phase.ValueType, seat: int
         place_territories=tuple(message.place_territories),
         place_min=message.place_min,
         place_max=message.place_max,
+        place_neutral=message.place_neutral,
         trades=tuple((s.cards[0], s.cards[1], s.cards[2]) for s in message.trades),
         bonus_territories=tuple(tuple(s.bonus_territories) for s in message.trades),
         must_trade=message.must_trade,

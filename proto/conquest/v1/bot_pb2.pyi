@@ -78,7 +78,7 @@ class ConnectRequest(_message.Message):
 
     @_builtins.property
     def join_queue(self) -> Global___JoinQueue:
-        """Ask to be seated in games of a queue."""
+        """Ask to be seated in games of a queue (standing membership: see JoinQueue)."""
 
     @_builtins.property
     def leave_queue(self) -> Global___LeaveQueue:
@@ -349,7 +349,10 @@ Global___TimeControl: _TypeAlias = TimeControl  # noqa: Y015
 
 @_typing.final
 class JoinQueue(_message.Message):
-    """Ask to be seated in games of a queue."""
+    """Ask to be seated in games of a queue. Membership stands: after each game you are seated again whenever
+    you have a free game slot, until you send LeaveQueue or disconnect. Membership does not survive a
+    disconnect: join again after the next Welcome.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -403,7 +406,7 @@ class QueueStatus(_message.Message):
     queue: _builtins.str
     """The queue."""
     joined: _builtins.bool
-    """True while you wait to be seated in it."""
+    """True while you are a member of the queue (seated again after each game); false once you left it."""
     waiting: _builtins.int
     """Bots waiting in the queue, including you."""
     def __init__(
@@ -530,7 +533,9 @@ class DecisionRequest(_message.Message):
     game_id: _builtins.str
     """The game."""
     request_id: _builtins.int
-    """Answer with this id; a Decision with another id is stale and not applied."""
+    """Answer with this id; a Decision with another id is stale and not applied. (JavaScript clients receive
+    a 64-bit integer as a string: echo it back unchanged.)
+    """
     time_allowed_ms: _builtins.int
     """Time for this decision before the timebank is touched, in milliseconds."""
     timebank_ms: _builtins.int

@@ -47,7 +47,9 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     PHASE_ATTACK: _Phase.ValueType  # 4
     """Attack an adjacent enemy territory, or end attacking."""
     PHASE_DEFEND: _Phase.ValueType  # 5
-    """Choose how many dice defend (only in rules where the defender chooses)."""
+    """Choose how many dice defend (only in rules where the defender chooses). In the two-player game you
+    are also asked to defend a neutral territory that your opponent attacks.
+    """
     PHASE_OCCUPY: _Phase.ValueType  # 6
     """Move armies into the territory you just captured."""
     PHASE_FORTIFY: _Phase.ValueType  # 7
@@ -71,7 +73,9 @@ PHASE_REINFORCE: Phase.ValueType  # 3
 PHASE_ATTACK: Phase.ValueType  # 4
 """Attack an adjacent enemy territory, or end attacking."""
 PHASE_DEFEND: Phase.ValueType  # 5
-"""Choose how many dice defend (only in rules where the defender chooses)."""
+"""Choose how many dice defend (only in rules where the defender chooses). In the two-player game you
+are also asked to defend a neutral territory that your opponent attacks.
+"""
 PHASE_OCCUPY: Phase.ValueType  # 6
 """Move armies into the territory you just captured."""
 PHASE_FORTIFY: Phase.ValueType  # 7
@@ -377,7 +381,9 @@ class Observation(_message.Message):
     reinforcements: _builtins.int
     """Armies still to place this turn by the seat whose turn it is."""
     pending_source: _builtins.int
-    """While a defence choice is owed: the attacking territory id, else -1."""
+    """While a defence choice or a move-in is owed: the attacking territory id (the source of the move-in),
+    else -1.
+    """
     pending_target: _builtins.int
     """While a defence choice or a move-in is owed: the attacked or captured territory id, else -1."""
     pending_count: _builtins.int
@@ -457,6 +463,7 @@ class LegalActions(_message.Message):
     FORTIFY_TARGETS_FIELD_NUMBER: _builtins.int
     FORTIFY_MAX_ARMIES_FIELD_NUMBER: _builtins.int
     CAN_END_FIELD_NUMBER: _builtins.int
+    PLACE_NEUTRAL_FIELD_NUMBER: _builtins.int
     place_min: _builtins.int
     """Least armies one Place may put down."""
     place_max: _builtins.int
@@ -473,6 +480,10 @@ class LegalActions(_message.Message):
     """PHASE_OCCUPY: the most armies to move in (all but one on the source), in armies."""
     can_end: _builtins.bool
     """True when EndPhaseAction is legal (end attacking, or end the turn without a free move)."""
+    place_neutral: _builtins.bool
+    """True when the Place asked for puts down a neutral army (two-player setup: after your own two armies
+    you place one neutral army on a neutral territory); place_territories are then neutral territories.
+    """
     @_builtins.property
     def claim(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """PHASE_SETUP_CLAIM: territory ids you may claim."""
@@ -483,7 +494,9 @@ class LegalActions(_message.Message):
 
     @_builtins.property
     def trades(self) -> _containers.RepeatedCompositeFieldContainer[Global___CardSet]:
-        """Card sets you may trade now."""
+        """Card sets you may trade now. Trading is possible only before your first placement of the turn (and
+        during the forced trade-down after an elimination), so this empties once you have placed.
+        """
 
     @_builtins.property
     def attack_sources(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -533,10 +546,11 @@ class LegalActions(_message.Message):
         fortify_targets: _abc.Iterable[_builtins.int] | None = ...,
         fortify_max_armies: _abc.Iterable[_builtins.int] | None = ...,
         can_end: _builtins.bool = ...,
+        place_neutral: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attack_max_dice", b"attack_max_dice", "attack_source_armies", b"attack_source_armies", "attack_sources", b"attack_sources", "attack_targets", b"attack_targets", "can_end", b"can_end", "claim", b"claim", "defend_max", b"defend_max", "fortify_max_armies", b"fortify_max_armies", "fortify_sources", b"fortify_sources", "fortify_targets", b"fortify_targets", "must_trade", b"must_trade", "occupy_max", b"occupy_max", "occupy_min", b"occupy_min", "place_max", b"place_max", "place_min", b"place_min", "place_territories", b"place_territories", "trades", b"trades"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attack_max_dice", b"attack_max_dice", "attack_source_armies", b"attack_source_armies", "attack_sources", b"attack_sources", "attack_targets", b"attack_targets", "can_end", b"can_end", "claim", b"claim", "defend_max", b"defend_max", "fortify_max_armies", b"fortify_max_armies", "fortify_sources", b"fortify_sources", "fortify_targets", b"fortify_targets", "must_trade", b"must_trade", "occupy_max", b"occupy_max", "occupy_min", b"occupy_min", "place_max", b"place_max", "place_min", b"place_min", "place_neutral", b"place_neutral", "place_territories", b"place_territories", "trades", b"trades"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
