@@ -1,7 +1,9 @@
-"""The gRPC server: a thin BotService servicer over the Lobby, plus health checking and reflection.
+"""The gRPC server: a thin BotService servicer over the Lobby, the ArenaService, health and reflection.
 
 ``create_server(config, address)`` returns the server and its bound port, so tests bind ``[::]:0`` and
-talk to it over a real channel. ``serve(config)`` runs until SIGTERM or SIGINT, then shuts down cleanly.
+talk to it over a real channel. ``serve(config, store)`` runs until SIGTERM or SIGINT, then shuts down
+cleanly. With a store (``open_store``), registered bots play rated games, and every game is recorded in the
+database (result, ratings and replay in one transaction) as well as in a replay file.
 """
 
 from __future__ import annotations
@@ -15,12 +17,19 @@ import grpc
 import structlog
 from grpc_health.v1 import health, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
 
-from conquest.v1 import bot_pb2, bot_pb2_grpc
-from server.config import ServerConfig
+from conquest.v1 import arena_pb2_grpc, bot_pb2, bot_pb2_grpc
+from server import arena_service
+from server.arena import Arena
+from server.config import ConfigError, ServerConfig
 from server.lobby import Lobby
-from server.replays import DirectoryReplayWriter
+from server.metrics import Metrics
+from server.replays import DatabaseReplayWriter, DirectoryReplayWriter, ReplayWriters
 from server.session import Session
+from server.storage import Store
+from server.storage.auth import StoreAuthenticator
 
 SERVICE_NAME = bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
 log = structlog.get_logger("conquest.server")
@@ -58,40 +67,77 @@ class BotService(bot_pb2_grpc.BotServiceServicer):
             session.close()
 
 
+def open_store(config: ServerConfig) -> Store | None:
+    """The store at ``config.database_url``, migrated to the latest schema; None when the URL is empty.
+
+    Raises:
+        ConfigError: a URL that is not a database URL, or a database that cannot be reached.
+    """
+    if not config.database_url:
+        return None
+    try:
+        shown = make_url(config.database_url).render_as_string(hide_password=True)
+    except SQLAlchemyError:
+        raise ConfigError(
+            f"server.database_url = {config.database_url!r} is not a database URL: use "
+            "sqlite:///path/to/conquest.sqlite3 or postgresql+psycopg://user:password@host:5432/conquest"
+        ) from None
+    try:
+        return Store.open(config.database_url, admin_token=config.admin_token or None)
+    except SQLAlchemyError as bad:
+        raise ConfigError(
+            f"server.database_url: cannot open the database {shown}: {getattr(bad, 'orig', None) or bad}"
+        ) from None
+
+
 def create_server(
-    config: ServerConfig, address: str = "[::]:0", lobby: Lobby | None = None
+    config: ServerConfig, address: str = "[::]:0", lobby: Lobby | None = None, store: Store | None = None
 ) -> tuple[grpc.aio.Server, int]:
-    """A grpc.aio server with BotService, health and reflection, bound to ``address`` (not started).
+    """A grpc.aio server with BotService, ArenaService, health and reflection, bound to ``address`` (not
+    started). ``store``: the database of bots, ratings and games (None: practice play and replay files).
 
     Returns the server and the bound port (useful with port 0).
     """
-    server, port, _ = _build(config, address, lobby or _lobby(config))
+    server, port, _ = _build(config, address, lobby or build_lobby(config, store), store)
     return server, port
 
 
-def _lobby(config: ServerConfig) -> Lobby:
-    return Lobby(config, DirectoryReplayWriter(config.replay_dir))
+def build_lobby(config: ServerConfig, store: Store | None) -> Lobby:
+    """The lobby of a server: with a store, registered bots (and practice names if allowed) play, and
+    games are written to the database and to replay files; without one, practice play and files."""
+    files = DirectoryReplayWriter(config.replay_dir)
+    if store is None:
+        return Lobby(config, files)
+    metrics = Metrics()
+    return Lobby(
+        config,
+        ReplayWriters(DatabaseReplayWriter(store, metrics), files),
+        StoreAuthenticator(store, allow_practice=config.practice),
+        metrics,
+    )
 
 
 def _build(
-    config: ServerConfig, address: str, lobby: Lobby
+    config: ServerConfig, address: str, lobby: Lobby, store: Store | None
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     server = grpc.aio.server()
     bot_pb2_grpc.add_BotServiceServicer_to_server(BotService(lobby), server)
+    arena_pb2_grpc.add_ArenaServiceServicer_to_server(arena_service.ArenaService(Arena(lobby, store)), server)
     health_servicer = health.aio.HealthServicer()  # the overall status "" starts SERVING
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    services = (SERVICE_NAME, arena_service.SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
+    reflection.enable_server_reflection(services, server)
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")
     return server, port, health_servicer
 
 
-async def serve(config: ServerConfig) -> None:
+async def serve(config: ServerConfig, store: Store | None = None) -> None:
     """Run until SIGTERM or SIGINT; then stop seating bots, give in-flight games
     ``config.shutdown_grace_ms`` to finish, end and record the rest, and stop."""
-    lobby = _lobby(config)
-    server, port, health_servicer = _build(config, config.address, lobby)
+    lobby = build_lobby(config, store)
+    server, port, health_servicer = _build(config, config.address, lobby, store)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -103,6 +149,7 @@ async def serve(config: ServerConfig) -> None:
         address=config.address,
         port=port,
         metrics_port=config.metrics_port or None,
+        database=make_url(config.database_url).render_as_string(hide_password=True) if store else None,
         queues=[q.name for q in config.queues],
     )
     await stop.wait()

@@ -30,7 +30,7 @@ from server.seats import HOUSE_POLICIES
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from server.app import serve
+    from server.app import open_store, serve
     from server.logs import configure_logging
 
     try:  # precedence: defaults < config file < CONQUEST_* environment variables < flags
@@ -49,7 +49,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         overrides["practice"] = False
     config = dataclasses.replace(config, **overrides)
     configure_logging(config.log_format)
-    asyncio.run(serve(config))
+    try:
+        store = open_store(config)
+    except ConfigError as bad:
+        print(f"conquest serve: {bad}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(serve(config, store))
+    finally:
+        if store is not None:
+            store.close()
     return 0
 
 

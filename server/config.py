@@ -9,6 +9,8 @@ A config file looks like this (every key optional; the values shown are the defa
     log_format = "console"       # "console" or "json"
     shutdown_grace_ms = 30000    # on SIGTERM, in-flight games get this long to finish
     metrics_port = 9100          # Prometheus /metrics over HTTP on this port; 0 turns it off
+    database_url = "sqlite:///conquest.sqlite3"  # bots, ratings, games, replays; "" = replay files only
+    admin_token = ""             # needed by the Arena API's register/rotate/revoke; "" turns them off
 
     [time_control]               # defaults for every queue
     decision_ms = 1000
@@ -27,7 +29,8 @@ A config file looks like this (every key optional; the values shown are the defa
 
 Environment variables override the file, one per ``[server]`` and ``[time_control]`` key, named
 ``CONQUEST_<TABLE>_<KEY>`` in capitals (``CONQUEST_SERVER_METRICS_PORT``,
-``CONQUEST_TIME_CONTROL_DECISION_MS``). docs/configuration.md documents every key and its variable.
+``CONQUEST_TIME_CONTROL_DECISION_MS``); ``CONQUEST_DATABASE_URL`` and ``CONQUEST_ADMIN_TOKEN`` are short
+names for the two storage keys. docs/configuration.md documents every key and its variable.
 
 Bad values fail at start with ``ConfigError``, naming the key (or variable) and what is allowed.
 """
@@ -106,18 +109,37 @@ class ServerConfig:
     shutdown_grace_ms: int = 30_000
     metrics_port: int = 9100
     """Prometheus ``/metrics`` is served over HTTP on this port; 0 turns it off."""
+    database_url: str = "sqlite:///conquest.sqlite3"
+    """SQLAlchemy URL of the store (relative SQLite paths are from the working directory); "" runs
+    without a database: practice play only, replays as files in ``replay_dir``."""
+    admin_token: str = ""
+    """The Arena API's register, rotate and revoke calls need this token; "" refuses them."""
     queues: tuple[QueueConfig, ...] = field(default_factory=default_queues)
 
     def queue(self, name: str) -> QueueConfig | None:
         return next((q for q in self.queues if q.name == name), None)
 
 
-_SERVER_KEYS = {"address", "replay_dir", "practice", "log_format", "shutdown_grace_ms", "metrics_port"}
+_SERVER_KEYS = {
+    "address",
+    "replay_dir",
+    "practice",
+    "log_format",
+    "shutdown_grace_ms",
+    "metrics_port",
+    "database_url",
+    "admin_token",
+}
 _TOP_KEYS = {"server", "time_control", "queues"}
 _QUEUE_KEYS = {"rules", "players", "rules_options", "time_control"}
 ENV_PREFIX = "CONQUEST_"
 _ENV_TABLES = ("server", "time_control")
 """The tables whose every key has an environment variable (queues are structured: file only)."""
+ENV_ALIASES = {
+    "CONQUEST_DATABASE_URL": "CONQUEST_SERVER_DATABASE_URL",
+    "CONQUEST_ADMIN_TOKEN": "CONQUEST_SERVER_ADMIN_TOKEN",
+}
+"""Short names of the storage keys, as deployments and the ``conquest bot`` commands use them."""
 
 
 def env_variables() -> dict[str, tuple[str, str, type]]:
@@ -162,7 +184,11 @@ def with_environment(data: dict[str, Any], environ: Mapping[str, str]) -> dict[s
     """
     known = env_variables()
     merged = {name: dict(table) if isinstance(table, dict) else table for name, table in data.items()}
+    for short, variable in ENV_ALIASES.items():
+        if short in environ and variable in environ and environ[short] != environ[variable]:
+            raise ConfigError(f"{short} and {variable} set the same key differently: set only one")
     for variable, text in sorted(environ.items()):
+        variable = ENV_ALIASES.get(variable, variable)
         if variable not in known:
             if variable.startswith(tuple(f"{ENV_PREFIX}{t}_".upper() for t in _ENV_TABLES)):
                 raise ConfigError(
@@ -225,6 +251,8 @@ def parse_config(data: dict[str, Any]) -> ServerConfig:
         log_format=log_format,
         shutdown_grace_ms=_count(server, "shutdown_grace_ms", defaults.shutdown_grace_ms, "server"),
         metrics_port=_port(server, "metrics_port", defaults.metrics_port),
+        database_url=_typed(server, "database_url", str, defaults.database_url, "server"),
+        admin_token=_typed(server, "admin_token", str, defaults.admin_token, "server"),
         queues=queues,
     )
 

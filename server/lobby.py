@@ -196,9 +196,7 @@ class Lobby:
         in process) and return its runner."""
         game_id = secrets.token_hex(8)
         seats: list[Seat] = [
-            RemoteSeat.for_bot(p.identity.key, p.identity.name, p, queue.time_control)
-            if isinstance(p, Session)
-            else p
+            RemoteSeat.for_bot(p.identity, p, queue.time_control) if isinstance(p, Session) else p
             for p in players
         ]
         for index, player in enumerate(players):

@@ -1,8 +1,9 @@
-"""Finished games, written through one ``ReplayWriter`` interface (a directory of JSON files for now).
+"""Finished games, written through one ``ReplayWriter`` interface: the database, or a directory of files.
 
 A replay file is ``engine.replay.Replay.to_dict()`` plus what the server adds: the queue, the seed
-commitment sent in GameStarted, the end reason and each seat's outcome. ``Replay.from_dict`` ignores
-the additions, so any replay reader can load the file.
+commitment sent in GameStarted, the end reason, each seat's outcome, whether the game was rated and its
+start and end times (ISO 8601, UTC). ``Replay.from_dict`` ignores the additions, so any replay reader can
+load the file; the Arena API's GetReplay returns the same format for a game in the database.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any, Protocol
 
 from engine.replay import Replay, ReplayError, verify
 from engine.state import GameState
+from server.metrics import Metrics
+from server.storage import GameResult, Store
 
 
 def seed_commitment(seed: int, game_id: str) -> str:
@@ -25,33 +28,28 @@ def seed_commitment(seed: int, game_id: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class GameRecord:
-    """A finished game as the server stores it."""
+    """A finished game as the server stores it: the replay and the result (seats, times, ratedness)."""
 
     replay: Replay
-    queue: str
-    seed_commitment: str
-    reason: str
-    """Why the game ended: "conquest", "turn_cap", "server_shutdown" or "all_forfeited"."""
-    outcomes: tuple[str, ...]
-    """Each seat's SeatOutcome name, in seat order."""
-    started_at: float
-    finished_at: float
-    """Wall-clock times (seconds since the epoch)."""
+    result: GameResult
 
     def to_dict(self) -> dict[str, Any]:
+        """The replay file's fields: the replay's, then the server's additions."""
+        result = self.result
         return {
             **self.replay.to_dict(),
-            "queue": self.queue,
-            "seed_commitment": self.seed_commitment,
-            "reason": self.reason,
-            "outcomes": list(self.outcomes),
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
+            "queue": result.queue,
+            "seed_commitment": result.seed_commitment,
+            "reason": result.reason,
+            "outcomes": [f"SEAT_OUTCOME_{s.outcome.value.upper()}" for s in result.seats],
+            "rated": result.rated,
+            "started_at": result.started_at.isoformat(),
+            "finished_at": result.finished_at.isoformat(),
         }
 
 
 class ReplayWriter(Protocol):
-    """Where finished games go. The ladder's database writer implements the same method."""
+    """Where finished games go: a directory of files, or the database."""
 
     def write(self, record: GameRecord) -> str:
         """Store ``record``; returns where it went (a path or a URL), for the logs."""
@@ -71,6 +69,41 @@ class DirectoryReplayWriter:
         partial.write_text(json.dumps(record.to_dict(), separators=(",", ":")))
         os.replace(partial, path)  # readers never see half a file
         return str(path)
+
+
+class DatabaseReplayWriter:
+    """Each game into the store: result, rating updates and replay in one transaction."""
+
+    def __init__(self, store: Store, metrics: Metrics) -> None:
+        self.store = store
+        self.metrics = metrics
+
+    def write(self, record: GameRecord) -> str:
+        with self.metrics.database_write.time():
+            changes = self.store.record_game(record.result, record.replay)
+        if changes:
+            self.metrics.rating_updates.labels(record.result.queue).inc(len(changes))
+        return f"{self.store.dialect}:games/{record.replay.game_id}"
+
+
+class ReplayWriters:
+    """Several writers in turn (the database, then the files). One that fails does not stop the others;
+    its error is raised once they have all run."""
+
+    def __init__(self, *writers: ReplayWriter) -> None:
+        self.writers = writers
+
+    def write(self, record: GameRecord) -> str:
+        places = []
+        failure: Exception | None = None
+        for writer in self.writers:
+            try:
+                places.append(writer.write(record))
+            except Exception as error:
+                failure = failure or error
+        if failure is not None:
+            raise failure
+        return ", ".join(places)
 
 
 def load_replay_file(path: Path) -> tuple[Replay, dict[str, Any]]:

@@ -12,10 +12,11 @@ import dataclasses
 import functools
 import time
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 
 import structlog
 
-from conquest.v1 import bot_pb2, game_pb2
+from conquest.v1 import arena_pb2, bot_pb2, game_pb2
 from engine import (
     Action,
     ActionError,
@@ -36,11 +37,14 @@ from server.config import QueueConfig
 from server.metrics import Metrics
 from server.replays import GameRecord, ReplayWriter, seed_commitment
 from server.seats import Connection, HouseSeat, RemoteSeat, Seat
+from server.storage import GameResult, SeatOutcome, SeatResult
 
 ANNOTATION_LIMIT = 200
 SHUTDOWN = "server_shutdown"
 ALL_FORFEITED = "all_forfeited"
 Outcome = bot_pb2.SeatOutcome
+Spectator = asyncio.Queue[arena_pb2.WatchGameResponse | None]
+"""A spectator's stream: a snapshot, event batches, GameOver, then None when the stream ends."""
 
 log = structlog.get_logger("conquest.runner")
 
@@ -119,7 +123,10 @@ class GameRunner:
         """request id -> (seat, what became of it: open, answered, timed out, replaced, cancelled)."""
         self._sequence = 0
         self._stopping = False
-        self._started_at = time.time()
+        self.started_at = datetime.now(UTC)
+        self._spectators: dict[Spectator, int] = {}
+        """spectator -> the sequence number of the first event it has not seen in its snapshot."""
+        self._game_over: bot_pb2.GameOver | None = None
         self.log = log.bind(game_id=game_id, queue=queue.name)
 
     # ------------------------------------------------------------------ running
@@ -142,6 +149,8 @@ class GameRunner:
         finally:
             if self.state.is_over():
                 await self._finish()
+            for spectator in self._spectators:
+                spectator.put_nowait(None)
             self.on_finish(self)
 
     def stop(self) -> None:
@@ -273,6 +282,7 @@ class GameRunner:
         request_id = seat.open_request
         self._close_request(seat, "timed out")
         seat.clock.charge(seat.clock.budget_ms())
+        seat.timeouts += 1
         self.metrics.timeouts.labels(self.queue.name).inc()
         if seat.disconnected_at is None:  # while away, only the grace window counts against a bot
             seat.strikes += 1
@@ -307,6 +317,7 @@ class GameRunner:
     def _reject(self, seat: RemoteSeat, request_id: int, reason: str, deadline: float, kind: str) -> None:
         """Send DecisionRejected; ``kind`` (malformed, illegal, late, stale) labels the metric."""
         self.metrics.rejections.labels(kind).inc()
+        seat.rejections += 1
         left_ms = max(0, round((deadline - time.monotonic()) * 1000)) if seat.open_request else 0
         self.log.info("decision_rejected", bot=seat.name, request_id=request_id, reason=reason)
         seat.send(
@@ -376,14 +387,48 @@ class GameRunner:
             and not self.state.is_over()
         )
 
+    # ------------------------------------------------------------------ spectators
+
+    def watch(self) -> Spectator:
+        """A spectator's stream of this game: a snapshot of the board now, then the public events from
+        there on (every hand's card ids hidden), then GameOver."""
+        spectator: Spectator = asyncio.Queue()
+        next_sequence = self._sequence + len(self._pending_events)
+        spectator.put_nowait(
+            arena_pb2.WatchGameResponse(
+                snapshot=arena_pb2.GameSnapshot(
+                    game_id=self.game_id,
+                    queue=self.queue.name,
+                    players=self._players(),
+                    rules=wire.rules_info(self.queue.rules, len(self.seats)),
+                    map=_map_info(self.state.board),
+                    observation=wire.observation(observe(self.state, -1)),
+                    next_sequence=next_sequence,
+                    live=True,
+                )
+            )
+        )
+        if self._game_over is not None:  # over and told: nothing more will come
+            spectator.put_nowait(arena_pb2.WatchGameResponse(game_over=self._game_over))
+            spectator.put_nowait(None)
+        else:
+            self._spectators[spectator] = next_sequence
+        return spectator
+
+    def unwatch(self, spectator: Spectator) -> None:
+        self._spectators.pop(spectator, None)
+
     # ------------------------------------------------------------------ messages
+
+    def _players(self) -> list[bot_pb2.Player]:
+        return [bot_pb2.Player(seat=i, name=s.name) for i, s in enumerate(self.seats)]
 
     def game_started(self, index: int) -> bot_pb2.ConnectResponse:
         return bot_pb2.ConnectResponse(
             game_started=bot_pb2.GameStarted(
                 game_id=self.game_id,
                 seat=index,
-                players=[bot_pb2.Player(seat=i, name=s.name) for i, s in enumerate(self.seats)],
+                players=self._players(),
                 rules=wire.rules_info(self.queue.rules, len(self.seats)),
                 map=_map_info(self.state.board),
                 queue=self.queue.name,
@@ -394,7 +439,8 @@ class GameRunner:
         )
 
     def _broadcast_events(self) -> None:
-        """Send the events since the last batch to every remote seat, cards hidden per recipient."""
+        """Send the events since the last batch to every remote seat, cards hidden per recipient, and to
+        every spectator the events after its snapshot, cards hidden."""
         events, self._pending_events = self._pending_events, []
         if not events:
             return
@@ -409,6 +455,14 @@ class GameRunner:
                         game_events=bot_pb2.GameEvents(game_id=self.game_id, events=batch)
                     )
                 )
+        for spectator, start in self._spectators.items():
+            unseen = shared if start <= first else [e for e in shared if e.sequence >= start]
+            if unseen:
+                spectator.put_nowait(
+                    arena_pb2.WatchGameResponse(
+                        events=bot_pb2.GameEvents(game_id=self.game_id, events=unseen)
+                    )
+                )
 
     async def _finish(self) -> None:
         state = self.state
@@ -421,25 +475,48 @@ class GameRunner:
             bot_pb2.SeatResult(seat=i, name=s.name, place=state.places[i], outcome=outcomes[i])
             for i, s in enumerate(self.seats)
         ]
-        game_over = bot_pb2.ConnectResponse(
-            game_over=bot_pb2.GameOver(
-                game_id=self.game_id, results=results, seed=self.seed, reason=self.reason, turns=state.turn
-            )
+        over = bot_pb2.GameOver(
+            game_id=self.game_id, results=results, seed=self.seed, reason=self.reason, turns=state.turn
         )
-        record = GameRecord(
-            replay=self.replay,
-            queue=self.queue.name,
-            seed_commitment=self.commitment,
-            reason=self.reason,
-            outcomes=tuple(Outcome.Name(o) for o in outcomes),
-            started_at=self._started_at,
-            finished_at=time.time(),
-        )
-        where = await asyncio.to_thread(self.writer.write, record)  # recorded before anyone is told
+        record = GameRecord(self.replay, self._result(outcomes))
+        try:  # recorded before anyone is told
+            where = await asyncio.to_thread(self.writer.write, record)
+        except Exception:  # the players still get their GameOver; the operator gets the error
+            self.log.exception("game_record_failed")
+            where = "not (fully) recorded"
+        game_over = bot_pb2.ConnectResponse(game_over=over)
         for seat in self.seats:
             seat_send(seat, game_over)
+        self._game_over = over
+        for spectator in self._spectators:
+            spectator.put_nowait(arena_pb2.WatchGameResponse(game_over=over))
         self.log.info(
             "game_over", reason=self.reason, turns=state.turn, places=list(state.places), replay=where
+        )
+
+    def _result(self, outcomes: list[Outcome.ValueType]) -> GameResult:
+        """The result to store: rated when every seat is a distinct registered bot."""
+        seats = [
+            SeatResult(
+                name=seat.name,
+                place=self.state.places[i],
+                outcome=SeatOutcome(Outcome.Name(outcomes[i]).removeprefix("SEAT_OUTCOME_").lower()),
+                bot_id=seat.bot_id if isinstance(seat, RemoteSeat) else None,
+                timeouts=seat.timeouts if isinstance(seat, RemoteSeat) else 0,
+                rejections=seat.rejections if isinstance(seat, RemoteSeat) else 0,
+            )
+            for i, seat in enumerate(self.seats)
+        ]
+        bot_ids = [s.bot_id for s in seats]
+        return GameResult(
+            queue=self.queue.name,
+            seats=seats,
+            seed_commitment=self.commitment,
+            started_at=self.started_at,
+            finished_at=datetime.now(UTC),
+            turns=self.state.turn,
+            reason=self.reason,
+            rated=None not in bot_ids and len(set(bot_ids)) == len(bot_ids),
         )
 
 

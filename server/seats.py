@@ -17,6 +17,7 @@ from conquest.v1 import bot_pb2
 from engine import Policy, aggressive_policy, random_policy
 from server.clock import SeatClock
 from server.config import TimeControl
+from server.session import Identity
 
 
 class Connection(Protocol):
@@ -78,13 +79,21 @@ class RemoteSeat:
     open_request: int = 0
     """Id of the DecisionRequest this seat may answer now, 0 for none."""
     last_latency_ms: int = 0
+    bot_id: int | None = None
+    """The registered bot's database id; None for a practice player (the game is then unrated)."""
+    timeouts: int = 0
+    """Decisions that timed out, disconnected or not (strikes count only the connected ones)."""
+    rejections: int = 0
+    """Decisions rejected (malformed, illegal, late or stale)."""
     resumed: bool = False
     """The bot reconnected since its open request was sent, so that request must be sent again."""
     inbox: asyncio.Queue[Arrival] = field(default_factory=asyncio.Queue)
 
     @staticmethod
-    def for_bot(identity: str, name: str, connection: Connection, control: TimeControl) -> RemoteSeat:
-        return RemoteSeat(identity, name, connection, SeatClock.start(control))
+    def for_bot(identity: Identity, connection: Connection, control: TimeControl) -> RemoteSeat:
+        return RemoteSeat(
+            identity.key, identity.name, connection, SeatClock.start(control), bot_id=identity.bot_id
+        )
 
     def send(self, message: bot_pb2.ConnectResponse) -> None:
         if self.connection is not None:

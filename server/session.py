@@ -32,6 +32,8 @@ class Identity:
     """Stable across connections: a reconnect with the same key takes its seats back."""
     name: str
     ranked: bool
+    bot_id: int | None = None
+    """The registered bot's database id (ranked identities); None for a practice player."""
 
 
 class Authenticator(Protocol):

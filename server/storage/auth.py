@@ -27,7 +27,7 @@ class StoreAuthenticator:
             raise HelloError("rotated_token", str(refused)) from None
         except RevokedTokenError as refused:
             raise HelloError("revoked_token", str(refused)) from None
-        return Identity(key=f"bot:{bot.id}", name=bot.name, ranked=True)
+        return Identity(key=f"bot:{bot.id}", name=bot.name, ranked=True, bot_id=bot.id)
 
     def _practice(self, hello: bot_pb2.Hello) -> Identity:
         if not self.allow_practice:

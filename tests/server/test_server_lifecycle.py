@@ -45,6 +45,7 @@ class Serve:
                 [sys.executable, "-m", "server.cli", "serve", "--config", str(config), *args],
                 stderr=log,
                 env={**os.environ, **(env or {})},
+                cwd=tmp_path,  # the default SQLite database is created in the working directory
             )
 
     def lines(self) -> list[str]:

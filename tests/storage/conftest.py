@@ -1,48 +1,15 @@
-"""Every storage test runs on SQLite, and on PostgreSQL when CONQUEST_TEST_POSTGRES_URL is set.
-
-`make test` sets it (target test-db, script .ci/postgres.sh). With CI=true and no URL, the PostgreSQL
-runs FAIL rather than vanish, so CI cannot go green without them.
-"""
+"""Storage test fixtures: ``store``, opened with the test admin token on each database of ``db_url``
+(conftest.py at the root: SQLite, and PostgreSQL when CONQUEST_TEST_POSTGRES_URL is set)."""
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import create_engine, make_url, text
 
 from server.storage import Store
 
-POSTGRES_URL = os.environ.get("CONQUEST_TEST_POSTGRES_URL", "")
-IN_CI = os.environ.get("CI", "").lower() in ("true", "1")
-DATABASES = ["sqlite", *(["postgresql"] if POSTGRES_URL or IN_CI else [])]
 ADMIN = "admin-token-for-tests"
-
-
-@pytest.fixture(params=DATABASES)
-def db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A fresh, empty database: a new SQLite file, or a new PostgreSQL schema dropped afterwards."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'conquest.sqlite3'}"
-        return
-    if not POSTGRES_URL:
-        pytest.fail(
-            "CI=true but CONQUEST_TEST_POSTGRES_URL is not set: the storage tests must also run on "
-            "PostgreSQL. Run them through `make test` (target test-db starts a server via .ci/postgres.sh)"
-        )
-    schema = f"test_{uuid.uuid4().hex[:16]}"
-    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        url = make_url(POSTGRES_URL).update_query_dict({"options": f"-csearch_path={schema}"})
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 @pytest.fixture

@@ -15,7 +15,9 @@ def test_a_registered_token_plays_ranked_under_its_bot(store: Store) -> None:
     """Issue 3: Hello carries the "bot token"; Welcome.ranked is "True for a registered bot"."""
     registration = store.register_bot("alice", admin_token=ADMIN)
     identity = StoreAuthenticator(store).authenticate(bot_pb2.Hello(token=registration.token, name="ignored"))
-    assert identity == Identity(key=f"bot:{registration.bot.id}", name="alice", ranked=True)
+    assert identity == Identity(
+        key=f"bot:{registration.bot.id}", name="alice", ranked=True, bot_id=registration.bot.id
+    )
 
 
 @pytest.mark.parametrize(

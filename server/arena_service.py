@@ -1,0 +1,130 @@
+"""The ArenaService servicer: request fields in, ``server.arena`` does the work, errors out as status codes.
+
+Database work runs in a worker thread so a slow query never delays a game's decisions on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import Any, NoReturn, TypeVar
+
+import grpc
+
+from conquest.v1 import arena_pb2, arena_pb2_grpc
+from server.arena import Arena, MissingAdminTokenError, NoDatabaseError, admin_token
+from server.storage import (
+    AdminTokenError,
+    AlreadyExistsError,
+    InvalidInputError,
+    NotFoundError,
+    RevokedTokenError,
+    StorageError,
+)
+
+SERVICE_NAME = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
+T = TypeVar("T")
+Context = grpc.aio.ServicerContext[Any, Any]
+
+_STATUS: list[tuple[type[StorageError], grpc.StatusCode]] = [
+    (NotFoundError, grpc.StatusCode.NOT_FOUND),
+    (AlreadyExistsError, grpc.StatusCode.ALREADY_EXISTS),
+    (InvalidInputError, grpc.StatusCode.INVALID_ARGUMENT),
+    (MissingAdminTokenError, grpc.StatusCode.UNAUTHENTICATED),
+    (AdminTokenError, grpc.StatusCode.PERMISSION_DENIED),
+    (RevokedTokenError, grpc.StatusCode.FAILED_PRECONDITION),  # rotating a revoked bot's token
+    (NoDatabaseError, grpc.StatusCode.FAILED_PRECONDITION),
+]
+
+
+def status_code(error: StorageError) -> grpc.StatusCode:
+    """The status code an Arena error is answered with (INTERNAL for one without a mapping)."""
+    return next((code for kind, code in _STATUS if isinstance(error, kind)), grpc.StatusCode.INTERNAL)
+
+
+async def _abort(context: Context, error: StorageError) -> NoReturn:
+    await context.abort(status_code(error), str(error))
+    raise AssertionError("unreachable: abort raises")
+
+
+class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+
+    async def _blocking(self, context: Context, work: Callable[..., T], *args: Any) -> T:
+        try:
+            return await asyncio.to_thread(work, *args)
+        except StorageError as error:
+            await _abort(context, error)
+
+    async def _admin(self, context: Context, work: Callable[[str, str], T], name: str) -> T:
+        try:
+            token = admin_token(context.invocation_metadata() or ())
+        except MissingAdminTokenError as error:
+            await _abort(context, error)
+        return await self._blocking(context, work, name, token)
+
+    async def RegisterBot(
+        self, request: arena_pb2.RegisterBotRequest, context: Context
+    ) -> arena_pb2.RegisterBotResponse:
+        return await self._admin(context, self.arena.register_bot, request.name)
+
+    async def RotateToken(
+        self, request: arena_pb2.RotateTokenRequest, context: Context
+    ) -> arena_pb2.RotateTokenResponse:
+        return await self._admin(context, self.arena.rotate_token, request.name)
+
+    async def RevokeBot(
+        self, request: arena_pb2.RevokeBotRequest, context: Context
+    ) -> arena_pb2.RevokeBotResponse:
+        return await self._admin(context, self.arena.revoke_bot, request.name)
+
+    async def ListBots(
+        self, request: arena_pb2.ListBotsRequest, context: Context
+    ) -> arena_pb2.ListBotsResponse:
+        return await self._blocking(context, self.arena.list_bots)
+
+    async def GetLeaderboard(
+        self, request: arena_pb2.GetLeaderboardRequest, context: Context
+    ) -> arena_pb2.GetLeaderboardResponse:
+        return await self._blocking(context, self.arena.leaderboard, request.queue, request.limit)
+
+    async def GetRatingHistory(
+        self, request: arena_pb2.GetRatingHistoryRequest, context: Context
+    ) -> arena_pb2.GetRatingHistoryResponse:
+        return await self._blocking(context, self.arena.rating_history, request.bot, request.queue)
+
+    async def ListGames(
+        self, request: arena_pb2.ListGamesRequest, context: Context
+    ) -> arena_pb2.ListGamesResponse:
+        return await self._blocking(context, self.arena.list_games, request.queue, request.bot, request.limit)
+
+    async def ListLiveGames(
+        self, request: arena_pb2.ListLiveGamesRequest, context: Context
+    ) -> arena_pb2.ListLiveGamesResponse:
+        try:
+            return self.arena.live_games(request.queue)
+        except StorageError as error:
+            await _abort(context, error)
+
+    async def GetGame(self, request: arena_pb2.GetGameRequest, context: Context) -> arena_pb2.GetGameResponse:
+        return await self._blocking(context, self.arena.game, request.game_id)
+
+    async def GetReplay(
+        self, request: arena_pb2.GetReplayRequest, context: Context
+    ) -> arena_pb2.GetReplayResponse:
+        return await self._blocking(context, self.arena.replay_json, request.game_id)
+
+    async def WatchGame(
+        self, request: arena_pb2.WatchGameRequest, context: Context
+    ) -> AsyncIterator[arena_pb2.WatchGameResponse]:
+        live = self.arena.watch_live(request.game_id)
+        if live is not None:
+            try:
+                async for message in live:
+                    yield message
+            finally:  # the spectator may hang up before the game ends
+                await live.aclose()
+            return
+        for message in await self._blocking(context, self.arena.recorded_stream, request.game_id):
+            yield message
