@@ -4,6 +4,7 @@ conquest serve [--config FILE] [--address HOST:PORT] [--replay-dir DIR] [--log-f
     (settings: defaults, then FILE, then CONQUEST_* environment variables, then flags; docs/configuration.md)
 conquest health [--address HOST:PORT]      (exit 0 when the server reports SERVING: container health checks)
 conquest practice [--address HOST:PORT] [--queue NAME ...] [--opponent KIND] [--games N]   (docs/cli.md)
+conquest match BOT BOT ... [--games N] [--queue-rules PRESET] [--parallel K]                 (docs/cli.md)
 conquest replay show FILE
 conquest replay verify FILE [FILE ...]
 """
@@ -16,6 +17,7 @@ import dataclasses
 import logging
 import os
 import sys
+import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -90,6 +92,36 @@ def cmd_practice(args: argparse.Namespace) -> int:
     config = ServerConfig(address=args.address, replay_dir=args.replay_dir, metrics_port=0, queues=queues)
     configure_logging("console", logging.WARNING)  # the results are the output; server notes stay quiet
     asyncio.run(practice(config, args.games, sys.stdout))
+    return 0
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    from server.logs import configure_logging
+    from server.match import Match, MatchError, match_rules, parse_entrants
+
+    try:
+        entrants = parse_entrants(args.bots)
+        rules = match_rules(len(entrants), args.queue_rules, args.turn_cap)
+    except MatchError as bad:
+        print(f"conquest match: {bad}", file=sys.stderr)
+        return 2
+    replay_dir = args.replay_dir or Path("replays") / time.strftime("match-%Y%m%d-%H%M%S")
+    match = Match(
+        entrants, rules, args.games, replay_dir, args.parallel, connect_timeout_s=args.connect_timeout
+    )
+    configure_logging("console", logging.WARNING)  # the table is the output; server notes stay quiet
+    failure = ""
+    try:
+        asyncio.run(match.run())
+    except MatchError as bad:
+        failure = str(bad)
+    except KeyboardInterrupt:
+        failure = "interrupted"
+    if match.finished or not failure:
+        print(match.table())
+    if failure:
+        print(f"conquest match: {failure}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -201,6 +233,25 @@ def build_parser() -> argparse.ArgumentParser:
     practice.add_argument("--replay-dir", type=Path, default=Path("replays"), help="(default %(default)s)")
     practice.set_defaults(run=cmd_practice)
 
+    match = commands.add_parser("match", help="play bots against each other locally (docs/cli.md)")
+    match.add_argument(
+        "bots",
+        nargs="+",
+        metavar="BOT",
+        help="random, aggressive, strategist, house:<policy>, or a shell command containing {address}",
+    )
+    match.add_argument("--games", type=_positive, default=10, help="games to play (default %(default)s)")
+    match.add_argument(
+        "--queue-rules", help="rules preset (default: classic_two_player for 2 bots, else classic)"
+    )
+    match.add_argument("--parallel", type=_positive, default=1, help="games at once (default 1)")
+    match.add_argument("--turn-cap", type=int, help="end each game after this many turns")
+    match.add_argument("--replay-dir", type=Path, help="(default replays/match-<date>-<time>)")
+    match.add_argument(
+        "--connect-timeout", type=float, default=30.0, help="seconds for the bots to join (default 30)"
+    )
+    match.set_defaults(run=cmd_match)
+
     replay = commands.add_parser("replay", help="inspect or verify replay files")
     replay_commands = replay.add_subparsers(dest="replay_command", required=True)
     show = replay_commands.add_parser("show", help="print a replay's players, result and turns")
@@ -212,6 +263,13 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("files", type=Path, nargs="+", metavar="FILE")
     verify.set_defaults(run=cmd_replay_verify)
     return parser
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a whole number of at least 1")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
