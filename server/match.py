@@ -24,11 +24,10 @@ from pathlib import Path
 from typing import TextIO
 
 from engine import Rules, RulesConfigError, preset
-from server.app import create_server
+from server.app import build_lobby, create_server
 from server.config import QueueConfig, ServerConfig, TimeControl
 from server.lobby import Lobby
 from server.practice import SAMPLE_BOTS, outcome, result_line
-from server.replays import DirectoryReplayWriter
 from server.runner import GameRunner
 from server.seats import HOUSE_POLICIES, RemoteSeat, numbered
 
@@ -193,7 +192,7 @@ class Match:
         config = ServerConfig(
             address="127.0.0.1:0", replay_dir=self.replay_dir, metrics_port=0, queues=(queue,)
         )
-        lobby = Lobby(config, DirectoryReplayWriter(self.replay_dir))
+        lobby = build_lobby(config, store=None)
         lobby.on_game_over = self._game_over
         lobby.games_left = self.games
         server, port = create_server(config, config.address, lobby)

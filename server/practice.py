@@ -15,10 +15,8 @@ from typing import TextIO
 
 from conquest.v1 import bot_pb2
 from engine import preset
-from server.app import create_server
+from server.app import build_lobby, create_server
 from server.config import QueueConfig, ServerConfig, default_queues
-from server.lobby import Lobby
-from server.replays import DirectoryReplayWriter
 from server.runner import GameRunner, seat_outcome
 from server.seats import RemoteSeat
 
@@ -75,7 +73,7 @@ def result_line(runner: GameRunner) -> str:
 async def practice(config: ServerConfig, games: int, out: TextIO) -> int:
     """Serve ``config`` until ``games`` games are over (0: until SIGINT or SIGTERM), printing how to
     connect and each game's result to ``out``; returns the number of finished games."""
-    lobby = Lobby(config, DirectoryReplayWriter(config.replay_dir))
+    lobby = build_lobby(config, store=None)
     server, port = create_server(config, config.address, lobby)
     finished = 0
     stop = asyncio.Event()
