@@ -1,16 +1,16 @@
 package conquest.bot;
 
-import conquest.v1.Game.Action;
-import conquest.v1.Game.AttackAction;
-import conquest.v1.Game.CardSet;
-import conquest.v1.Game.ChooseDefenceAction;
-import conquest.v1.Game.ClaimAction;
-import conquest.v1.Game.EndPhaseAction;
-import conquest.v1.Game.FortifyAction;
-import conquest.v1.Game.LegalActions;
-import conquest.v1.Game.OccupyAction;
-import conquest.v1.Game.PlaceAction;
-import conquest.v1.Game.TradeCardsAction;
+import conquest.v1.Action;
+import conquest.v1.AttackAction;
+import conquest.v1.CardSet;
+import conquest.v1.ChooseDefenceAction;
+import conquest.v1.ClaimAction;
+import conquest.v1.EndPhaseAction;
+import conquest.v1.FortifyAction;
+import conquest.v1.LegalActions;
+import conquest.v1.OccupyAction;
+import conquest.v1.PlaceAction;
+import conquest.v1.TradeCardsAction;
 
 /** One-line constructors for every action, and the plainest legal action. */
 public final class Actions {

@@ -3,20 +3,20 @@ package conquest.bot;
 // The connection side of the kit: one stream, Hello, queues, many games at once, retries after a
 // rejection and reconnects after a dropped connection. Strategy lives in Strategy.java.
 
-import conquest.v1.Bot.ConnectRequest;
-import conquest.v1.Bot.ConnectResponse;
-import conquest.v1.Bot.Decision;
-import conquest.v1.Bot.DecisionRejected;
-import conquest.v1.Bot.DecisionRequest;
-import conquest.v1.Bot.GameOver;
-import conquest.v1.Bot.GameStarted;
-import conquest.v1.Bot.Hello;
-import conquest.v1.Bot.JoinQueue;
-import conquest.v1.Bot.LeaveQueue;
-import conquest.v1.Bot.SeatResult;
-import conquest.v1.Bot.Welcome;
+import conquest.v1.Action;
 import conquest.v1.BotServiceGrpc;
-import conquest.v1.Game.Action;
+import conquest.v1.ConnectRequest;
+import conquest.v1.ConnectResponse;
+import conquest.v1.Decision;
+import conquest.v1.DecisionRejected;
+import conquest.v1.DecisionRequest;
+import conquest.v1.GameOver;
+import conquest.v1.GameStarted;
+import conquest.v1.Hello;
+import conquest.v1.JoinQueue;
+import conquest.v1.LeaveQueue;
+import conquest.v1.SeatResult;
+import conquest.v1.Welcome;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.stub.StreamObserver;

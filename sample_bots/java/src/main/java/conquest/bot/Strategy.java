@@ -11,11 +11,11 @@ package conquest.bot;
 // interior stacks to the front.
 // ============================================================================================
 
-import conquest.v1.Bot.DecisionRequest;
-import conquest.v1.Game.Action;
-import conquest.v1.Game.CardSet;
-import conquest.v1.Game.LegalActions;
-import conquest.v1.Game.Observation;
+import conquest.v1.Action;
+import conquest.v1.CardSet;
+import conquest.v1.DecisionRequest;
+import conquest.v1.LegalActions;
+import conquest.v1.Observation;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
