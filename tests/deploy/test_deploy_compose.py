@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from deploy_support import DEPLOY, ROOT, image_config, port_of, yaml_file
 
+from server.config import load_config
 from server.metrics import Metrics
 
 COMPOSE = yaml_file("docker-compose.yml")
@@ -66,7 +67,10 @@ def test_the_server_gets_its_database_and_time_to_drain():
     postgres = SERVICES["postgres"]["environment"]
     assert (database.username, database.path) == (postgres["POSTGRES_USER"], "/" + postgres["POSTGRES_DB"])
     assert server["depends_on"]["postgres"]["condition"] == "service_healthy"
-    assert "CONQUEST_ADMIN_TOKEN" in server["environment"]
+    environment = {k: re.sub(r"\$\{(\w+)[^}]*\}", r"<\1>", v) for k, v in server["environment"].items()}
+    config = load_config(DEPLOY / "conquest.toml", environment)  # names the server really reads
+    assert config.database_url == environment["CONQUEST_DATABASE_URL"]
+    assert config.admin_token == "<CONQUEST_ADMIN_TOKEN>"
     grace = re.fullmatch(r"(\d+)s", server["stop_grace_period"])
     assert grace and int(grace.group(1)) * 1000 > image_config().shutdown_grace_ms
 

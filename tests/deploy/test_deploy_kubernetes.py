@@ -15,7 +15,7 @@ import kubernetes_validate
 import pytest
 from deploy_support import DEPLOY, image_config, manifests, port_of
 
-from server.config import parse_config
+from server.config import load_config, parse_config
 
 KUBERNETES = "1.30.0"
 """The oldest Kubernetes minor still in upstream support when this was written; gRPC probes are GA."""
@@ -102,6 +102,11 @@ def test_the_secret_holds_the_database_url_and_admin_token_for_the_pod():
     assert secret["stringData"]["CONQUEST_DATABASE_URL"].startswith("postgresql+psycopg://")
     sources = _container()["envFrom"]
     assert [s["secretRef"]["name"] for s in sources] == [secret["metadata"]["name"]]
+    config = load_config(DEPLOY / "conquest.toml", secret["stringData"])  # names the server really reads
+    assert (config.database_url, config.admin_token) == (
+        secret["stringData"]["CONQUEST_DATABASE_URL"],
+        secret["stringData"]["CONQUEST_ADMIN_TOKEN"],
+    )
 
 
 def test_the_service_selects_the_pods_and_exposes_grpc_and_metrics():
