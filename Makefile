@@ -61,6 +61,14 @@ bench-engine: install
 bench-bots: install
 	$(PY) -m conquest_bots.evaluate --games 300
 
+# The server against a raw grpc.aio echo stream, and 1,000 concurrent games of thinking bots (docs/benchmarks.md).
+.PHONY: bench-server bench-capacity
+bench-server: install
+	$(PY) -m server.bench
+
+bench-capacity: install
+	$(PY) -m server.bench_capacity
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
 

@@ -1,0 +1,465 @@
+"""The server speed benchmark (``make bench-server``, issue 3): the server against a raw gRPC echo stream.
+
+The game server runs in its own process pinned to one core (``SERVER_CORE``), with no metrics port, JSON
+logs at INFO to a file (one line per game and per session, none per decision) and replays written to a
+temporary directory, exactly as ``conquest serve`` without a database. This process is the client: pinned
+to the other core, one asyncio loop holding many bot streams (one Connect stream and one TCP connection
+each) that answer on the protobuf messages with a trivial policy (``first_choice``), no engine on the path.
+
+Runs, each a fixed number of decisions (messages) after a fixed warm-up:
+
+1. games, per queue of ``--queues``: ``--streams`` bots with ``--capacity`` games each fill a default queue
+   whose turn cap is lowered (``--turn-cap``) so games end and new ones are seated; every seat is a bot.
+2. echo, after each games run: a grpc.aio bidi stream on raw bytes, in its own process on the same core,
+   answering every message with a pre-built payload of that run's mean DecisionRequest size; the same
+   number of streams, each with as many messages in flight as the run had games per stream, each message
+   of the run's mean Decision size.
+3. one bot: the practice queue of the two-player neutral game (one bot against the in-process house
+   ``aggressive`` opponent, as ``conquest practice`` plays it), one stream, one game at a time; then the
+   echo with one stream and one message in flight, at that run's sizes.
+
+Round trip = from writing a Decision to reading the next DecisionRequest of that game (echo: from writing a
+message to reading its answer), on the client's clock. Server CPU = the server process's utime + stime
+from ``/proc/<pid>/stat`` over the measured window.
+
+    python -m server.bench [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import dataclasses
+import logging
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from conquest.v1 import bot_pb2, bot_pb2_grpc, game_pb2
+from engine import preset
+from server.app import build_lobby, create_server
+from server.config import QueueConfig, ServerConfig, default_queues
+from server.logs import configure_logging
+
+SERVER_CORE = 0
+CLIENT_CORE = 1
+ECHO_METHOD = "/conquest.bench.Echo/Stream"
+CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
+"""Each bot stream gets its own TCP connection, as separate bot processes would."""
+SPAWN = multiprocessing.get_context("spawn")
+"""Child processes start fresh: gRPC does not survive a fork."""
+
+
+# ---------------------------------------------------------------------------------------- processes
+
+
+def pin(core: int) -> None:
+    """Run this process (and the threads it starts from now on) on ``core`` only."""
+    if core < (os.cpu_count() or 1):
+        os.sched_setaffinity(0, {core})
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` (all its threads) so far, in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def memory_kib(pid: int, field: str) -> int:
+    """A ``/proc/<pid>/status`` memory figure in KiB (``VmRSS`` now, ``VmHWM`` its peak)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise KeyError(field)
+
+
+def bench_queue(name: str, turn_cap: int, house_opponents: tuple[str, ...] = ()) -> QueueConfig:
+    """The default queue ``name`` (its rules and deadlines) with ``turn_cap`` and house opponents."""
+    queue = next(q for q in default_queues() if q.name == name)
+    rules = preset(queue.rules.name, turn_cap=turn_cap)
+    return dataclasses.replace(queue, rules=rules, house_opponents=house_opponents)
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerSpec:
+    queue: str
+    turn_cap: int
+    house_opponents: tuple[str, ...] = ()
+    games: int | None = None
+    """Seat at most this many games (None: no limit)."""
+
+
+def serve_process(spec: ServerSpec, log_path: str, replay_dir: str, ready: Any) -> None:
+    """The game server's process: pinned, JSON logs to ``log_path``, replays to ``replay_dir``; sends its
+    port through ``ready`` and serves until SIGTERM, then ends the games in progress."""
+    pin(SERVER_CORE)
+    with open(log_path, "a") as log_file:
+        sys.stderr = log_file
+        configure_logging("json", logging.INFO)
+        asyncio.run(_serve(spec, Path(replay_dir), ready))
+
+
+async def _serve(spec: ServerSpec, replay_dir: Path, ready: Any) -> None:
+    queue = bench_queue(spec.queue, spec.turn_cap, spec.house_opponents)
+    config = ServerConfig(
+        address="127.0.0.1:0", replay_dir=replay_dir, metrics_port=0, database_url="", queues=(queue,)
+    )
+    lobby = build_lobby(config, None)
+    lobby.games_left = spec.games
+    server, port = create_server(config, config.address, lobby)
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    await server.start()
+    ready.send(port)
+    await stop.wait()
+    await lobby.shutdown(0)
+    await server.stop(grace=1.0)
+
+
+def echo_process(reply_size: int, ready: Any) -> None:
+    """The baseline's process: a grpc.aio bidi stream on raw bytes answering each message at once."""
+    pin(SERVER_CORE)
+    asyncio.run(_echo(bytes(reply_size), ready))
+
+
+async def _echo(reply: bytes, ready: Any) -> None:
+    async def stream(requests: AsyncIterator[bytes], context: Any) -> AsyncIterator[bytes]:
+        async for _ in requests:
+            yield reply
+
+    service, method = ECHO_METHOD.strip("/").split("/")
+    server = grpc.aio.server()
+    handler = grpc.method_handlers_generic_handler(
+        service, {method: grpc.stream_stream_rpc_method_handler(stream)}
+    )
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    await server.start()
+    ready.send(port)
+    await stop.wait()
+    await server.stop(grace=None)
+
+
+class Running:
+    """A child process started with ``target(*args, ready)`` that reports its port on ``ready``."""
+
+    def __init__(self, target: Callable[..., None], *args: Any) -> None:
+        receiving, sending = SPAWN.Pipe(duplex=False)
+        self.process: BaseProcess = SPAWN.Process(target=target, args=(*args, sending), daemon=True)
+        self.process.start()
+        if not receiving.poll(60):
+            raise RuntimeError(f"{target.__name__} did not start within 60 s")
+        self.port: int = receiving.recv()
+        assert self.process.pid is not None
+        self.pid: int = self.process.pid
+
+    def stop(self) -> None:
+        self.process.terminate()  # SIGTERM: a clean shutdown
+        self.process.join(30)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+
+
+def channel(port: int) -> grpc.aio.Channel:
+    return grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=CHANNEL_OPTIONS)
+
+
+# ---------------------------------------------------------------------------------------- the bots
+
+
+def first_choice(request: bot_pb2.DecisionRequest) -> game_pb2.Action:
+    """A trivial, cheap policy on the wire messages: the first listed choice, all armies at once, attack
+    from the first source that outnumbers its target by two (one roll per decision), else end the phase."""
+    legal = request.legal
+    if legal.claim:
+        return game_pb2.Action(claim=game_pb2.ClaimAction(territory=legal.claim[0]))
+    if legal.must_trade:
+        return game_pb2.Action(trade_cards=game_pb2.TradeCardsAction(cards=legal.trades[0].cards))
+    if legal.place_territories:
+        place = game_pb2.PlaceAction(territory=legal.place_territories[0], armies=legal.place_max)
+        return game_pb2.Action(place=place)
+    if legal.defend_max:
+        return game_pb2.Action(choose_defence=game_pb2.ChooseDefenceAction(dice=legal.defend_max))
+    if legal.occupy_max:
+        return game_pb2.Action(occupy=game_pb2.OccupyAction(armies=legal.occupy_max))
+    armies = request.observation.armies
+    for i, source_armies in enumerate(legal.attack_source_armies):
+        target = legal.attack_targets[i]
+        if source_armies > armies[target] + 2:
+            attack = game_pb2.AttackAction(
+                source=legal.attack_sources[i], target=target, dice=legal.attack_max_dice[i]
+            )
+            return game_pb2.Action(attack=attack)
+    return game_pb2.Action(end_phase=game_pb2.EndPhaseAction())
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class Window:
+    """Counts answered messages; measures the ``measured`` ones after the first ``warmup``."""
+
+    def __init__(self, warmup: int, measured: int, server_pid: int) -> None:
+        self.warmup = warmup
+        self.measured = measured
+        self.server_pid = server_pid
+        self.count = 0
+        self.round_trips: list[float] = []
+        self.request_bytes: list[int] = []
+        self.decision_bytes: list[int] = []
+        self.started: tuple[float, float, float] = (0.0, 0.0, 0.0)
+        """(wall clock, server CPU, client CPU) at the window's start."""
+        self.ended: tuple[float, float, float] = (0.0, 0.0, 0.0)
+        self.done = asyncio.Event()
+
+    @property
+    def open(self) -> bool:
+        return self.warmup <= self.count < self.warmup + self.measured
+
+    def answered(self) -> None:
+        self.count += 1
+        if self.count == self.warmup:
+            self.started = self._now()
+        elif self.count == self.warmup + self.measured:
+            self.ended = self._now()
+            self.done.set()
+
+    def _now(self) -> tuple[float, float, float]:
+        return time.perf_counter(), cpu_seconds(self.server_pid), time.process_time()
+
+    def report(self, label: str, streams: int, in_flight: int) -> dict[str, Any]:
+        wall = self.ended[0] - self.started[0]
+        server_cpu = self.ended[1] - self.started[1]
+        return {
+            "label": label,
+            "streams": streams,
+            "in_flight": in_flight,
+            "per_s": self.measured / wall,
+            "server_cpu_ms": server_cpu / self.measured * 1000,
+            "server_busy": server_cpu / wall,
+            "client_busy": (self.ended[2] - self.started[2]) / wall,
+            "p50_ms": percentile(self.round_trips, 0.5) * 1000,
+            "p99_ms": percentile(self.round_trips, 0.99) * 1000,
+            "request_bytes": round(sum(self.request_bytes) / max(1, len(self.request_bytes))),
+            "decision_bytes": round(sum(self.decision_bytes) / max(1, len(self.decision_bytes))),
+        }
+
+
+SIZE_SAMPLE = 8
+"""Every 8th message of the window is weighed (ByteSize costs the client a serialization)."""
+
+
+async def bot_stream(
+    port: int, name: str, capacity: int, queue: str, window: Window, sent: dict[str, float]
+) -> None:
+    """One bot: Hello, join ``queue``, answer every DecisionRequest at once, until cancelled."""
+    async with channel(port) as chan:
+        call = bot_pb2_grpc.BotServiceStub(chan).Connect()
+        hello = bot_pb2.Hello(name=name, capacity=capacity, client_name="bench", client_version="1")
+        await call.write(bot_pb2.ConnectRequest(hello=hello))
+        await call.write(bot_pb2.ConnectRequest(join_queue=bot_pb2.JoinQueue(queue=queue)))
+        while True:
+            message = await call.read()
+            if message is grpc.aio.EOF:
+                raise EOFError(f"{name}: the server closed the stream")
+            assert isinstance(message, bot_pb2.ConnectResponse)
+            kind = message.WhichOneof("message")
+            if kind == "decision_request":
+                request = message.decision_request
+                game_id = request.game_id
+                arrived = time.perf_counter()
+                asked = sent.pop(game_id, None)
+                reply = bot_pb2.ConnectRequest(
+                    decision=bot_pb2.Decision(
+                        game_id=game_id, request_id=request.request_id, action=first_choice(request)
+                    )
+                )
+                if window.open:
+                    if asked is not None:
+                        window.round_trips.append(arrived - asked)
+                    if window.count % SIZE_SAMPLE == 0:
+                        window.request_bytes.append(message.ByteSize())
+                        window.decision_bytes.append(reply.ByteSize())
+                window.answered()
+                sent[game_id] = time.perf_counter()
+                await call.write(reply)
+            elif kind in ("error", "decision_rejected"):  # the policy plays only legal actions
+                raise RuntimeError(f"{name}: {message}")
+
+
+async def echo_stream(port: int, in_flight: int, payload: bytes, window: Window) -> None:
+    """One echo client stream keeping ``in_flight`` messages outstanding, until cancelled."""
+    async with channel(port) as chan:
+        call: grpc.aio.StreamStreamCall[bytes, bytes] = chan.stream_stream(ECHO_METHOD)()
+        sent: collections.deque[float] = collections.deque()
+        for _ in range(in_flight):
+            sent.append(time.perf_counter())
+            await call.write(payload)
+        while True:
+            answer = await call.read()
+            if answer is grpc.aio.EOF:
+                raise EOFError("the echo server closed the stream")
+            asked = sent.popleft()
+            if window.open:
+                window.round_trips.append(time.perf_counter() - asked)
+            window.answered()
+            sent.append(time.perf_counter())
+            await call.write(payload)
+
+
+async def until_done(window: Window, clients: list[asyncio.Task[None]], limit_s: float) -> None:
+    """Wait for the window to close (or a client to fail), then stop every client."""
+    waiter = asyncio.create_task(window.done.wait())
+    try:
+        finished, _ = await asyncio.wait(
+            [waiter, *clients], timeout=limit_s, return_when=asyncio.FIRST_COMPLETED
+        )
+        for task in finished:
+            if task is not waiter and task.exception() is not None:
+                raise RuntimeError("a client stream failed") from task.exception()
+        if not window.done.is_set():
+            raise TimeoutError(f"only {window.count} of {window.warmup + window.measured} in {limit_s} s")
+    finally:
+        for task in [waiter, *clients]:
+            task.cancel()
+        await asyncio.gather(waiter, *clients, return_exceptions=True)
+
+
+# ---------------------------------------------------------------------------------------- the runs
+
+
+LIMIT_S = 600.0
+"""A run that has not finished its decisions in this long fails (something is stuck)."""
+
+
+def game_run(
+    spec: ServerSpec, streams: int, capacity: int, warmup: int, measured: int, workdir: Path
+) -> dict[str, Any]:
+    """``streams`` bots with ``capacity`` games each in ``spec``'s queue against a fresh server."""
+    players = next(q.players for q in default_queues() if q.name == spec.queue) - len(spec.house_opponents)
+    log_path = workdir / f"{spec.queue}-{streams}.log"
+    server = Running(serve_process, spec, str(log_path), str(workdir))
+    try:
+        window = Window(warmup, measured, server.pid)
+
+        async def run() -> None:
+            sent: dict[str, float] = {}
+            clients = [
+                asyncio.create_task(bot_stream(server.port, f"bench-{i}", capacity, spec.queue, window, sent))
+                for i in range(streams)
+            ]
+            await until_done(window, clients, LIMIT_S)
+
+        asyncio.run(run())
+    finally:
+        server.stop()
+    house = f" vs {len(spec.house_opponents)} house" if spec.house_opponents else ""
+    return window.report(f"server {spec.queue}{house}", streams, streams * capacity // players)
+
+
+def echo_run(
+    label: str, streams: int, in_flight: int, sizes: dict[str, Any], warmup: int, measured: int
+) -> dict[str, Any]:
+    """The raw echo baseline with the message sizes of ``sizes`` (a game run's report)."""
+    server = Running(echo_process, sizes["request_bytes"])
+    try:
+        window = Window(warmup, measured, server.pid)
+        payload = bytes(sizes["decision_bytes"])
+
+        async def run() -> None:
+            clients = [
+                asyncio.create_task(echo_stream(server.port, in_flight, payload, window))
+                for _ in range(streams)
+            ]
+            await until_done(window, clients, LIMIT_S)
+
+        asyncio.run(run())
+    finally:
+        server.stop()
+    report = window.report(label, streams, streams * in_flight)
+    report["request_bytes"], report["decision_bytes"] = sizes["request_bytes"], sizes["decision_bytes"]
+    return report
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    head = (
+        f"{'run':<28} {'streams':>7} {'in flight':>9} {'per s':>8} {'srv CPU/msg':>11} {'srv busy':>8} "
+        f"{'cli busy':>8} {'p50 ms':>7} {'p99 ms':>7} {'req B':>6} {'dec B':>6}"
+    )
+    lines = [head]
+    for r in rows:
+        lines.append(
+            f"{r['label']:<28} {r['streams']:>7} {r['in_flight']:>9} {r['per_s']:>8.0f} "
+            f"{r['server_cpu_ms']:>9.3f}ms {r['server_busy']:>7.0%} {r['client_busy']:>8.0%} "
+            f"{r['p50_ms']:>7.3f} {r['p99_ms']:>7.3f} {r['request_bytes']:>6} {r['decision_bytes']:>6}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m server.bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a short run (a tenth of the decisions)")
+    parser.add_argument(
+        "--queues", nargs="+", default=["classic-4", "classic-2"], help="default queues to fill in run 1"
+    )
+    parser.add_argument("--streams", type=int, default=16, help="bot streams in run 1 (default 16)")
+    parser.add_argument("--capacity", type=int, default=16, help="games per stream in run 1 (default 16)")
+    parser.add_argument("--turn-cap", type=int, default=20, help="turn cap of the bench queues (default 20)")
+    args = parser.parse_args(argv)
+    pin(CLIENT_CORE)
+    scale = 10 if args.quick else 1
+    warmup, measured = 20_000 // scale, 100_000 // scale
+    solo_warmup, solo_measured = 1_000 // scale, 10_000 // scale
+    print(
+        f"server bench: CPython {sys.version.split()[0]}, {os.cpu_count()} cores, server on core "
+        f"{SERVER_CORE}, clients on core {CLIENT_CORE}; load average {os.getloadavg()[0]:.2f} at start",
+        flush=True,
+    )
+    rows: list[dict[str, Any]] = []
+    ratios: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="conquest-bench-") as tmp:
+        workdir = Path(tmp)
+        for queue in args.queues:
+            players = next(q.players for q in default_queues() if q.name == queue)
+            spec = ServerSpec(queue, args.turn_cap)
+            games = game_run(spec, args.streams, args.capacity, warmup, measured, workdir)
+            in_flight = max(1, args.capacity // players)
+            echo = echo_run(f"raw echo ({queue} sizes)", args.streams, in_flight, games, warmup, measured)
+            rows += [games, echo]
+            print(table(rows[-2:]), flush=True)
+            ratios.append(
+                f"{queue}: {games['per_s']:.0f} decisions/s = {games['per_s'] / echo['per_s']:.0%} of the "
+                f"raw echo stream's {echo['per_s']:.0f} messages/s (bar: >= 50%)"
+            )
+        spec = ServerSpec("classic-2", args.turn_cap, house_opponents=("aggressive",))
+        solo = game_run(spec, 1, 1, solo_warmup, solo_measured, workdir)
+        echo_solo = echo_run("raw echo, one stream", 1, 1, solo, solo_warmup, solo_measured)
+        rows += [solo, echo_solo]
+    print(table(rows))
+    print("throughput, " + "\nthroughput, ".join(ratios))
+    print(
+        f"one bot: p50 round trip {solo['p50_ms']:.3f} ms vs echo {echo_solo['p50_ms']:.3f} ms: "
+        f"{solo['p50_ms'] - echo_solo['p50_ms']:.3f} ms added per decision (bar: <= 0.3 ms)"
+    )
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
