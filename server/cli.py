@@ -7,6 +7,7 @@ conquest practice [--address HOST:PORT] [--queue NAME ...] [--opponent KIND] [--
 conquest match BOT BOT ... [--games N] [--queue-rules PRESET] [--parallel K]                 (docs/cli.md)
 conquest replay show FILE
 conquest replay verify FILE [FILE ...]
+conquest bot|leaderboard|games|replay download ...   (a running server's Arena API: server/arena_cli.py)
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 from engine.codec import encode_action
 from engine.events import GameEnded, TurnStarted
 from engine.replay import ReplayError, simulate
+from server.arena_cli import add_arena_commands
 from server.config import LOG_FORMATS, ConfigError, ServerConfig, load_config
 from server.replays import load_replay_file, verify_record
 from server.seats import HOUSE_POLICIES
@@ -262,6 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("files", type=Path, nargs="+", metavar="FILE")
     verify.set_defaults(run=cmd_replay_verify)
+    add_arena_commands(commands, replay_commands)
     return parser
 
 

@@ -1,0 +1,253 @@
+"""The ``conquest`` subcommands that talk to a running server's ArenaService, printing plain tables.
+
+conquest bot register|rotate|revoke NAME [--server HOST:PORT] [--admin-token TOKEN]
+conquest bot list [--server HOST:PORT]
+conquest leaderboard QUEUE [--limit N] [--server HOST:PORT]
+conquest games [--queue QUEUE] [--bot NAME] [--limit N] [--server HOST:PORT]
+conquest replay download GAME_ID -o FILE [--server HOST:PORT]
+
+The admin token defaults to the CONQUEST_ADMIN_TOKEN environment variable. A refused call prints the
+server's status code and message and exits with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from conquest.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
+
+DEFAULT_SERVER = "localhost:50051"
+TIMEOUT_S = 30.0
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """Plain aligned columns: text to the left, numbers to the right, a dashed rule under the headers."""
+    cells = [[str(c) for c in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+    numeric = [bool(rows) and all(isinstance(r[i], int | float) for r in rows) for i in range(len(headers))]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(
+            v.rjust(w) if right else v.ljust(w) for v, w, right in zip(values, widths, numeric, strict=True)
+        ).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in cells)])
+
+
+def _when(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M") if ms else "-"
+
+
+def _call(args: argparse.Namespace, work: Callable[[Any, tuple[tuple[str, str], ...]], int]) -> int:
+    """Run ``work(stub, metadata)`` on a channel to ``--server``; a refused call prints why and returns 1."""
+    metadata: tuple[tuple[str, str], ...] = ()
+    if getattr(args, "admin_token", None) is not None:
+        if not args.admin_token:
+            print(
+                f"conquest {args.command}: an admin token is needed: pass --admin-token or set "
+                "CONQUEST_ADMIN_TOKEN (the server's server.admin_token)",
+                file=sys.stderr,
+            )
+            return 2
+        metadata = (("authorization", f"Bearer {args.admin_token}"),)
+    with grpc.insecure_channel(args.server) as channel:
+        try:
+            return work(arena_pb2_grpc.ArenaServiceStub(channel), metadata)
+        except grpc.RpcError as bad:
+            why = f"{bad.code().name}: {bad.details()}" if isinstance(bad, grpc.Call) else str(bad)
+            print(f"conquest {args.command}: {args.server}: {why}", file=sys.stderr)
+            return 1
+
+
+def cmd_bot_register(args: argparse.Namespace) -> int:
+    def work(stub: Any, metadata: tuple[tuple[str, str], ...]) -> int:
+        reply = stub.RegisterBot(
+            arena_pb2.RegisterBotRequest(name=args.name), metadata=metadata, timeout=TIMEOUT_S
+        )
+        print(f"registered bot {reply.bot.name} (id {reply.bot.id})")
+        print(f"token: {reply.token}")
+        print("The token is shown this once (the server keeps only its hash): give it to the bot's author.")
+        return 0
+
+    return _call(args, work)
+
+
+def cmd_bot_rotate(args: argparse.Namespace) -> int:
+    def work(stub: Any, metadata: tuple[tuple[str, str], ...]) -> int:
+        reply = stub.RotateToken(
+            arena_pb2.RotateTokenRequest(name=args.name), metadata=metadata, timeout=TIMEOUT_S
+        )
+        print(f"new token for bot {reply.bot.name}: {reply.token}")
+        print("The old token is refused from now on; the new one is shown this once.")
+        return 0
+
+    return _call(args, work)
+
+
+def cmd_bot_revoke(args: argparse.Namespace) -> int:
+    def work(stub: Any, metadata: tuple[tuple[str, str], ...]) -> int:
+        reply = stub.RevokeBot(
+            arena_pb2.RevokeBotRequest(name=args.name), metadata=metadata, timeout=TIMEOUT_S
+        )
+        print(
+            f"revoked bot {reply.bot.name} at {_when(reply.bot.revoked_at_ms)} UTC; its games and history "
+            "stay"
+        )
+        return 0
+
+    return _call(args, work)
+
+
+def cmd_bot_list(args: argparse.Namespace) -> int:
+    def work(stub: Any, _: tuple[tuple[str, str], ...]) -> int:
+        bots = stub.ListBots(arena_pb2.ListBotsRequest(), timeout=TIMEOUT_S).bots
+        rows = [
+            (
+                b.name,
+                b.id,
+                _when(b.created_at_ms),
+                _when(b.rotated_at_ms),
+                "revoked" if b.revoked_at_ms else "active",
+            )
+            for b in bots
+        ]
+        print(table(("bot", "id", "registered (UTC)", "token rotated", "status"), rows))
+        return 0
+
+    return _call(args, work)
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    def work(stub: Any, _: tuple[tuple[str, str], ...]) -> int:
+        request = arena_pb2.GetLeaderboardRequest(queue=args.queue, limit=args.limit)
+        board = stub.GetLeaderboard(request, timeout=TIMEOUT_S)
+        rows = [
+            (
+                s.rank,
+                s.bot,
+                f"{s.mu:.2f}",
+                f"{s.sigma:.2f}",
+                f"{s.score:.2f}",
+                s.games,
+                s.wins,
+                f"{s.average_place:.2f}",
+                s.timeouts,
+                s.forfeits,
+            )
+            for s in board.standings
+        ]
+        headers = (
+            "rank",
+            "bot",
+            "mu",
+            "sigma",
+            "mu-3sigma",
+            "games",
+            "wins",
+            "avg place",
+            "timeouts",
+            "forfeits",
+        )
+        print(f"leaderboard {board.queue} (ordered by mu - 3 sigma)")
+        print(table(headers, rows))
+        return 0
+
+    return _call(args, work)
+
+
+def _ranking(game: arena_pb2.GameSummary) -> str:
+    def outcome(seat: arena_pb2.GameSeat) -> str:
+        name = bot_pb2.SeatOutcome.Name(seat.outcome).removeprefix("SEAT_OUTCOME_").lower()
+        return "" if name in ("won", "eliminated", "turn_cap") else f" ({name})"
+
+    return ", ".join(f"{s.place}. {s.name}{outcome(s)}" for s in sorted(game.seats, key=lambda s: s.place))
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    def work(stub: Any, _: tuple[tuple[str, str], ...]) -> int:
+        request = arena_pb2.ListGamesRequest(queue=args.queue or "", bot=args.bot or "", limit=args.limit)
+        games = stub.ListGames(request, timeout=TIMEOUT_S).games
+        rows = [
+            (
+                g.game_id,
+                g.queue,
+                _when(g.finished_at_ms),
+                g.turns,
+                g.reason,
+                "yes" if g.rated else "no",
+                _ranking(g),
+            )
+            for g in games
+        ]
+        print(table(("game", "queue", "finished (UTC)", "turns", "reason", "rated", "places"), rows))
+        return 0
+
+    return _call(args, work)
+
+
+def cmd_replay_download(args: argparse.Namespace) -> int:
+    def work(stub: Any, _: tuple[tuple[str, str], ...]) -> int:
+        reply = stub.GetReplay(arena_pb2.GetReplayRequest(game_id=args.game_id), timeout=TIMEOUT_S)
+        args.output.write_text(reply.replay_json)
+        print(f"wrote the replay of game {reply.game_id} to {args.output} (check it: conquest replay verify)")
+        return 0
+
+    return _call(args, work)
+
+
+def _server_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--server", default=DEFAULT_SERVER, help=f"the server's host:port (default {DEFAULT_SERVER})"
+    )
+
+
+def add_arena_commands(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    replay_commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    """Register ``bot``, ``leaderboard``, ``games`` and ``replay download`` on the ``conquest`` parser."""
+    bot = commands.add_parser("bot", help="register, rotate, revoke or list bots (Arena API)")
+    bot_commands = bot.add_subparsers(dest="bot_command", required=True)
+    admin_help = "the server's admin token (default: $CONQUEST_ADMIN_TOKEN)"
+    for name, run, summary in (
+        ("register", cmd_bot_register, "register a bot and print its token (shown once)"),
+        ("rotate", cmd_bot_rotate, "give a bot a new token (shown once); the old one stops working"),
+        ("revoke", cmd_bot_revoke, "revoke a bot: its token stops working; its games stay"),
+    ):
+        sub = bot_commands.add_parser(name, help=summary)
+        sub.add_argument("name", help="the bot's name")
+        _server_flag(sub)
+        sub.add_argument("--admin-token", default=os.environ.get("CONQUEST_ADMIN_TOKEN", ""), help=admin_help)
+        sub.set_defaults(run=run, command=f"bot {name}")
+    listing = bot_commands.add_parser("list", help="list the registered bots")
+    _server_flag(listing)
+    listing.set_defaults(run=cmd_bot_list, command="bot list")
+
+    leaderboard = commands.add_parser("leaderboard", help="a queue's leaderboard (Arena API)")
+    leaderboard.add_argument("queue", help="queue name, e.g. classic-4")
+    leaderboard.add_argument("--limit", type=int, default=0, help="most rows (default all)")
+    _server_flag(leaderboard)
+    leaderboard.set_defaults(run=cmd_leaderboard)
+
+    games = commands.add_parser("games", help="finished games, latest first (Arena API)")
+    games.add_argument("--queue", help="only games of this queue")
+    games.add_argument("--bot", help="only games this bot played in")
+    games.add_argument("--limit", type=int, default=20, help="most games (default 20, at most 1000)")
+    _server_flag(games)
+    games.set_defaults(run=cmd_games)
+
+    download = replay_commands.add_parser("download", help="download a finished game's replay (Arena API)")
+    download.add_argument("game_id", metavar="GAME_ID")
+    download.add_argument(
+        "-o", "--output", type=Path, required=True, metavar="FILE", help="where to write it"
+    )
+    _server_flag(download)
+    download.set_defaults(run=cmd_replay_download, command="replay download")

@@ -1,0 +1,108 @@
+"""``conquest bot|leaderboard|games|replay download`` against a running server (main() with argv)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+from arena_support import ADMIN, QUEUE, play_game
+
+from server.cli import main
+
+LOG_LINE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \[")
+
+
+async def conquest(capsys, *argv: str) -> int:  # type: ignore[no-untyped-def]
+    """``conquest ARGV``; the CLI blocks, so it runs in a thread while the server runs on this loop.
+    What was printed before (the server's log lines) is dropped, so the next readouterr() is the CLI's."""
+    capsys.readouterr()
+    return await asyncio.to_thread(main, list(argv))
+
+
+def printed(capsys) -> list[str]:  # type: ignore[no-untyped-def]
+    """The CLI's output lines, without the server's log lines (they share stdout in this process)."""
+    return [line for line in capsys.readouterr().out.splitlines() if not LOG_LINE.match(line)]
+
+
+async def test_bot_commands_register_rotate_revoke_and_list(start_arena, capsys, monkeypatch) -> None:
+    """Issue 4: "Bots are registered by an organizer (CLI and API): the token is shown once"; "The same
+    operations from `conquest` subcommands with readable tables"."""
+    server = await start_arena()
+    at = ("--server", server.address)
+    assert await conquest(capsys, "bot", "register", "alice", *at, "--admin-token", ADMIN) == 0
+    out = capsys.readouterr().out
+    token = out.split("token: ", 1)[1].split()[0]
+    assert len(token) == 43 and "shown this once" in out
+    assert server.store.authenticate(token).name == "alice"
+
+    monkeypatch.setenv("CONQUEST_ADMIN_TOKEN", ADMIN)  # the default of --admin-token
+    assert await conquest(capsys, "bot", "register", "bob", *at) == 0
+    assert await conquest(capsys, "bot", "rotate", "alice", *at) == 0
+    assert "new token for bot alice: " in capsys.readouterr().out
+    assert await conquest(capsys, "bot", "revoke", "bob", *at) == 0
+    assert "revoked bot bob at " in capsys.readouterr().out
+
+    assert await conquest(capsys, "bot", "list", *at) == 0
+    lines = printed(capsys)
+    assert lines[0].split() == ["bot", "id", "registered", "(UTC)", "token", "rotated", "status"]
+    assert set(lines[1]) == {"-", " "}
+    assert [(line.split()[0], line.split()[-1]) for line in lines[2:]] == [
+        ("alice", "active"),
+        ("bob", "revoked"),
+    ]
+
+    assert await conquest(capsys, "bot", "register", "carol", *at, "--admin-token", "wrong") == 1
+    assert "PERMISSION_DENIED: wrong admin token" in capsys.readouterr().err
+    monkeypatch.delenv("CONQUEST_ADMIN_TOKEN")
+    assert await conquest(capsys, "bot", "register", "carol", *at) == 2
+    assert (
+        "an admin token is needed: pass --admin-token or set CONQUEST_ADMIN_TOKEN" in capsys.readouterr().err
+    )
+
+
+async def test_leaderboard_games_and_replay_download(start_arena, capsys, tmp_path: Path) -> None:
+    """Issue 4: "leaderboards, list/get games, download replays" from `conquest` with readable tables;
+    the downloaded replay passes `conquest replay verify` (seed commitment included)."""
+    server = await start_arena()
+    at = ("--server", server.address)
+    tokens = [server.store.register_bot(name, admin_token=ADMIN).token for name in ("alice", "bob")]
+    over = await play_game(server.port, tokens)
+    winner = next(r.name for r in over.results if r.place == 1)
+
+    assert await conquest(capsys, "leaderboard", QUEUE, *at) == 0
+    lines = printed(capsys)
+    assert lines[0] == f"leaderboard {QUEUE} (ordered by mu - 3 sigma)"
+    header = lines[1].split()
+    assert header == [
+        "rank",
+        "bot",
+        "mu",
+        "sigma",
+        "mu-3sigma",
+        "games",
+        "wins",
+        "avg",
+        "place",
+        "timeouts",
+        "forfeits",
+    ]
+    rows = [line.split() for line in lines[3:]]
+    assert (rows[0][0], rows[0][1], rows[0][5], rows[0][6]) == ("1", winner, "1", "1")
+    assert len(rows) == 2 and len({len(line) for line in lines[1:]}) <= 2, "aligned columns"
+
+    assert await conquest(capsys, "games", "--bot", "alice", *at) == 0
+    lines = printed(capsys)
+    assert lines[0].split()[:4] == ["game", "queue", "finished", "(UTC)"]
+    assert lines[2].startswith(over.game_id) and f"1. {winner}" in lines[2] and " yes " in lines[2]
+    assert await conquest(capsys, "games", "--queue", "chess", *at) == 1
+    assert "NOT_FOUND: no queue 'chess'" in capsys.readouterr().err
+
+    path = tmp_path / "downloaded.json"
+    assert await conquest(capsys, "replay", "download", over.game_id, "-o", str(path), *at) == 0
+    assert json.loads(path.read_text())["game_id"] == over.game_id
+    assert await conquest(capsys, "replay", "verify", str(path)) == 0
+    assert "seed commitment" in capsys.readouterr().out
+    assert await conquest(capsys, "replay", "download", "nope", "-o", str(tmp_path / "x.json"), *at) == 1
+    assert "NOT_FOUND: no game 'nope'" in capsys.readouterr().err
