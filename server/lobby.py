@@ -128,7 +128,9 @@ class Lobby:
                 self.metrics.rejections.labels("not_your_game").inc()
                 mine = ", ".join(session.games) or "none"
                 session.error(
-                    "unknown_game", f"you have no seat in game {decision.game_id!r}; your games: {mine}"
+                    "unknown_game",
+                    f"you have no seat in game {decision.game_id!r}; your games: {mine}",
+                    game_id=decision.game_id,
                 )
                 return
             runner.submit(seat, decision, received_at)
@@ -139,7 +141,7 @@ class Lobby:
                 session.error("unknown_queue", f"no queue {name!r}; queues: {', '.join(self.queues)}")
                 return
             if joining:
-                self.matchmaker.join(name, session)
+                self.matchmaker.join(name, session, request.join_queue.games)
                 session.queues.add(name)
             else:
                 self.matchmaker.leave(name, session)
@@ -184,6 +186,12 @@ class Lobby:
         while self.accepting and self.games_left != 0 and (seating := self.matchmaker.next_game(queue)):
             for waited in seating.waited_s:
                 self.metrics.queue_wait.labels(queue).observe(waited)
+            waiting = self.matchmaker.waiting_count(queue)
+            self.metrics.queue_depth.labels(queue).set(waiting)
+            for session in seating.done:  # reached its JoinQueue.games limit
+                session.queues.discard(queue)
+                status = bot_pb2.QueueStatus(queue=queue, joined=False, waiting=waiting)
+                session.send(bot_pb2.ConnectResponse(queue_status=status))
             players: list[Session | HouseSeat] = [*seating.sessions, *house_seats(config.house_opponents)]
             if config.house_opponents:
                 secrets.SystemRandom().shuffle(players)  # the bots' seats among the house's are random too

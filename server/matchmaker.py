@@ -22,6 +22,8 @@ class Seating:
     """The new game's players, in seat order."""
     waited_s: list[float]
     """How long each waited since it joined or was last seated in this queue, in seconds."""
+    done: list[Session]
+    """Sessions that reached their JoinQueue.games limit with this game and left the queue."""
 
 
 class Matchmaker:
@@ -30,16 +32,23 @@ class Matchmaker:
         self.waiting: dict[str, list[Session]] = {name: [] for name in queue_players}
         self.clock = clock
         self._since: dict[tuple[str, Session], float] = {}
+        self._games_left: dict[tuple[str, Session], int] = {}
 
-    def join(self, queue: str, session: Session) -> None:
+    def join(self, queue: str, session: Session, games: int = 0) -> None:
+        """Standing membership; ``games`` > 0 seats the session in at most that many more games."""
         if session not in self.waiting[queue]:
             self.waiting[queue].append(session)
             self._since[queue, session] = self.clock()
+        if games > 0:
+            self._games_left[queue, session] = games
+        else:
+            self._games_left.pop((queue, session), None)
 
     def leave(self, queue: str, session: Session) -> None:
         if session in self.waiting[queue]:
             self.waiting[queue].remove(session)
             del self._since[queue, session]
+            self._games_left.pop((queue, session), None)
 
     def leave_all(self, session: Session) -> None:
         for queue in self.waiting:
@@ -61,10 +70,17 @@ class Matchmaker:
         waiting = self.waiting[queue]
         now = self.clock()
         waited = {}
+        done = []
         for session in chosen:
             waiting.remove(session)
             waiting.append(session)
             waited[session] = now - self._since[queue, session]
             self._since[queue, session] = now
+            left = self._games_left.get((queue, session))
+            if left is not None:
+                self._games_left[queue, session] = left - 1
+                if left == 1:
+                    self.leave(queue, session)
+                    done.append(session)
         _system_random.shuffle(chosen)
-        return Seating(chosen, [waited[s] for s in chosen])
+        return Seating(chosen, [waited[s] for s in chosen], done)

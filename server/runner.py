@@ -310,6 +310,7 @@ class GameRunner:
                     message=f"game {self.game_id}: seat {index} forfeited after {why}; it plays on with "
                     "default actions and you get no more DecisionRequests for it",
                     fatal=False,
+                    game_id=self.game_id,
                 )
             )
         )

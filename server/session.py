@@ -99,8 +99,9 @@ class Session:
         if not self.closed:
             self.outbox.put_nowait(message)
 
-    def error(self, code: str, message: str, fatal: bool = False) -> None:
-        self.send(bot_pb2.ConnectResponse(error=bot_pb2.Error(code=code, message=message, fatal=fatal)))
+    def error(self, code: str, message: str, fatal: bool = False, game_id: str = "") -> None:
+        error = bot_pb2.Error(code=code, message=message, fatal=fatal, game_id=game_id)
+        self.send(bot_pb2.ConnectResponse(error=error))
 
     def close(self) -> None:
         """End the response stream after what is queued."""

@@ -39,8 +39,8 @@ class RawBot:
         self.send(hello=bot_pb2.Hello(name=name, capacity=capacity, token=token, client_name="raw-test"))
         return await self.next()
 
-    async def join(self, queue: str) -> Response:
-        self.send(join_queue=bot_pb2.JoinQueue(queue=queue))
+    async def join(self, queue: str, games: int = 0) -> Response:
+        self.send(join_queue=bot_pb2.JoinQueue(queue=queue, games=games))
         return await self.expect("queue_status", "error")
 
     def decide(

@@ -6,9 +6,9 @@ import asyncio
 import dataclasses
 import random
 
-from conftest import FAST
 from raw_client import seat_three
 
+from conftest import FAST
 from conquest.v1 import bot_pb2, game_pb2
 from engine import Claim
 from server.seats import RemoteSeat

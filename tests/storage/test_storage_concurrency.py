@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import threading
 
-from conftest import ADMIN
 from storage_support import QUEUE, play
 
+from conftest import ADMIN
 from server.storage import Store
 from server.storage.ratings import INITIAL, rate
 

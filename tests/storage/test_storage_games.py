@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from conftest import ADMIN
 from storage_support import QUEUE, play
 
+from conftest import ADMIN
 from engine.replay import verify
 from server.storage import (
     AlreadyExistsError,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conftest import ADMIN
 from storage_support import QUEUE, play
 
+from conftest import ADMIN
 from server.storage import NotFoundError, Skill, Store
 from server.storage.ratings import INITIAL, rate
 

@@ -6,9 +6,9 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import ADMIN
 from sqlalchemy import create_engine, select
 
+from conftest import ADMIN
 from server.storage import (
     AdminTokenError,
     AlreadyExistsError,

@@ -350,23 +350,29 @@ Global___TimeControl: _TypeAlias = TimeControl  # noqa: Y015
 @_typing.final
 class JoinQueue(_message.Message):
     """Ask to be seated in games of a queue. Membership stands: after each game you are seated again whenever
-    you have a free game slot, until you send LeaveQueue or disconnect. Membership does not survive a
-    disconnect: join again after the next Welcome.
+    you have a free game slot, until you send LeaveQueue, reach `games`, or disconnect. Membership does not
+    survive a disconnect: join again after the next Welcome.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     QUEUE_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
     queue: _builtins.str
     """A name from Welcome.queues."""
+    games: _builtins.int
+    """Seat this bot in at most this many more games of the queue, then leave it (0: no limit), in games.
+    Joining again replaces the limit.
+    """
     def __init__(
         self,
         *,
         queue: _builtins.str = ...,
+        games: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["queue", b"queue"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "queue", b"queue"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -406,7 +412,9 @@ class QueueStatus(_message.Message):
     queue: _builtins.str
     """The queue."""
     joined: _builtins.bool
-    """True while you are a member of the queue (seated again after each game); false once you left it."""
+    """True while you are a member of the queue (seated again after each game); false once you left it,
+    by LeaveQueue or by reaching JoinQueue.games.
+    """
     waiting: _builtins.int
     """Bots waiting in the queue, including you."""
     def __init__(
@@ -760,6 +768,7 @@ class Error(_message.Message):
     CODE_FIELD_NUMBER: _builtins.int
     MESSAGE_FIELD_NUMBER: _builtins.int
     FATAL_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
     code: _builtins.str
     """Machine-readable kind: "bad_hello", "unknown_token", "token_required", "shutting_down" (fatal);
     "unknown_queue", "unknown_game", "unexpected_hello", "empty_message", "seat_forfeited" (not fatal).
@@ -768,16 +777,19 @@ class Error(_message.Message):
     """What was wrong and what would be right, in plain words."""
     fatal: _builtins.bool
     """True when the server closes the stream after this message."""
+    game_id: _builtins.str
+    """The game the problem concerns (e.g. with "seat_forfeited" or "unknown_game"), else empty."""
     def __init__(
         self,
         *,
         code: _builtins.str = ...,
         message: _builtins.str = ...,
         fatal: _builtins.bool = ...,
+        game_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "fatal", b"fatal", "message", b"message"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "fatal", b"fatal", "game_id", b"game_id", "message", b"message"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
