@@ -13,7 +13,9 @@ Runs, each a fixed number of decisions (messages) after a fixed warm-up:
 2. echo, after each games run: a grpc.aio bidi stream on raw bytes, in its own process on the same core,
    answering every message with a pre-built payload of that run's mean DecisionRequest size; the same
    number of streams, each with as many messages in flight as the run had games per stream, each message
-   of the run's mean Decision size.
+   of the run's mean Decision size. The bar compares with this echo. A second echo answers the way the
+   game does: as many messages per message as the bots read per decision (GameEvents to every seat, then
+   the DecisionRequest), at the run's mean sizes, which shows what the protocol's shape alone costs.
 3. one bot: the practice queue of the two-player neutral game (one bot against the in-process house
    ``aggressive`` opponent, as ``conquest practice`` plays it), one stream, one game at a time; then the
    echo with one stream and one message in flight, at that run's sizes.
@@ -42,11 +44,11 @@ import time
 from collections.abc import AsyncIterator, Callable
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import grpc
 
-from conquest.v1 import bot_pb2, bot_pb2_grpc, game_pb2
+from conquest.v1 import bot_pb2, game_pb2
 from engine import preset
 from server.app import build_lobby, create_server
 from server.config import QueueConfig, ServerConfig, default_queues
@@ -55,6 +57,9 @@ from server.logs import configure_logging
 SERVER_CORE = 0
 CLIENT_CORE = 1
 ECHO_METHOD = "/conquest.bench.Echo/Stream"
+CONNECT_METHOD = "/conquest.v1.BotService/Connect"
+GAME_EVENTS_TAG = bytes([bot_pb2.ConnectResponse.DESCRIPTOR.fields_by_name["game_events"].number << 3 | 2])
+"""The first byte of every serialized ConnectResponse carrying GameEvents (a length-delimited field)."""
 CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
 """Each bot stream gets its own TCP connection, as separate bot processes would."""
 SPAWN = multiprocessing.get_context("spawn")
@@ -127,16 +132,18 @@ async def _serve(spec: ServerSpec, replay_dir: Path, ready: Any) -> None:
     await server.stop(grace=1.0)
 
 
-def echo_process(reply_size: int, ready: Any) -> None:
-    """The baseline's process: a grpc.aio bidi stream on raw bytes answering each message at once."""
+def echo_process(reply_sizes: list[int], ready: Any) -> None:
+    """The baseline's process: a grpc.aio bidi stream on raw bytes answering each message at once with
+    pre-built payloads of ``reply_sizes`` bytes."""
     pin(SERVER_CORE)
-    asyncio.run(_echo(bytes(reply_size), ready))
+    asyncio.run(_echo([bytes(size) for size in reply_sizes], ready))
 
 
-async def _echo(reply: bytes, ready: Any) -> None:
+async def _echo(replies: list[bytes], ready: Any) -> None:
     async def stream(requests: AsyncIterator[bytes], context: Any) -> AsyncIterator[bytes]:
         async for _ in requests:
-            yield reply
+            for reply in replies:
+                yield reply
 
     service, method = ECHO_METHOD.strip("/").split("/")
     server = grpc.aio.server()
@@ -176,6 +183,18 @@ class Running:
 
 def channel(port: int) -> grpc.aio.Channel:
     return grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=CHANNEL_OPTIONS)
+
+
+def connect(chan: grpc.aio.Channel) -> grpc.aio.StreamStreamCall[bot_pb2.ConnectRequest, bytes]:
+    """A Connect stream whose answers are read as bytes: the bench bots play on the observation alone and
+    skip GameEvents unparsed (``is_game_events``), which keeps the clients cheap."""
+    serialize = bot_pb2.ConnectRequest.SerializeToString
+    method: Any = chan.stream_stream(CONNECT_METHOD, request_serializer=serialize)  # no deserializer: bytes
+    return cast(grpc.aio.StreamStreamCall[bot_pb2.ConnectRequest, bytes], method())
+
+
+def is_game_events(raw: bytes) -> bool:
+    return raw[:1] == GAME_EVENTS_TAG
 
 
 # ---------------------------------------------------------------------------------------- the bots
@@ -221,8 +240,11 @@ class Window:
         self.server_pid = server_pid
         self.count = 0
         self.round_trips: list[float] = []
+        self.messages = 0
+        """Messages the clients read in the window (every kind)."""
         self.request_bytes: list[int] = []
         self.decision_bytes: list[int] = []
+        self.event_bytes: list[int] = []
         self.started: tuple[float, float, float] = (0.0, 0.0, 0.0)
         """(wall clock, server CPU, client CPU) at the window's start."""
         self.ended: tuple[float, float, float] = (0.0, 0.0, 0.0)
@@ -256,13 +278,19 @@ class Window:
             "client_busy": (self.ended[2] - self.started[2]) / wall,
             "p50_ms": percentile(self.round_trips, 0.5) * 1000,
             "p99_ms": percentile(self.round_trips, 0.99) * 1000,
-            "request_bytes": round(sum(self.request_bytes) / max(1, len(self.request_bytes))),
-            "decision_bytes": round(sum(self.decision_bytes) / max(1, len(self.decision_bytes))),
+            "answers": self.messages / self.measured,
+            "request_bytes": mean(self.request_bytes),
+            "decision_bytes": mean(self.decision_bytes),
+            "event_bytes": mean(self.event_bytes),
         }
 
 
+def mean(sizes: list[int]) -> int:
+    return round(sum(sizes) / max(1, len(sizes)))
+
+
 SIZE_SAMPLE = 8
-"""Every 8th message of the window is weighed (ByteSize costs the client a serialization)."""
+"""Every 8th Decision of the window is weighed (ByteSize costs the client a serialization)."""
 
 
 async def bot_stream(
@@ -270,15 +298,22 @@ async def bot_stream(
 ) -> None:
     """One bot: Hello, join ``queue``, answer every DecisionRequest at once, until cancelled."""
     async with channel(port) as chan:
-        call = bot_pb2_grpc.BotServiceStub(chan).Connect()
+        call = connect(chan)
         hello = bot_pb2.Hello(name=name, capacity=capacity, client_name="bench", client_version="1")
         await call.write(bot_pb2.ConnectRequest(hello=hello))
         await call.write(bot_pb2.ConnectRequest(join_queue=bot_pb2.JoinQueue(queue=queue)))
         while True:
-            message = await call.read()
-            if message is grpc.aio.EOF:
+            raw = await call.read()
+            if raw is grpc.aio.EOF:
                 raise EOFError(f"{name}: the server closed the stream")
-            assert isinstance(message, bot_pb2.ConnectResponse)
+            assert isinstance(raw, bytes)
+            if window.open:
+                window.messages += 1
+            if is_game_events(raw):
+                if window.open and window.messages % SIZE_SAMPLE == 0:
+                    window.event_bytes.append(len(raw))
+                continue
+            message = bot_pb2.ConnectResponse.FromString(raw)
             kind = message.WhichOneof("message")
             if kind == "decision_request":
                 request = message.decision_request
@@ -294,7 +329,7 @@ async def bot_stream(
                     if asked is not None:
                         window.round_trips.append(arrived - asked)
                     if window.count % SIZE_SAMPLE == 0:
-                        window.request_bytes.append(message.ByteSize())
+                        window.request_bytes.append(len(raw))
                         window.decision_bytes.append(reply.ByteSize())
                 window.answered()
                 sent[game_id] = time.perf_counter()
@@ -303,8 +338,9 @@ async def bot_stream(
                 raise RuntimeError(f"{name}: {message}")
 
 
-async def echo_stream(port: int, in_flight: int, payload: bytes, window: Window) -> None:
-    """One echo client stream keeping ``in_flight`` messages outstanding, until cancelled."""
+async def echo_stream(port: int, in_flight: int, answers: int, payload: bytes, window: Window) -> None:
+    """One echo client stream keeping ``in_flight`` messages outstanding (each answered by ``answers``
+    messages), until cancelled."""
     async with channel(port) as chan:
         call: grpc.aio.StreamStreamCall[bytes, bytes] = chan.stream_stream(ECHO_METHOD)()
         sent: collections.deque[float] = collections.deque()
@@ -312,9 +348,9 @@ async def echo_stream(port: int, in_flight: int, payload: bytes, window: Window)
             sent.append(time.perf_counter())
             await call.write(payload)
         while True:
-            answer = await call.read()
-            if answer is grpc.aio.EOF:
-                raise EOFError("the echo server closed the stream")
+            for _ in range(answers):
+                if await call.read() is grpc.aio.EOF:
+                    raise EOFError("the echo server closed the stream")
             asked = sent.popleft()
             if window.open:
                 window.round_trips.append(time.perf_counter() - asked)
@@ -374,17 +410,20 @@ def game_run(
 
 
 def echo_run(
-    label: str, streams: int, in_flight: int, sizes: dict[str, Any], warmup: int, measured: int
+    label: str, streams: int, in_flight: int, game: dict[str, Any], answers: int, warmup: int, measured: int
 ) -> dict[str, Any]:
-    """The raw echo baseline with the message sizes of ``sizes`` (a game run's report)."""
-    server = Running(echo_process, sizes["request_bytes"])
+    """The raw echo baseline with the message sizes of ``game`` (a game run's report): each message is
+    answered by ``answers`` messages, the last of the DecisionRequest's size, the others of the GameEvents'.
+    """
+    reply_sizes = [game["event_bytes"]] * (answers - 1) + [game["request_bytes"]]
+    server = Running(echo_process, reply_sizes)
     try:
         window = Window(warmup, measured, server.pid)
-        payload = bytes(sizes["decision_bytes"])
+        payload = bytes(game["decision_bytes"])
 
         async def run() -> None:
             clients = [
-                asyncio.create_task(echo_stream(server.port, in_flight, payload, window))
+                asyncio.create_task(echo_stream(server.port, in_flight, answers, payload, window))
                 for _ in range(streams)
             ]
             await until_done(window, clients, LIMIT_S)
@@ -393,21 +432,27 @@ def echo_run(
     finally:
         server.stop()
     report = window.report(label, streams, streams * in_flight)
-    report["request_bytes"], report["decision_bytes"] = sizes["request_bytes"], sizes["decision_bytes"]
+    report.update(
+        answers=answers,
+        request_bytes=game["request_bytes"],
+        decision_bytes=game["decision_bytes"],
+        event_bytes=game["event_bytes"] if answers > 1 else 0,
+    )
     return report
 
 
 def table(rows: list[dict[str, Any]]) -> str:
     head = (
-        f"{'run':<28} {'streams':>7} {'in flight':>9} {'per s':>8} {'srv CPU/msg':>11} {'srv busy':>8} "
-        f"{'cli busy':>8} {'p50 ms':>7} {'p99 ms':>7} {'req B':>6} {'dec B':>6}"
+        f"{'run':<32} {'streams':>7} {'in flight':>9} {'per s':>6} {'srv CPU':>8} {'srv busy':>8} "
+        f"{'cli busy':>8} {'p50 ms':>7} {'p99 ms':>7} {'answers':>7} {'req B':>5} {'evt B':>5} {'dec B':>5}"
     )
     lines = [head]
     for r in rows:
         lines.append(
-            f"{r['label']:<28} {r['streams']:>7} {r['in_flight']:>9} {r['per_s']:>8.0f} "
-            f"{r['server_cpu_ms']:>9.3f}ms {r['server_busy']:>7.0%} {r['client_busy']:>8.0%} "
-            f"{r['p50_ms']:>7.3f} {r['p99_ms']:>7.3f} {r['request_bytes']:>6} {r['decision_bytes']:>6}"
+            f"{r['label']:<32} {r['streams']:>7} {r['in_flight']:>9} {r['per_s']:>6.0f} "
+            f"{r['server_cpu_ms']:>6.3f}ms {r['server_busy']:>8.0%} {r['client_busy']:>8.0%} "
+            f"{r['p50_ms']:>7.3f} {r['p99_ms']:>7.3f} {r['answers']:>7.2f} {r['request_bytes']:>5} "
+            f"{r['event_bytes']:>5} {r['decision_bytes']:>5}"
         )
     return "\n".join(lines)
 
@@ -440,16 +485,22 @@ def main(argv: list[str] | None = None) -> int:
             spec = ServerSpec(queue, args.turn_cap)
             games = game_run(spec, args.streams, args.capacity, warmup, measured, workdir)
             in_flight = max(1, args.capacity // players)
-            echo = echo_run(f"raw echo ({queue} sizes)", args.streams, in_flight, games, warmup, measured)
-            rows += [games, echo]
-            print(table(rows[-2:]), flush=True)
+            answers = round(games["answers"])
+            echo = echo_run("raw echo", args.streams, in_flight, games, 1, warmup, measured)
+            shaped = echo_run(
+                f"raw echo, {answers} answers", args.streams, in_flight, games, answers, warmup, measured
+            )
+            rows += [games, echo, shaped]
+            print(table(rows[-3:]), flush=True)
             ratios.append(
                 f"{queue}: {games['per_s']:.0f} decisions/s = {games['per_s'] / echo['per_s']:.0%} of the "
-                f"raw echo stream's {echo['per_s']:.0f} messages/s (bar: >= 50%)"
+                f"raw echo stream's {echo['per_s']:.0f} messages/s (bar: >= 50%); "
+                f"{games['per_s'] / shaped['per_s']:.0%} of the echo answering like a game "
+                f"({answers} messages per decision: {shaped['per_s']:.0f}/s)"
             )
         spec = ServerSpec("classic-2", args.turn_cap, house_opponents=("aggressive",))
         solo = game_run(spec, 1, 1, solo_warmup, solo_measured, workdir)
-        echo_solo = echo_run("raw echo, one stream", 1, 1, solo, solo_warmup, solo_measured)
+        echo_solo = echo_run("raw echo, one stream", 1, 1, solo, 1, solo_warmup, solo_measured)
         rows += [solo, echo_solo]
     print(table(rows))
     print("throughput, " + "\nthroughput, ".join(ratios))

@@ -34,7 +34,7 @@ from typing import Any
 
 import grpc
 
-from conquest.v1 import bot_pb2, bot_pb2_grpc
+from conquest.v1 import bot_pb2
 from server.bench import (
     CLIENT_CORE,
     SERVER_CORE,
@@ -42,8 +42,10 @@ from server.bench import (
     Running,
     ServerSpec,
     channel,
+    connect,
     cpu_seconds,
     first_choice,
+    is_game_events,
     memory_kib,
     percentile,
     pin,
@@ -98,15 +100,16 @@ class Bot:
 
     async def run(self) -> None:
         async with channel(self.port) as chan:
-            call = bot_pb2_grpc.BotServiceStub(chan).Connect()
+            call = connect(chan)
             writer = asyncio.create_task(self._write(call))
             hello = bot_pb2.Hello(name=self.name, capacity=MAX_CAPACITY, client_name="bench-capacity")
             self.outbox.put_nowait(bot_pb2.ConnectRequest(hello=hello))
             self.outbox.put_nowait(bot_pb2.ConnectRequest(join_queue=bot_pb2.JoinQueue(queue=self.queue)))
             try:
-                while (message := await call.read()) is not grpc.aio.EOF:
-                    assert isinstance(message, bot_pb2.ConnectResponse)
-                    self._receive(message)
+                while (raw := await call.read()) is not grpc.aio.EOF:
+                    assert isinstance(raw, bytes)
+                    if not is_game_events(raw):
+                        self._receive(bot_pb2.ConnectResponse.FromString(raw))
             finally:
                 writer.cancel()
 
@@ -239,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m server.bench_capacity", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--games", type=int, default=1000, help="games in all, seated at once (default 1000)")
-    parser.add_argument("--queue", default="classic-4", help="the default queue to play (default classic-4)")
+    parser.add_argument("--queue", default="classic-2", help="the default queue to play (default classic-2)")
     parser.add_argument("--turn-cap", type=int, default=10, help="its lowered turn cap (default 10)")
     parser.add_argument("--clients", type=int, default=4, help="client processes (default 4)")
     parser.add_argument(
