@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install test unit lint proto proto-check bench-engine clean
+.PHONY: install run test unit lint proto proto-check bench-engine clean
 
 install: $(STAMP)
 
@@ -13,6 +13,11 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+# The README's run command: the server on its embedded defaults (SQLite) with the sample bots playing a
+# rated ladder; prints each result and the leaderboard until Ctrl-C.
+run: install
+	$(VENV)/bin/conquest demo
 
 # The README's test command: stubs up to date, lint, then every test (unit, property, end-to-end), then
 # the starter kits' builds and strategy tests (`make interop` plays them against the Python bots).

@@ -5,6 +5,7 @@ conquest serve [--config FILE] [--address HOST:PORT] [--replay-dir DIR] [--log-f
 conquest health [--address HOST:PORT]      (exit 0 when the server reports SERVING: container health checks)
 conquest practice [--address HOST:PORT] [--queue NAME ...] [--opponent KIND] [--games N]   (docs/cli.md)
 conquest match BOT BOT ... [--games N] [--queue-rules PRESET] [--parallel K]                 (docs/cli.md)
+conquest demo [--address HOST:PORT] [--database-url URL] [--games N]   (the README's run command)
 conquest replay show FILE
 conquest replay verify FILE [FILE ...]
 conquest bot|leaderboard|games|replay download ...   (a running server's Arena API: server/arena_cli.py)
@@ -23,6 +24,8 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
 
 from engine.codec import encode_action
 from engine.events import GameEnded, TurnStarted
@@ -94,6 +97,36 @@ def cmd_practice(args: argparse.Namespace) -> int:
     config = ServerConfig(address=args.address, replay_dir=args.replay_dir, metrics_port=0, queues=queues)
     configure_logging("console", logging.WARNING)  # the results are the output; server notes stay quiet
     asyncio.run(practice(config, args.games, sys.stdout))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from server.demo import LADDER_QUEUE, ladder
+    from server.logs import configure_logging
+    from server.match import MatchError
+
+    configure_logging("console", logging.WARNING)  # results and the leaderboard are the output
+    try:
+        demo = ladder(args.database_url, args.address, args.games, args.replay_dir)
+    except SQLAlchemyError as bad:
+        print(f"conquest demo: cannot open the database {args.database_url}: {bad}", file=sys.stderr)
+        return 2
+    print(
+        f"Conquest: a rated ladder of {', '.join(e.name for e in demo.entrants)} in queue {LADDER_QUEUE}, "
+        f"serving on {args.address} with the database {args.database_url}. Ctrl-C stops it; "
+        f"ratings persist (conquest leaderboard {LADDER_QUEUE} while a server runs).",
+        flush=True,
+    )
+    try:
+        asyncio.run(demo.run())
+    except MatchError as bad:
+        print(f"conquest demo: {bad}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nstopped", file=sys.stderr)
+    finally:
+        if demo.store is not None:
+            demo.store.close()
     return 0
 
 
@@ -234,6 +267,17 @@ def build_parser() -> argparse.ArgumentParser:
     practice.add_argument("--turn-cap", type=int, help="end each game after this many turns")
     practice.add_argument("--replay-dir", type=Path, default=Path("replays"), help="(default %(default)s)")
     practice.set_defaults(run=cmd_practice)
+
+    demo = commands.add_parser(
+        "demo", help="a persistent rated ladder of the sample bots, printing the leaderboard (docs/cli.md)"
+    )
+    demo.add_argument("--address", default="[::]:50051", help="host:port to listen on (default %(default)s)")
+    demo.add_argument(
+        "--database-url", default=ServerConfig().database_url, help="ladder database (default %(default)s)"
+    )
+    demo.add_argument("--games", type=int, default=1_000_000, help="stop after N games (default: Ctrl-C)")
+    demo.add_argument("--replay-dir", type=Path, default=Path("replays"), help="(default %(default)s)")
+    demo.set_defaults(run=cmd_demo)
 
     match = commands.add_parser("match", help="play bots against each other locally (docs/cli.md)")
     match.add_argument(

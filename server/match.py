@@ -30,9 +30,10 @@ from server.lobby import Lobby
 from server.practice import SAMPLE_BOTS, outcome, result_line
 from server.runner import GameRunner
 from server.seats import HOUSE_POLICIES, RemoteSeat, numbered
+from server.storage import Store
 
 QUEUE = "match"
-PLACEHOLDERS = ("{address}", "{name}", "{queue}", "{capacity}")
+PLACEHOLDERS = ("{address}", "{name}", "{queue}", "{capacity}", "{token}")
 STOP_GRACE_S = 5.0
 """How long a bot gets to exit after SIGTERM before it is killed."""
 TAIL_LINES = 12
@@ -176,6 +177,12 @@ class Match:
     time_control: TimeControl = field(default_factory=TimeControl)
     connect_timeout_s: float = 30.0
     out: TextIO = field(default_factory=lambda: sys.stdout)
+    store: Store | None = None
+    """The database of a rated ladder (bots registered, games recorded with ratings); None: practice."""
+    address: str = "127.0.0.1:0"
+    queue_name: str = QUEUE
+    tokens: dict[str, str] = field(default_factory=dict)
+    """Each registered bot's token, by name, for the ``{token}`` placeholder."""
     finished: int = 0
     standings: dict[str, Standing] = field(default_factory=dict)
     _started_at: float = 0.0
@@ -188,14 +195,16 @@ class Match:
             MatchError: a bot failed to start, exited early or never joined (everything is stopped).
         """
         house = tuple(e.house for e in self.entrants if e.house)
-        queue = QueueConfig(QUEUE, self.rules, len(self.entrants), self.time_control, house_opponents=house)
-        config = ServerConfig(
-            address="127.0.0.1:0", replay_dir=self.replay_dir, metrics_port=0, queues=(queue,)
+        queue = QueueConfig(
+            self.queue_name, self.rules, len(self.entrants), self.time_control, house_opponents=house
         )
-        lobby = build_lobby(config, store=None)
+        config = ServerConfig(
+            address=self.address, replay_dir=self.replay_dir, metrics_port=0, queues=(queue,)
+        )
+        lobby = build_lobby(config, self.store)
         lobby.on_game_over = self._game_over
         lobby.games_left = self.games
-        server, port = create_server(config, config.address, lobby)
+        server, port = create_server(config, config.address, lobby, self.store)
         await server.start()
         self._started_at = time.monotonic()
         try:
@@ -217,8 +226,9 @@ class Match:
         values = {
             "{address}": address,
             "{name}": entrant.name,
-            "{queue}": QUEUE,
+            "{queue}": self.queue_name,
             "{capacity}": str(self.parallel),
+            "{token}": self.tokens.get(entrant.name, ""),
         }
         command = entrant.command
         for placeholder, value in values.items():
@@ -233,7 +243,7 @@ class Match:
     def _missing(self, lobby: Lobby) -> list[Entrant]:
         """The bot processes not yet in the match queue; a command without ``{name}`` is known by the one
         name in the queue that no other bot has."""
-        joined = {s.identity.name for s in lobby.sessions if QUEUE in s.queues}
+        joined = {s.identity.name for s in lobby.sessions if self.queue_name in s.queues}
         named = {e.name for e in self.entrants if e.command is not None and "{name}" in e.command}
         for entrant in self.entrants:
             if entrant.command is not None and "{name}" not in entrant.command:
