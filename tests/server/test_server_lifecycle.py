@@ -56,8 +56,8 @@ class Serve:
         return [json.loads(line) for line in self.lines() if line.startswith("{")]
 
     async def serving(self) -> dict[str, Any]:
-        """The "serving" record, once the server listens."""
-        for _ in range(200):
+        """The "serving" record, once the server listens (slow on a loaded machine: give it 30 s)."""
+        for _ in range(600):
             assert self.process.poll() is None, f"conquest serve exited: {self.log_path.read_text()}"
             for record in self.records():
                 if record["event"] == "serving":
@@ -114,7 +114,7 @@ shutdown_grace_ms = 0  # the bots stay queued: a second game starts, cut short a
 rules = "classic"
 players = 3
 rules_options = {{ turn_cap = 8 }}
-time_control = {{ decision_ms = 300, first_decision_ms = 300, initial_timebank_ms = 0, max_timebank_ms = 0 }}
+time_control = {{ decision_ms = 2000, first_decision_ms = 300, initial_timebank_ms = 0, max_timebank_ms = 0 }}
 """
 
 
@@ -156,6 +156,8 @@ async def test_a_real_game_logs_json_lines_bound_to_game_bot_queue_and_request(t
     assert {"decision_timeout", "game_over", "stopped"} <= events
     game_events = {"game_started", "decision_rejected", "decision_timeout", "game_over"}
     assert {r["event"] for r in records if r.get("game_id") == game_id} >= game_events
+    ours = {(r["event"], r["bot"]) for r in records if r.get("request_id") == request.request_id}
+    assert {e for e, _ in ours} == {"decision_rejected", "decision_timeout"} and len(ours) == 2
     for record in records:
         event = record["event"]
         assert {"event", "level", "timestamp"} <= set(record)
@@ -165,7 +167,7 @@ async def test_a_real_game_logs_json_lines_bound_to_game_bot_queue_and_request(t
         if event.startswith(("decision_", "seat_", "session_")) or event == "join_queue":
             assert record["bot"] in ("ann", "bob", "cat"), record
         if event.startswith("decision_"):
-            assert (record["game_id"], record["request_id"]) == (game_id, request.request_id), record
+            assert isinstance(record["request_id"], int), record
         if event == "join_queue":
             assert record["queue"] == "classic-3"
     assert secret_token not in text, "a token was logged"
@@ -187,7 +189,7 @@ decision_ms = 10000
 [queues.short-2]
 rules = "classic_two_player"
 players = 2
-rules_options = {{ turn_cap = 6 }}
+rules_options = {{ turn_cap = 2 }}
 
 [queues.long-3]
 rules = "classic"
@@ -262,10 +264,12 @@ async def test_sigterm_drains_games_within_the_grace_time_and_records_them(tmp_p
     finally:
         for bot in bots:
             await bot.close()
-    code = await asyncio.to_thread(serve.process.wait, DRAIN_GRACE_S + 10)
+    code = await asyncio.to_thread(serve.process.wait, DRAIN_GRACE_S + 30)
     exited = time.monotonic() - signalled
     assert code == 0
-    assert exited < DRAIN_GRACE_S + 3, f"drained in {exited:.1f}s with a {DRAIN_GRACE_S}s grace time"
+    # The long game alone would take minutes; the margin covers ending it, writing its replay and a
+    # loaded machine (timings here are bounds, not measurements).
+    assert exited < DRAIN_GRACE_S + 10, f"drained in {exited:.1f}s with a {DRAIN_GRACE_S}s grace time"
 
     assert exited > DRAIN_GRACE_S - 0.5, "the long game was given the whole grace time"
 
@@ -278,7 +282,7 @@ async def test_sigterm_drains_games_within_the_grace_time_and_records_them(tmp_p
     assert main(["replay", "verify", *map(str, files)]) == 0
     assert capsys.readouterr().out.count("OK ") == 2
     log_events = [r["event"] for r in serve.records()]
-    assert log_events[-1] == "stopped" and "shutting_down" in log_events
+    assert log_events.index("shutting_down") < log_events.index("lobby_stopped") < log_events.index("stopped")
 
 
 def test_health_command_fails_readably_when_no_server_answers(capsys):
