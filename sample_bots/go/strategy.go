@@ -23,13 +23,12 @@ func Decide(game *Game, req *pb.DecisionRequest) *pb.Action {
 	case pb.Phase_PHASE_SETUP_CLAIM:
 		return claimAction(b.bestClaim(legal.GetClaim()))
 	case pb.Phase_PHASE_SETUP_PLACE:
-		places := legal.GetPlaceTerritories()
-		if len(places) > 0 && b.owners[places[0]] != b.seat {
+		if legal.GetPlaceNeutral() {
 			// Two-player game: this placement is for the neutral army. Put it where it blocks the
 			// opponent most and us least.
-			return placeAction(b.bestNeutralPlacement(places), legal.GetPlaceMin())
+			return placeAction(b.bestNeutralPlacement(legal.GetPlaceTerritories()), legal.GetPlaceMin())
 		}
-		return placeAction(b.stackTerritory(places), legal.GetPlaceMax())
+		return placeAction(b.stackTerritory(legal.GetPlaceTerritories()), legal.GetPlaceMax())
 	case pb.Phase_PHASE_REINFORCE:
 		if trades := legal.GetTrades(); len(trades) > 0 {
 			// Armies now beat armies later: trade whenever a set may be traded (and when we must).
@@ -45,10 +44,9 @@ func Decide(game *Game, req *pb.DecisionRequest) *pb.Action {
 	case pb.Phase_PHASE_DEFEND:
 		return defendAction(legal.GetDefendMax())
 	case pb.Phase_PHASE_OCCUPY:
-		target := req.GetObservation().GetPendingTarget()
-		source := b.occupySource(target, legal.GetOccupyMax())
+		obs := req.GetObservation()
 		// Everything forward, unless the captured territory is safe and the source still faces an enemy.
-		if source >= 0 && !b.bordersEnemy(target) && b.bordersEnemy(source) {
+		if !b.bordersEnemy(obs.GetPendingTarget()) && b.bordersEnemy(obs.GetPendingSource()) {
 			return occupyAction(legal.GetOccupyMin())
 		}
 		return occupyAction(legal.GetOccupyMax())
@@ -174,17 +172,6 @@ func (b *boardView) bestAttack(legal *pb.LegalActions) int {
 		}
 	}
 	return best
-}
-
-// occupySource finds the territory the capture came from: an own neighbour of the target holding
-// exactly occupy_max+1 armies (the observation names no source during PHASE_OCCUPY).
-func (b *boardView) occupySource(target, occupyMax int32) int32 {
-	for _, n := range b.neighbours[target] {
-		if b.owners[n] == b.seat && b.armies[n] == occupyMax+1 {
-			return n
-		}
-	}
-	return -1
 }
 
 // bestFortify is the index of the free move that takes the biggest interior stack (no enemy

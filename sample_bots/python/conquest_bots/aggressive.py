@@ -19,7 +19,7 @@ class AggressiveBot(Bot):
             return actions.trade(legal.trades[0].cards)
         if legal.place_territories:
             where = legal.place_territories
-            if owners[where[0]] != me:  # a neutral army in the two-player setup
+            if legal.place_neutral:  # a neutral army in the two-player setup
                 return actions.place(where[0], 1)
             fronts = [t for t in where if any(owners[n] != me for n in game.neighbours[t])]
             return actions.place(max(fronts or where, key=lambda t: armies[t]), legal.place_max)

@@ -150,7 +150,7 @@ class View:
 
     def setup_place(self) -> game_pb2.Action:
         legal = self.legal
-        if self.owners[legal.place_territories[0]] != self.me:  # neutral army: block the opponent
+        if legal.place_neutral:  # neutral army: block the opponent
             return actions.place(max(legal.place_territories, key=self.neutral_block_value), 1)
         return actions.place(self.stage(), legal.place_max)
 
@@ -222,7 +222,6 @@ class View:
                 best, best_score = option, score
         if best is None:
             return actions.end_phase()
-        notes["last_attack"] = (best.source, best.target)
         return actions.attack(best.source, best.target, best.max_dice, self.hold_back(best))
 
     def hold_back(self, option: AttackOption) -> int:
@@ -234,12 +233,8 @@ class View:
         return any(self.enemy(n) and n != option.target for n in self.game.neighbours[option.source])
 
     def occupy(self) -> game_pb2.Action:
-        legal, target = self.legal, self.turn.observation.pending_target
-        # The observation names the captured territory only; the source is where we attacked from.
-        source, attacked = self.game.notes.get("last_attack", (-1, -1))
-        if attacked != target:  # e.g. a new process took over the game: our strongest neighbour
-            mine = [n for n in self.game.neighbours[target] if self.owners[n] == self.me]
-            source = max(mine, key=lambda n: self.armies[n])
+        legal, obs = self.legal, self.turn.observation
+        source, target = obs.pending_source, obs.pending_target
         forward = any(self.enemy(n) for n in self.game.neighbours[target])
         behind = self.threat(source)
         if not forward:

@@ -77,6 +77,12 @@ class Legal:
         return self.message.place_max
 
     @property
+    def place_neutral(self) -> bool:
+        """True when the placement asked for is a neutral army (two-player setup): place_territories are
+        then the neutral army's territories."""
+        return self.message.place_neutral
+
+    @property
     def must_trade(self) -> bool:
         return self.message.must_trade
 

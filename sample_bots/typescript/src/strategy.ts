@@ -26,15 +26,13 @@ export function decide(game: Game, req: DecisionRequest): Action {
   switch (obs.phase) {
     case "PHASE_SETUP_CLAIM":
       return act.claim(b.bestClaim(legal.claim));
-    case "PHASE_SETUP_PLACE": {
-      const places = legal.place_territories;
-      if (b.owners[places[0]] !== b.seat) {
+    case "PHASE_SETUP_PLACE":
+      if (legal.place_neutral) {
         // Two-player game: this placement is for the neutral army. Put it where it blocks the
         // opponent most and us least.
-        return act.place(b.bestNeutralPlacement(places), legal.place_min);
+        return act.place(b.bestNeutralPlacement(legal.place_territories), legal.place_min);
       }
-      return act.place(b.stackTerritory(places), legal.place_max);
-    }
+      return act.place(b.stackTerritory(legal.place_territories), legal.place_max);
     case "PHASE_REINFORCE":
       if (legal.trades.length > 0) {
         // Armies now beat armies later: trade whenever a set may be traded (and when we must).
@@ -50,13 +48,10 @@ export function decide(game: Game, req: DecisionRequest): Action {
     }
     case "PHASE_DEFEND":
       return act.defend(legal.defend_max);
-    case "PHASE_OCCUPY": {
-      const target = obs.pending_target;
-      const source = b.occupySource(target, legal.occupy_max);
+    case "PHASE_OCCUPY":
       // Everything forward, unless the captured territory is safe and the source still faces an enemy.
-      if (source >= 0 && !b.bordersEnemy(target) && b.bordersEnemy(source)) return act.occupy(legal.occupy_min);
+      if (!b.bordersEnemy(obs.pending_target) && b.bordersEnemy(obs.pending_source)) return act.occupy(legal.occupy_min);
       return act.occupy(legal.occupy_max);
-    }
     case "PHASE_FORTIFY": {
       const i = b.bestFortify(legal);
       if (i < 0) return act.endPhase();
@@ -145,14 +140,6 @@ class BoardView {
       }
     });
     return best;
-  }
-
-  /**
-   * The territory the capture came from: an own neighbour of the target holding exactly
-   * occupy_max + 1 armies (the observation names no source during PHASE_OCCUPY).
-   */
-  occupySource(target: number, occupyMax: number): number {
-    return this.neighbours[target].find((n) => this.owners[n] === this.seat && this.armies[n] === occupyMax + 1) ?? -1;
   }
 
   /** Index of the free move taking the biggest interior stack to a territory on the front, or -1. */

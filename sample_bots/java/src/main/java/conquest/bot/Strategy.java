@@ -30,15 +30,13 @@ public final class Strategy {
     switch (obs.getPhase()) {
       case PHASE_SETUP_CLAIM:
         return Actions.claim(b.bestClaim(legal.getClaimList()));
-      case PHASE_SETUP_PLACE: {
-        List<Integer> places = legal.getPlaceTerritoriesList();
-        if (b.owners.get(places.get(0)) != b.seat) {
+      case PHASE_SETUP_PLACE:
+        if (legal.getPlaceNeutral()) {
           // Two-player game: this placement is for the neutral army. Put it where it blocks the
           // opponent most and us least.
-          return Actions.place(b.bestNeutralPlacement(places), legal.getPlaceMin());
+          return Actions.place(b.bestNeutralPlacement(legal.getPlaceTerritoriesList()), legal.getPlaceMin());
         }
-        return Actions.place(b.stackTerritory(places), legal.getPlaceMax());
-      }
+        return Actions.place(b.stackTerritory(legal.getPlaceTerritoriesList()), legal.getPlaceMax());
       case PHASE_REINFORCE:
         if (legal.getTradesCount() > 0) {
           // Armies now beat armies later: trade whenever a set may be traded (and when we must).
@@ -57,15 +55,12 @@ public final class Strategy {
       }
       case PHASE_DEFEND:
         return Actions.defend(legal.getDefendMax());
-      case PHASE_OCCUPY: {
-        int target = obs.getPendingTarget();
-        int source = b.occupySource(target, legal.getOccupyMax());
+      case PHASE_OCCUPY:
         // Everything forward, unless the captured territory is safe and the source still faces an enemy.
-        if (source >= 0 && !b.bordersEnemy(target) && b.bordersEnemy(source)) {
+        if (!b.bordersEnemy(obs.getPendingTarget()) && b.bordersEnemy(obs.getPendingSource())) {
           return Actions.occupy(legal.getOccupyMin());
         }
         return Actions.occupy(legal.getOccupyMax());
-      }
       case PHASE_FORTIFY: {
         int i = b.bestFortify(legal);
         if (i < 0) {
@@ -180,19 +175,6 @@ public final class Strategy {
         }
       }
       return best;
-    }
-
-    /**
-     * The territory the capture came from: an own neighbour of the target holding exactly
-     * occupy_max + 1 armies (the observation names no source during PHASE_OCCUPY).
-     */
-    int occupySource(int target, int occupyMax) {
-      for (int n : neighbours(target)) {
-        if (owners.get(n) == seat && armies.get(n) == occupyMax + 1) {
-          return n;
-        }
-      }
-      return -1;
     }
 
     /** Index of the free move taking the biggest interior stack to a territory on the front, or -1. */
