@@ -87,6 +87,7 @@ JAVA_KIT := sample_bots/java
 kits: install $(TS_KIT)/node_modules/.package-lock.json $(JAVA_KIT)/target/conquest-bot.jar
 	$(MAKE) -C sample_bots/go build test
 	cd $(TS_KIT) && npm test
+	cd sample_bots/rust && cargo build --locked && cargo test --locked
 
 # mvn package runs the kit's tests too; rebuilt only when its sources, the protos or the fixtures change.
 $(JAVA_KIT)/target/conquest-bot.jar: $(JAVA_KIT)/pom.xml $(shell find $(JAVA_KIT)/src -name '*.java') \

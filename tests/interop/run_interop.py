@@ -31,6 +31,7 @@ KITS = {
     "go": [str(ROOT / "sample_bots" / "go" / "bin" / "conquestbot")],
     "ts": ["node", str(ROOT / "sample_bots" / "typescript" / "dist" / "src" / "main.js")],
     "java": ["java", "-jar", str(ROOT / "sample_bots" / "java" / "target" / "conquest-bot.jar")],
+    "rust": [str(ROOT / "sample_bots" / "rust" / "target" / "debug" / "conquest-bot")],
 }
 FINISHED = {"conquest", "turn_cap"}
 BAD_EVENTS = {"decision_rejected", "decision_timeout", "seat_forfeited"}

@@ -1,0 +1,288 @@
+//! The connection side of the kit: one stream, Hello, queues, many games at once, retries after a
+//! rejection and reconnects after a dropped connection. Strategy lives in strategy.rs.
+// Messages are built with `..Default::default()` so fields added to the protocol later do not break it.
+#![allow(clippy::needless_update)]
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasher, RandomState};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio_stream::wrappers::UnboundedReceiverStream;
+use tonic::transport::Endpoint;
+
+use crate::actions::safe_action;
+use crate::pb::{self, bot_service_client::BotServiceClient, connect_request, connect_response::Message};
+use crate::strategy::{self, Game};
+
+const CLIENT_NAME: &str = "conquest-rust-kit";
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+const MAX_BACKOFF: Duration = Duration::from_secs(15);
+
+/// Where to connect and what to play.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// host:port of the server.
+    pub server: String,
+    /// Registered bot token; empty for practice play under `name`.
+    pub token: String,
+    /// Practice name.
+    pub name: String,
+    /// Games played at once.
+    pub capacity: i32,
+    /// Queues to join; empty: the first queue the server offers.
+    pub queues: Vec<String>,
+    /// Stop after this many games; 0: play forever.
+    pub games: usize,
+}
+
+/// How one stream ended.
+enum SessionEnd {
+    /// Every wanted game was played.
+    Done,
+    /// The server refused the bot (a bad token or name): reconnecting cannot fix it.
+    Refused(String),
+    /// The connection dropped or the server closed it; `welcomed` says whether Hello got through.
+    Lost { welcomed: bool, reason: String },
+}
+
+/// Plays games for one bot; its games outlive a dropped connection.
+pub struct Client {
+    config: Config,
+    games: HashMap<String, Game>,
+    /// The request each game is answering (id and legal actions), for a retry after a rejection.
+    pending: HashMap<String, (i64, pb::LegalActions)>,
+    joined: HashSet<String>,
+    started: usize,
+}
+
+impl Client {
+    pub fn new(config: Config) -> Self {
+        Client { config, games: HashMap::new(), pending: HashMap::new(), joined: HashSet::new(), started: 0 }
+    }
+
+    fn want_more(&self) -> bool {
+        self.config.games == 0 || self.started < self.config.games
+    }
+
+    fn done(&self) -> bool {
+        !self.want_more() && self.games.is_empty()
+    }
+
+    /// Plays until the game count is reached or the server refuses the bot (the error says why),
+    /// reconnecting with exponential backoff (and jitter) whenever the stream drops.
+    pub async fn run(&mut self) -> Result<(), String> {
+        let mut backoff = FIRST_BACKOFF;
+        loop {
+            match self.session().await {
+                SessionEnd::Done => return Ok(()),
+                SessionEnd::Refused(why) => return Err(why),
+                SessionEnd::Lost { welcomed, reason } => {
+                    if welcomed {
+                        backoff = FIRST_BACKOFF;
+                    }
+                    let wait = jitter(backoff);
+                    log(&format!("connection lost ({reason}); reconnecting in {} ms", wait.as_millis()));
+                    tokio::time::sleep(wait).await;
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                }
+            }
+        }
+    }
+
+    /// One stream, from Hello until it ends.
+    async fn session(&mut self) -> SessionEnd {
+        let lost = |welcomed, reason: String| SessionEnd::Lost { welcomed, reason };
+        let endpoint = match Endpoint::from_shared(format!("http://{}", self.config.server)) {
+            Ok(endpoint) => endpoint.connect_timeout(Duration::from_secs(10)),
+            Err(e) => {
+                return SessionEnd::Refused(format!("bad server address {:?}: {e}", self.config.server));
+            }
+        };
+        let channel = match endpoint.connect().await {
+            Ok(channel) => channel,
+            Err(e) => return lost(false, format!("cannot connect: {e}")),
+        };
+        let (out, outbound) = unbounded_channel();
+        // Hello goes out with the call: the server answers nothing before it.
+        send(
+            &out,
+            connect_request::Message::Hello(pb::Hello {
+                token: self.config.token.clone(),
+                name: self.config.name.clone(),
+                client_name: CLIENT_NAME.into(),
+                client_version: env!("CARGO_PKG_VERSION").into(),
+                capacity: self.config.capacity,
+                ..Default::default()
+            }),
+        );
+        let mut inbound = match BotServiceClient::new(channel).connect(UnboundedReceiverStream::new(outbound)).await {
+            Ok(response) => response.into_inner(),
+            Err(status) => return lost(false, status.message().to_string()),
+        };
+        self.joined.clear();
+        let mut welcomed = false;
+        loop {
+            let message = match inbound.message().await {
+                Ok(Some(response)) => response.message,
+                Ok(None) => return lost(welcomed, "the server closed the stream".into()),
+                Err(status) => {
+                    return lost(welcomed, format!("{:?}: {}", status.code(), status.message()));
+                }
+            };
+            welcomed |= matches!(message, Some(Message::Welcome(_)));
+            if let Some(end) = message.and_then(|m| self.handle(m, &out)) {
+                return end; // dropping `out` half-closes the stream
+            }
+        }
+    }
+
+    /// Handles one server message; returns how the session ends when it does.
+    fn handle(&mut self, message: Message, out: &UnboundedSender<pb::ConnectRequest>) -> Option<SessionEnd> {
+        match message {
+            Message::Welcome(w) => {
+                log(&format!(
+                    "welcome {} (session {}, server {}, ranked {}, resumed games {:?})",
+                    w.bot_name, w.session_id, w.server_version, w.ranked, w.resumed_game_ids
+                ));
+                // Games that ended while we were away are not resumed; forget them.
+                self.games.retain(|id, _| w.resumed_game_ids.contains(id));
+                self.pending.retain(|id, _| w.resumed_game_ids.contains(id));
+                if self.config.queues.is_empty() {
+                    self.config.queues.extend(w.queues.first().map(|q| q.name.clone()));
+                }
+                self.join_queues(out);
+            }
+            Message::GameStarted(g) => {
+                // Sent again for each game resumed after a reconnect.
+                if !self.games.contains_key(&g.game_id) {
+                    self.started += 1;
+                    log(&format!("game {} started: seat {} of {} ({})", g.game_id, g.seat, g.players.len(), g.queue));
+                }
+                let game =
+                    Game { id: g.game_id.clone(), seat: g.seat, players: g.players, map: g.map.unwrap_or_default() };
+                self.games.insert(g.game_id, game);
+                if !self.want_more() {
+                    self.leave_queues(out);
+                }
+            }
+            Message::DecisionRequest(req) => {
+                let action = self.decide(&req);
+                send_decision(out, req.game_id, req.request_id, action);
+            }
+            Message::DecisionRejected(r) => {
+                // Retry with the plainest legal action while time is left.
+                log(&format!("game {}: decision {} rejected: {}", r.game_id, r.request_id, r.reason));
+                if let Some((request_id, legal)) = self.pending.get(&r.game_id)
+                    && r.can_retry
+                    && *request_id == r.request_id
+                {
+                    send_decision(out, r.game_id, r.request_id, safe_action(legal));
+                }
+            }
+            Message::GameEvents(_) => {
+                // Public events; the next DecisionRequest carries the whole observation anyway.
+            }
+            Message::GameOver(over) => {
+                self.pending.remove(&over.game_id);
+                if let Some(game) = self.games.remove(&over.game_id) {
+                    for r in over.results.iter().filter(|r| r.seat == game.seat) {
+                        log(&format!(
+                            "game {} over after {} turns ({}): place {}, {}",
+                            over.game_id,
+                            over.turns,
+                            over.reason,
+                            r.place,
+                            r.outcome().as_str_name()
+                        ));
+                    }
+                }
+                if self.done() {
+                    return Some(SessionEnd::Done);
+                }
+                self.join_queues(out);
+            }
+            Message::QueueStatus(q) => {
+                if q.joined {
+                    self.joined.insert(q.queue);
+                } else {
+                    self.joined.remove(&q.queue);
+                }
+            }
+            Message::Error(e) => {
+                log(&format!("server error {}: {}", e.code, e.message));
+                // A refused Hello is final; a server shutting down may come back.
+                if e.fatal && e.code != "shutting_down" {
+                    return Some(SessionEnd::Refused(format!("{}: {}", e.code, e.message)));
+                }
+            }
+        }
+        None
+    }
+
+    /// The strategy's action; a game we know nothing of (or a strategy that panics) gets the
+    /// plainest legal action instead, so the seat never times out.
+    fn decide(&mut self, req: &pb::DecisionRequest) -> pb::Action {
+        let legal = req.legal.clone().unwrap_or_default();
+        let action = match self.games.get(&req.game_id) {
+            None => {
+                log(&format!("game {}: request for a game we were not told about; playing safe", req.game_id));
+                safe_action(&legal)
+            }
+            Some(game) => catch_unwind(AssertUnwindSafe(|| strategy::decide(game, req))).unwrap_or_else(|_| {
+                log(&format!("game {}: the strategy panicked; playing safe", req.game_id));
+                safe_action(&legal)
+            }),
+        };
+        self.pending.insert(req.game_id.clone(), (req.request_id, legal));
+        action
+    }
+
+    /// (Re)joins every configured queue we are not waiting in, while more games are wanted.
+    fn join_queues(&mut self, out: &UnboundedSender<pb::ConnectRequest>) {
+        if !self.want_more() {
+            return;
+        }
+        for queue in &self.config.queues {
+            if self.joined.insert(queue.clone()) {
+                send(
+                    out,
+                    connect_request::Message::JoinQueue(pb::JoinQueue { queue: queue.clone(), ..Default::default() }),
+                );
+            }
+        }
+    }
+
+    fn leave_queues(&mut self, out: &UnboundedSender<pb::ConnectRequest>) {
+        for queue in &self.config.queues {
+            self.joined.remove(queue);
+            send(
+                out,
+                connect_request::Message::LeaveQueue(pb::LeaveQueue { queue: queue.clone(), ..Default::default() }),
+            );
+        }
+    }
+}
+
+/// Queues a message on the stream; a send after the stream broke is dropped (the reconnect follows).
+fn send(out: &UnboundedSender<pb::ConnectRequest>, message: connect_request::Message) {
+    let _ = out.send(pb::ConnectRequest { message: Some(message) });
+}
+
+fn send_decision(out: &UnboundedSender<pb::ConnectRequest>, game_id: String, request_id: i64, action: pb::Action) {
+    let decision = pb::Decision { game_id, request_id, action: Some(action), ..Default::default() };
+    send(out, connect_request::Message::Decision(decision));
+}
+
+/// A wait between half and all of `backoff`, so many bots dropped at once do not reconnect in step.
+fn jitter(backoff: Duration) -> Duration {
+    let half = backoff / 2;
+    let random = RandomState::new().hash_one(SystemTime::now());
+    half + Duration::from_millis(random % (half.as_millis() as u64 + 1))
+}
+
+/// One log line on stderr, stamped with the UTC time of day.
+pub fn log(line: &str) {
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) % 86_400;
+    eprintln!("{:02}:{:02}:{:02} {line}", secs / 3600, secs / 60 % 60, secs % 60);
+}
