@@ -64,7 +64,7 @@ def states(
 def test_legal_view_unpacks_the_parallel_arrays_as_named_tuples() -> None:
     """Issue 3: helpers "that make the packed parallel arrays of LegalActions easy (e.g. iterate attack
     options as small named tuples)": the view lists exactly the engine's options."""
-    seen_attacks = seen_fortifies = seen_trades = 0
+    seen_attacks = seen_fortifies = seen_trades = seen_neutral = 0
     for state in states():
         engine_legal = state.legal_actions()
         legal = Legal(wire.legal_actions(engine_legal))
@@ -78,11 +78,12 @@ def test_legal_view_unpacks_the_parallel_arrays_as_named_tuples() -> None:
         ]
         assert legal.claim == list(engine_legal.claim)
         assert legal.place_territories == list(engine_legal.place_territories)
-        assert (legal.place_min, legal.place_max, legal.must_trade, legal.can_end) == (
+        assert (legal.place_min, legal.place_max, legal.must_trade, legal.can_end, legal.place_neutral) == (
             engine_legal.place_min,
             engine_legal.place_max,
             engine_legal.must_trade,
             engine_legal.can_end,
+            engine_legal.place_neutral,
         )
         assert (legal.defend_max, legal.occupy_min, legal.occupy_max) == (
             engine_legal.defend_max,
@@ -92,7 +93,8 @@ def test_legal_view_unpacks_the_parallel_arrays_as_named_tuples() -> None:
         seen_attacks += bool(legal.attacks)
         seen_fortifies += bool(legal.fortifies)
         seen_trades += bool(legal.trades)
-    assert seen_attacks and seen_fortifies and seen_trades
+        seen_neutral += legal.place_neutral
+    assert seen_attacks and seen_fortifies and seen_trades and seen_neutral
 
 
 def test_safe_default_is_the_servers_timeout_default() -> None:
