@@ -148,6 +148,9 @@ impl Client {
                 // Games that ended while we were away are not resumed; forget them.
                 self.games.retain(|id, _| w.resumed_game_ids.contains(id));
                 self.pending.retain(|id, _| w.resumed_game_ids.contains(id));
+                if self.done() {
+                    return Some(SessionEnd::Done);
+                }
                 if self.config.queues.is_empty() {
                     self.config.queues.extend(w.queues.first().map(|q| q.name.clone()));
                 }
