@@ -29,7 +29,7 @@ from server.metrics import Metrics
 from server.replays import DatabaseReplayWriter, DirectoryReplayWriter, ReplayWriters
 from server.session import Session
 from server.storage import Store
-from server.storage.auth import StoreAuthenticator
+from server.storage.auth import StoreAuthenticator, StoreRatings
 
 SERVICE_NAME = bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
 log = structlog.get_logger("conquest.server")
@@ -114,6 +114,7 @@ def build_lobby(config: ServerConfig, store: Store | None) -> Lobby:
         ReplayWriters(DatabaseReplayWriter(store, metrics), files),
         StoreAuthenticator(store, allow_practice=config.practice),
         metrics,
+        StoreRatings(store),
     )
 
 

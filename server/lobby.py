@@ -17,13 +17,18 @@ from conquest.v1 import bot_pb2
 from server.config import QueueConfig, ServerConfig
 from server.matchmaker import Matchmaker
 from server.metrics import Metrics
+from server.pairing import LADDER, MatchPolicy
 from server.replays import ReplayWriter
 from server.runner import GameRunner
 from server.seats import HouseSeat, RemoteSeat, Seat, house_seats
 from server.session import Authenticator, HelloError, PracticeAuthenticator, Session, check_hello
+from server.storage.auth import StoreRatings
+from server.storage.ratings import INITIAL, Skill
 from server.wire import rules_info
 
 log = structlog.get_logger("conquest.lobby")
+MATCH_RETRY_S = 1.0
+"""How often a queue whose ready bots are too far apart in rating is matched again (windows widen)."""
 
 
 def server_version() -> str:
@@ -40,14 +45,27 @@ class Lobby:
         writer: ReplayWriter,
         authenticator: Authenticator | None = None,
         metrics: Metrics | None = None,
+        ratings: StoreRatings | None = None,
+        policy: MatchPolicy = LADDER,
     ) -> None:
         self.config = config
         self.writer = writer
         self.metrics = metrics or Metrics()
         self.authenticator = authenticator or PracticeAuthenticator(allow_names=config.practice)
         self.queues = {q.name: q for q in config.queues}
-        self.matchmaker = Matchmaker({q.name: q.players - len(q.house_opponents) for q in config.queues})
+        self.ratings = ratings
+        """The ladder's ratings and recent games (None: no store, every bot has the default rating)."""
+        self.matchmaker = Matchmaker(
+            {q.name: q.players - len(q.house_opponents) for q in config.queues},
+            policy=policy,
+            skills=self._skill,
+        )
+        if ratings is not None:
+            for queue in self.queues:
+                self.matchmaker.remember(queue, ratings.recent_tables(queue, policy.memory))
         self.runners: dict[str, GameRunner] = {}
+        self._retries: dict[str, asyncio.TimerHandle] = {}
+        """Queues whose ready bots could not be matched yet: matched again when the timer fires."""
         self.tasks: set[asyncio.Task[None]] = set()
         self.sessions: set[Session] = set()
         self.accepting = True
@@ -198,6 +216,12 @@ class Lobby:
             if self.games_left is not None:
                 self.games_left -= 1
             self.start_game(config, players)
+        if self.accepting and queue not in self._retries and self.matchmaker.stalled(queue):
+            self._retries[queue] = asyncio.get_running_loop().call_later(MATCH_RETRY_S, self._retry, queue)
+
+    def _retry(self, queue: str) -> None:
+        del self._retries[queue]
+        self._match(queue)
 
     def start_game(self, queue: QueueConfig, players: Sequence[Session | HouseSeat]) -> GameRunner:
         """Start a game of ``queue`` with these players in seat order (sessions play remotely, house seats
@@ -226,8 +250,14 @@ class Lobby:
         if not task.cancelled() and task.exception() is not None:
             log.error("game_crashed", task=task.get_name(), exc_info=task.exception())
 
+    def _skill(self, queue: str, session: Session) -> Skill:
+        return self.ratings.skill(queue, session.identity) if self.ratings is not None else INITIAL
+
     def _game_ended(self, runner: GameRunner) -> None:
         del self.runners[runner.game_id]
+        if self.ratings is not None:
+            bot_ids = [s.bot_id for s in runner.seats if isinstance(s, RemoteSeat) and s.bot_id is not None]
+            self.ratings.forget(runner.queue.name, bot_ids)
         self.metrics.games_in_progress.labels(runner.queue.name).dec()
         self.metrics.games_finished.labels(runner.queue.name, runner.reason or "unfinished").inc()
         queues: set[str] = set()
@@ -244,6 +274,9 @@ class Lobby:
         """Stop seating bots, let running games finish for ``grace_s``, then end the rest (recorded as cut
         short by the shutdown) and close every session."""
         self.accepting = False
+        for retry in self._retries.values():
+            retry.cancel()
+        self._retries.clear()
         if self.tasks:
             await asyncio.wait(set(self.tasks), timeout=grace_s)
         for runner in list(self.runners.values()):

@@ -1,17 +1,21 @@
-"""Who plays whom: a FIFO per queue, capacity-aware, with seat order drawn from the OS's randomness.
+"""Who plays whom: per queue, the rating-aware pairing of ``server.pairing`` over the bots with a free slot.
 
 Joining a queue is standing membership: a bot is seated again and again, as long as it has a free game
-slot, until it leaves. A game never seats the same session twice.
+slot, until it leaves. A game never seats the same session twice. Ratings come from ``skills`` (the
+lobby reads them from the store; without one every bot has the default μ/σ, and the order is that of
+the seed rule: fewest recent games, then longest wait).
 """
 
 from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from server.pairing import LADDER, MatchPolicy, PairingHistory, Waiting, pick_table
 from server.session import Session
+from server.storage.ratings import INITIAL, Skill
 
 _system_random = secrets.SystemRandom()
 
@@ -27,12 +31,27 @@ class Seating:
 
 
 class Matchmaker:
-    def __init__(self, queue_players: dict[str, int], clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        queue_players: dict[str, int],
+        clock: Callable[[], float] = time.monotonic,
+        policy: MatchPolicy = LADDER,
+        skills: Callable[[str, Session], Skill] = lambda queue, session: INITIAL,
+    ) -> None:
         self.players = dict(queue_players)
         self.waiting: dict[str, list[Session]] = {name: [] for name in queue_players}
         self.clock = clock
+        self.policy = policy
+        self.skills = skills
+        """The session's rating in the queue."""
+        self.history = {name: PairingHistory(policy.memory) for name in queue_players}
         self._since: dict[tuple[str, Session], float] = {}
         self._games_left: dict[tuple[str, Session], int] = {}
+
+    def remember(self, queue: str, tables: Sequence[Sequence[str]]) -> None:
+        """Earlier games of ``queue`` (identity keys in seat order, oldest first), e.g. from the store."""
+        for table in tables:
+            self.history[queue].record(table)
 
     def join(self, queue: str, session: Session, games: int = 0) -> None:
         """Standing membership; ``games`` > 0 seats the session in at most that many more games."""
@@ -57,24 +76,35 @@ class Matchmaker:
     def waiting_count(self, queue: str) -> int:
         return len(self.waiting[queue])
 
-    def next_game(self, queue: str) -> Seating | None:
-        """Seats of a new game (in random seat order) if enough bots with a free slot wait, else None.
+    def _ready(self, queue: str) -> list[Session]:
+        return [s for s in self.waiting[queue] if s.free_slots() > 0 and not s.closed]
 
-        The chosen bots go to the back of the queue, so bots take turns.
-        """
-        ready = [s for s in self.waiting[queue] if s.free_slots() > 0 and not s.closed]
-        players = self.players[queue]
-        if len(ready) < players:
-            return None
-        chosen = ready[:players]
-        waiting = self.waiting[queue]
+    def stalled(self, queue: str) -> bool:
+        """Enough bots are ready to fill a table, but none could be formed (their rating windows widen
+        with time, so asking again later may form one)."""
+        return len(self._ready(queue)) >= self.players[queue]
+
+    def next_game(self, queue: str) -> Seating | None:
+        """Seats of a new game (seat order rotated, docs/matchmaking.md) if a table can be formed now."""
+        free = self._ready(queue)
+        ready = [Waiting(s.identity.key, self.skills(queue, s), self._since[queue, s]) for s in free]
+        session_of = {id(w): s for w, s in zip(ready, free, strict=True)}
         now = self.clock()
-        waited = {}
+        table = pick_table(
+            ready,
+            self.players[queue],
+            now,
+            self.history[queue],
+            self.policy,
+            len(self.waiting[queue]),
+            _system_random,
+        )
+        if table is None:
+            return None
+        self.history[queue].record([w.key for w in table])
+        chosen = [session_of[id(w)] for w in table]
         done = []
         for session in chosen:
-            waiting.remove(session)
-            waiting.append(session)
-            waited[session] = now - self._since[queue, session]
             self._since[queue, session] = now
             left = self._games_left.get((queue, session))
             if left is not None:
@@ -82,5 +112,4 @@ class Matchmaker:
                 if left == 1:
                     self.leave(queue, session)
                     done.append(session)
-        _system_random.shuffle(chosen)
-        return Seating(chosen, [waited[s] for s in chosen], done)
+        return Seating(chosen, [now - w.since for w in table], done)

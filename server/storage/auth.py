@@ -5,7 +5,13 @@ from __future__ import annotations
 from conquest.v1 import bot_pb2
 from server.session import HelloError, Identity, PracticeAuthenticator
 from server.storage.errors import NotFoundError, RevokedTokenError, RotatedTokenError, UnknownTokenError
+from server.storage.ratings import INITIAL, Skill
 from server.storage.store import Store
+
+
+def identity_key(bot_id: int | None, name: str) -> str:
+    """``Identity.key`` of a registered bot, or of a practice player (no bot id) by name."""
+    return f"bot:{bot_id}" if bot_id is not None else f"practice:{name}"
 
 
 class StoreAuthenticator:
@@ -27,7 +33,7 @@ class StoreAuthenticator:
             raise HelloError("rotated_token", str(refused)) from None
         except RevokedTokenError as refused:
             raise HelloError("revoked_token", str(refused)) from None
-        return Identity(key=f"bot:{bot.id}", name=bot.name, ranked=True, bot_id=bot.id)
+        return Identity(key=identity_key(bot.id, bot.name), name=bot.name, ranked=True, bot_id=bot.id)
 
     def _practice(self, hello: bot_pb2.Hello) -> Identity:
         if not self.allow_practice:
@@ -45,3 +51,30 @@ class StoreAuthenticator:
             f"{hello.name!r} is a registered bot: connect with its token, or choose another name to play "
             "unranked practice games",
         )
+
+
+class StoreRatings:
+    """What the matchmaker reads from the store: ratings (cached until the bot's next game ends) and the
+    queue's recent tables, so pair caps, seed order and seat rotation carry over a restart."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._skills: dict[tuple[str, int], Skill] = {}
+
+    def skill(self, queue: str, identity: Identity) -> Skill:
+        if identity.bot_id is None:
+            return INITIAL
+        key = (queue, identity.bot_id)
+        if key not in self._skills:
+            self._skills[key] = self.store.skill(identity.bot_id, queue)
+        return self._skills[key]
+
+    def forget(self, queue: str, bot_ids: list[int]) -> None:
+        """These bots' ratings in ``queue`` may have changed (a game of theirs was recorded)."""
+        for bot_id in bot_ids:
+            self._skills.pop((queue, bot_id), None)
+
+    def recent_tables(self, queue: str, limit: int) -> list[list[str]]:
+        """The identity keys of the queue's last ``limit`` recorded games, in seat order, oldest first."""
+        games = self.store.games(queue=queue, limit=limit)
+        return [[identity_key(s.bot_id, s.name) for s in game.seats] for game in reversed(games)]

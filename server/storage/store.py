@@ -472,6 +472,15 @@ class Store:
 
         return self._read(find)
 
+    def skill(self, bot_id: int, queue: str) -> ratings.Skill:
+        """The bot's rating in the queue; the initial μ/σ if it has played no rated game there."""
+
+        def find(session: Session) -> ratings.Skill:
+            row = session.get(RatingRow, (bot_id, queue))
+            return ratings.Skill(row.mu, row.sigma) if row is not None else ratings.INITIAL
+
+        return self._read(find)
+
     def queues(self) -> list[str]:
         """Queues with at least one rating."""
         return self._read(
