@@ -13,12 +13,14 @@ from engine.actions import (
     Action,
     Attack,
     ChooseDefence,
+    ChooseHeadquarters,
     Claim,
     EndPhase,
     Fortify,
     Occupy,
     Phase,
     Place,
+    PlayerStatus,
     TradeCards,
 )
 from engine.board import Board, CardDesign, Territory
@@ -30,22 +32,36 @@ from engine.errors import (
     NotYourTurnError,
     RulesConfigError,
 )
+from engine.goals import MISSIONS, Mission
 from engine.legal import AttackOption, FortifyOption, LegalActions, default_action
 from engine.observe import Observation, observe
 from engine.policies import Policy, aggressive_policy, play_game, random_legal_action, random_policy
-from engine.rules import PRESETS, DefenderDice, FortifyMode, Rules, SetupMode, TerritoryBonus, preset
-from engine.state import GameState, PlayerStatus, Termination, new_game
+from engine.rules import (
+    PRESETS,
+    CapitalGoal,
+    DefenderDice,
+    FortifyMode,
+    Objective,
+    Rules,
+    SetupMode,
+    TerritoryBonus,
+    preset,
+)
+from engine.state import GameState, Termination, new_game
 
 __all__ = [
     "CLASSIC",
+    "MISSIONS",
     "PRESETS",
     "Action",
     "ActionError",
     "Attack",
     "AttackOption",
     "Board",
+    "CapitalGoal",
     "CardDesign",
     "ChooseDefence",
+    "ChooseHeadquarters",
     "Claim",
     "DefenderDice",
     "EndPhase",
@@ -56,7 +72,9 @@ __all__ = [
     "IllegalActionError",
     "LegalActions",
     "MalformedActionError",
+    "Mission",
     "NotYourTurnError",
+    "Objective",
     "Observation",
     "Occupy",
     "Phase",

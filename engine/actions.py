@@ -29,6 +29,20 @@ class Phase(enum.IntEnum):
     FORTIFY = 6
     """One free move, or end the turn."""
     GAME_OVER = 7
+    # Later members keep the numbers above (the wire format numbers phases).
+    CHOOSE_HEADQUARTERS = 8
+    """Capital Risk: every seat in turn secretly picks one of its territories as headquarters."""
+    ALLIED_REINFORCE = 9
+    """Allied Army game: the opponent of the seat whose turn it is places the Allied Army's armies."""
+    ALLIED_ATTACK = 10
+    """Allied Army game: that opponent may attack the seat whose turn it is with the Allied Army."""
+
+
+class PlayerStatus(enum.IntEnum):
+    ALIVE = 0
+    ELIMINATED = 1
+    NEUTRAL = 2
+    """The two-player games' third army (neutral, or the Allied Army)."""
 
 
 class Claim(NamedTuple):
@@ -68,8 +82,14 @@ class Fortify(NamedTuple):
     armies: int
 
 
+class ChooseHeadquarters(NamedTuple):
+    territory: Territory
+
+
 class EndPhase(NamedTuple):
-    """End attacking (ATTACK) or end the turn without a free move (FORTIFY)."""
+    """End attacking (ATTACK, ALLIED_ATTACK) or end the turn without a free move (FORTIFY)."""
 
 
-Action = Claim | Place | TradeCards | Attack | ChooseDefence | Occupy | Fortify | EndPhase
+Action = (
+    Claim | Place | TradeCards | Attack | ChooseDefence | Occupy | Fortify | EndPhase | ChooseHeadquarters
+)

@@ -10,7 +10,18 @@ import re
 from typing import Any
 
 from engine import events as ev
-from engine.actions import Action, Attack, ChooseDefence, Claim, EndPhase, Fortify, Occupy, Place, TradeCards
+from engine.actions import (
+    Action,
+    Attack,
+    ChooseDefence,
+    ChooseHeadquarters,
+    Claim,
+    EndPhase,
+    Fortify,
+    Occupy,
+    Place,
+    TradeCards,
+)
 from engine.errors import MalformedActionError
 
 
@@ -20,7 +31,7 @@ def _snake(name: str) -> str:
 
 ACTION_KINDS: dict[str, type[Any]] = {
     _snake(k.__name__): k
-    for k in (Claim, Place, TradeCards, Attack, ChooseDefence, Occupy, Fortify, EndPhase)
+    for k in (Claim, Place, TradeCards, Attack, ChooseDefence, Occupy, Fortify, EndPhase, ChooseHeadquarters)
 }
 EVENT_KINDS: dict[str, type[Any]] = {
     _snake(k.__name__): k
@@ -40,6 +51,10 @@ EVENT_KINDS: dict[str, type[Any]] = {
         ev.Fortified,
         ev.TurnEnded,
         ev.GameEnded,
+        ev.MissionDealt,
+        ev.MissionsRevealed,
+        ev.HeadquartersChosen,
+        ev.HeadquartersRevealed,
     )
 }
 _KIND_OF = {v: k for k, v in ACTION_KINDS.items()}

@@ -1,6 +1,7 @@
 """What happened: every change to the board is told by an event, in order.
 
-``Drew`` and ``CardsTaken`` name cards; ``public_view`` blanks those for everyone but the holder.
+``Drew`` and ``CardsTaken`` name cards, ``MissionDealt`` a mission and ``HeadquartersChosen`` a territory;
+``public_view`` blanks those for everyone but the seat concerned.
 """
 
 from __future__ import annotations
@@ -101,7 +102,29 @@ class GameEnded(NamedTuple):
     places: tuple[int, ...]
     """Place of each seat, 1 = best; tied seats share a place."""
     reason: str
-    """'conquest' (one player left) or 'turn_cap'."""
+    """'conquest' (one player left), 'turn_cap', 'headquarters' or 'mission' (``Termination``)."""
+
+
+class MissionDealt(NamedTuple):
+    seat: int
+    mission: int
+    """Index into ``engine.goals.MISSIONS``; hidden (-1) from every seat but ``seat`` until the end."""
+
+
+class MissionsRevealed(NamedTuple):
+    missions: tuple[int, ...]
+    """Every seat's mission (index into ``engine.goals.MISSIONS``), told when the game ends."""
+
+
+class HeadquartersChosen(NamedTuple):
+    seat: int
+    territory: int
+    """Hidden (-1) from every seat but ``seat``; ``HeadquartersRevealed`` tells all once all have chosen."""
+
+
+class HeadquartersRevealed(NamedTuple):
+    territories: tuple[int, ...]
+    """Each seat's headquarters territory, in seat order."""
 
 
 Event = (
@@ -120,13 +143,22 @@ Event = (
     | Fortified
     | TurnEnded
     | GameEnded
+    | MissionDealt
+    | MissionsRevealed
+    | HeadquartersChosen
+    | HeadquartersRevealed
 )
 
 
 def public_view(event: Event, seat: int | None) -> Event:
-    """The event as ``seat`` may see it (``None``: a spectator): card ids of other hands are blanked."""
+    """The event as ``seat`` may see it (``None``: a spectator): other seats' cards, missions and
+    headquarters choices are blanked."""
     if isinstance(event, Drew) and event.seat != seat:
         return event._replace(card=-1)
     if isinstance(event, CardsTaken) and event.seat != seat:
         return event._replace(cards=tuple(-1 for _ in event.cards))
+    if isinstance(event, MissionDealt) and event.seat != seat:
+        return event._replace(mission=-1)
+    if isinstance(event, HeadquartersChosen) and event.seat != seat:
+        return event._replace(territory=-1)
     return event

@@ -13,6 +13,7 @@ from engine.actions import (
     Action,
     Attack,
     ChooseDefence,
+    ChooseHeadquarters,
     Claim,
     EndPhase,
     Fortify,
@@ -52,7 +53,7 @@ class LegalActions:
     place_min: int = 0
     place_max: int = 0
     place_neutral: bool = False
-    """The armies placed are the neutral army's (two-player setup)."""
+    """The armies placed are the third army's: the neutral's (two-player setup) or the Allied Army's."""
     trades: tuple[tuple[int, int, int], ...] = ()
     """Every set of three card ids in hand that may be traded now."""
     bonus_territories: tuple[tuple[Territory, ...], ...] = ()
@@ -65,6 +66,8 @@ class LegalActions:
     fortify: tuple[FortifyOption, ...] = ()
     can_end: bool = False
     """EndPhase is legal (end attacking, or end the turn without a free move)."""
+    headquarters: tuple[Territory, ...] = ()
+    """Capital Risk: the territories that may be chosen as headquarters."""
 
     def __contains__(self, action: object) -> bool:
         try:
@@ -83,6 +86,7 @@ class LegalActions:
             or self.occupy_max
             or self.fortify
             or self.can_end
+            or self.headquarters
         )
 
     def check(self, action: object) -> None:
@@ -93,7 +97,16 @@ class LegalActions:
             IllegalActionError: an action that breaks the rules now; the message says what is legal.
         """
         if not isinstance(
-            action, Claim | Place | TradeCards | Attack | ChooseDefence | Occupy | Fortify | EndPhase
+            action,
+            Claim
+            | Place
+            | TradeCards
+            | Attack
+            | ChooseDefence
+            | Occupy
+            | Fortify
+            | EndPhase
+            | ChooseHeadquarters,
         ):
             raise MalformedActionError(f"{action!r} is not an action; legal now: {self.describe()}")
         for value in action:
@@ -110,6 +123,12 @@ class LegalActions:
                 return f"claiming is not possible now; legal now: {self.describe()}"
             if action.territory not in self.claim:
                 return f"territory {action.territory} is not an unclaimed territory ({_ids(self.claim)})"
+            return ""
+        if isinstance(action, ChooseHeadquarters):
+            if not self.headquarters:
+                return f"choosing headquarters is not possible now; legal now: {self.describe()}"
+            if action.territory not in self.headquarters:
+                return f"territory {action.territory} is not one of yours ({_ids(self.headquarters)})"
             return ""
         if isinstance(action, Place):
             if not self.place_territories:
@@ -176,6 +195,8 @@ class LegalActions:
         parts: list[str] = []
         if self.claim:
             parts.append(f"claim one of {_ids(self.claim)}")
+        if self.headquarters:
+            parts.append(f"choose headquarters among {_ids(self.headquarters)}")
         if self.trades:
             shown = ", ".join(str(list(t)) for t in self.trades[:6])
             more = f" and {len(self.trades) - 6} more" if len(self.trades) > 6 else ""
@@ -203,7 +224,7 @@ def check_well_formed(action: Action, territories: int, cards: int) -> None:
             card ids in 0..cards-1; the message gives the valid range.
     """
     ids: tuple[int, ...] = ()
-    if isinstance(action, Claim | Place):
+    if isinstance(action, Claim | Place | ChooseHeadquarters):
         ids = (action.territory,)
     elif isinstance(action, Attack | Fortify):
         ids = (action.source, action.target)
@@ -245,14 +266,17 @@ def _fortifies(options: tuple[FortifyOption, ...]) -> str:
 def default_action(legal: LegalActions) -> Action:
     """The deterministic legal action taken for a seat that timed out or forfeited.
 
-    Passive and minimal: claim or place on the lowest listed territory (all armies at once), trade the
-    first set only when forced, end attacking, defend with the most dice, move in the minimum, no free move.
+    Passive and minimal: claim, choose headquarters or place on the lowest listed territory (all armies at
+    once), trade the first set only when forced, end attacking, defend with the most dice, move in the
+    minimum, no free move.
 
     Raises:
         IllegalActionError: nothing is legal (the game is over).
     """
     if legal.claim:
         return Claim(legal.claim[0])
+    if legal.headquarters:
+        return ChooseHeadquarters(legal.headquarters[0])
     if legal.must_trade and legal.trades:
         return TradeCards(legal.trades[0])
     if legal.place_territories:

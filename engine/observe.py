@@ -1,15 +1,17 @@
 """Per-seat observation: the only view of a game that is sent to a bot.
 
-Hidden information (other hands, the draw pile's order, the seed and RNG) is removed here and nowhere
-else; a test checks that no observation carries another seat's cards.
+Hidden information (other hands, the draw pile's order, the seed and RNG, other seats' missions and
+headquarters choices before they are revealed) is removed here and nowhere else; tests check that no
+observation carries another seat's cards, mission or unrevealed headquarters.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.actions import Phase
-from engine.state import GameState, PlayerStatus
+from engine.actions import Phase, PlayerStatus
+from engine.rules import Objective
+from engine.state import GameState
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +40,13 @@ class Observation:
     """(source, target, minimum armies) while a move-in is owed."""
     places: tuple[int, ...]
     """Final places once the game is over, else empty."""
+    headquarters: tuple[int, ...] = ()
+    """Capital Risk: each seat's headquarters territory; -1 for one not chosen yet or, until all have
+    chosen, chosen by another seat. Empty in other games."""
+    mission: int = -1
+    """Secret Mission Risk: this seat's mission (index into ``engine.goals.MISSIONS``), else -1."""
+    missions: tuple[int, ...] = ()
+    """Secret Mission Risk: every seat's mission once the game is over, else empty."""
 
 
 def observe(state: GameState, seat: int) -> Observation:
@@ -62,4 +71,16 @@ def observe(state: GameState, seat: int) -> Observation:
         pending_attack=(attack.source, attack.target, attack.dice) if attack else None,
         pending_occupy=occupy[:3] if occupy else None,
         places=state.places,
+        headquarters=_headquarters(state, seat),
+        mission=state.missions[seat] if 0 <= seat < state.seats else -1,
+        missions=tuple(state.missions) if state.is_over() and state.missions[0] >= 0 else (),
     )
+
+
+def _headquarters(state: GameState, seat: int) -> tuple[int, ...]:
+    if state.rules.objective != Objective.HEADQUARTERS:
+        return ()
+    chosen = state.headquarters
+    if -1 not in chosen:
+        return tuple(chosen)
+    return tuple(t if s == seat else -1 for s, t in enumerate(chosen))

@@ -4,7 +4,8 @@ A policy maps a state to an action for the seat to act. ``random_policy`` draws 
 ``aggressive_policy`` reads the flat arrays directly (it is the benchmark's hot path) and finishes games:
 it hunts the opponent closest to elimination (whose cards it then takes), stacks its reinforcements on
 one front, attacks wherever its movable armies at least match the defender's and moves everything
-forward.
+forward. With a goal (Capital Risk, Secret Mission Risk) it first goes for the territories the goal
+names; commanding the Allied Army it stacks and attacks the same way against the player whose turn it is.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from engine.actions import (
     Action,
     Attack,
     ChooseDefence,
+    ChooseHeadquarters,
     Claim,
     EndPhase,
     Fortify,
@@ -24,7 +26,9 @@ from engine.actions import (
     Place,
     TradeCards,
 )
+from engine.goals import effective_mission
 from engine.legal import LegalActions
+from engine.rules import Objective
 from engine.state import GameState
 
 Policy = Callable[[GameState], Action]
@@ -35,6 +39,8 @@ def random_legal_action(legal: LegalActions, rng: random.Random) -> Action:
     choices: list[Callable[[], Action]] = []
     if legal.claim:
         choices.append(lambda: Claim(rng.choice(legal.claim)))
+    if legal.headquarters:
+        choices.append(lambda: ChooseHeadquarters(rng.choice(legal.headquarters)))
     if legal.trades:
         choices.append(lambda: TradeCards(rng.choice(legal.trades)))
     if legal.place_territories and not legal.must_trade:
@@ -94,7 +100,8 @@ def _best_attack(state: GameState, seat: int, worth_attacking: bool) -> tuple[in
     """
     owner, armies, neighbours = state.owner, state.armies, state.board.neighbours
     least = 2 if worth_attacking else 1  # attacking takes at least 2 armies
-    sources = [t for t, o in enumerate(owner) if o == seat and armies[t] >= least]
+    # Indexing beats enumerate here: most territories fail the owner test and never build a tuple.
+    sources = [t for t in range(len(owner)) if owner[t] == seat and armies[t] >= least]
     if not sources:
         return -1, -1
     prey = _weakest_opponent(state, seat)
@@ -136,30 +143,113 @@ def _biggest_front(state: GameState, seat: int) -> int:
     """The seat's territory with the most armies (at least 2) among those bordering an enemy, or -1."""
     owner, armies = state.owner, state.armies
     best, best_armies = -1, 1
-    for t, o in enumerate(owner):
-        if o == seat and armies[t] > best_armies and _borders_enemy(state, t, seat):
+    for t in range(len(owner)):
+        if owner[t] == seat and armies[t] > best_armies and _borders_enemy(state, t, seat):
             best, best_armies = t, armies[t]
     return best
 
 
+def _goal_targets(state: GameState, seat: int) -> list[int]:
+    """Territories the seat's goal names and it does not hold: every headquarters not its own (and its
+    own once lost), a mission's continents (plus the nearest-complete other one when it asks for a third)
+    or its target's territories. Empty when the goal is a number of territories."""
+    owner = state.owner
+    if state.rules.objective == Objective.HEADQUARTERS:
+        return [t for t in state.headquarters if t >= 0 and owner[t] != seat]
+    mission = effective_mission(state, seat)
+    if mission.destroy >= 0:
+        return [t for t, o in enumerate(owner) if o == mission.destroy]
+    board = state.board
+    named = [c for c, spec in enumerate(board.continents) if spec.name in mission.continents]
+    if mission.other_continents:
+        others = sorted(
+            (sum(owner[t] != seat for t in board.continent_members[c]), c)
+            for c in range(len(board.continents))
+            if c not in named
+        )
+        named += [c for _, c in others[: mission.other_continents]]
+    return [t for c in named for t in board.continent_members[c] if owner[t] != seat]
+
+
+def _attack_on(state: GameState, attacker: int, targets: list[int], worth_attacking: bool) -> tuple[int, int]:
+    """(source, target): the biggest edge of ``attacker``'s movable armies over one of ``targets``.
+
+    With ``worth_attacking``, only pairs where the movable armies at least match the defenders count.
+    (-1, -1) when no pair qualifies.
+    """
+    owner, armies, neighbours = state.owner, state.armies, state.board.neighbours
+    best_src, best_dst, best_edge = -1, -1, -(1 << 30)
+    for t in targets:
+        for n in neighbours[t]:
+            if owner[n] != attacker:
+                continue
+            movable = armies[n] - 1
+            if worth_attacking and (movable < 1 or movable < armies[t]):
+                continue
+            if movable - armies[t] > best_edge:
+                best_src, best_dst, best_edge = n, t, movable - armies[t]
+    return best_src, best_dst
+
+
 def _stack_territory(state: GameState, seat: int) -> int:
-    """Where new armies go: the source of the best attack, or any own territory when no enemy is adjacent."""
+    """Where new armies go: next to the goal's nearest target, else the source of the best attack, or any
+    own territory when no enemy is adjacent."""
+    if state.goal is not None:
+        source, _ = _attack_on(state, seat, _goal_targets(state, seat), worth_attacking=False)
+        if source >= 0:
+            return source
     source, _ = _best_attack(state, seat, worth_attacking=False)
     return source if source >= 0 else state.owner.index(seat)
 
 
 def _attack(state: GameState) -> Action:
-    src, dst = _best_attack(state, state.to_act, worth_attacking=True)
+    seat = state.to_act
+    src = dst = -1
+    if state.goal is not None:
+        src, dst = _attack_on(state, seat, _goal_targets(state, seat), worth_attacking=True)
+    if src < 0:
+        src, dst = _best_attack(state, seat, worth_attacking=True)
+        if src < 0:
+            return EndPhase()
+    movable = state.armies[src] - 1
+    return Attack(src, dst, 3 if movable > 3 else movable, 1)
+
+
+def _allied_targets(state: GameState) -> list[int]:
+    """The Allied Army attacks only the player whose turn it is (never its commander)."""
+    return [t for t, o in enumerate(state.owner) if o == state.turn_seat]
+
+
+def _allied_reinforce(state: GameState) -> Action:
+    """Stack the Allied Army's armies where it has the best edge on the player whose turn it is."""
+    src, _ = _attack_on(state, state.neutral, _allied_targets(state), worth_attacking=False)
+    return Place(src if src >= 0 else state.owner.index(state.neutral), state.reinforcements)
+
+
+def _allied_attack(state: GameState) -> Action:
+    src, dst = _attack_on(state, state.neutral, _allied_targets(state), worth_attacking=True)
     if src < 0:
         return EndPhase()
     movable = state.armies[src] - 1
     return Attack(src, dst, 3 if movable > 3 else movable, 1)
 
 
+def _choose_headquarters(state: GameState) -> Action:
+    """The own territory with the most armies over the enemy armies next to it: the hardest to take."""
+    seat, owner, armies, neighbours = state.to_act, state.owner, state.armies, state.board.neighbours
+    best, best_margin = -1, -(1 << 30)
+    for t, o in enumerate(owner):
+        if o == seat:
+            margin = armies[t] - sum(armies[n] for n in neighbours[t] if owner[n] != seat)
+            if margin > best_margin:
+                best, best_margin = t, margin
+    return ChooseHeadquarters(best)
+
+
 def _occupy(state: GameState) -> Action:
     assert state.pending_occupy is not None
     src, dst, least, _ = state.pending_occupy
-    seat = state.to_act
+    seat = state.owner[dst]  # the Allied Army's when its commander captured
     # Everything forward, unless the captured territory is safe and the source still faces an enemy.
     if not _borders_enemy(state, dst, seat) and _borders_enemy(state, src, seat):
         return Occupy(least)
@@ -222,6 +312,9 @@ _AGGRESSIVE_BY_PHASE: dict[Phase, Policy] = {
     Phase.DEFEND: _defend,
     Phase.OCCUPY: _occupy,
     Phase.FORTIFY: _fortify,
+    Phase.CHOOSE_HEADQUARTERS: _choose_headquarters,
+    Phase.ALLIED_REINFORCE: _allied_reinforce,
+    Phase.ALLIED_ATTACK: _allied_attack,
 }
 
 

@@ -20,6 +20,9 @@ class SetupMode(enum.StrEnum):
     """Territories dealt at random (one army each), then armies placed one at a time."""
     NEUTRAL_PILES = "neutral_piles"
     """Two-player game: 3 piles of 14 cards, one for a neutral army; place 2 own + 1 neutral per turn."""
+    ALLIED_CLAIM = "allied_claim"
+    """Two-player game of 001: claim in turn until each holds a third of the board, the rest go to the
+    Allied Army with 2 armies each, then place one army at a time."""
 
 
 class FortifyMode(enum.StrEnum):
@@ -36,6 +39,24 @@ class DefenderDice(enum.StrEnum):
     """The defending seat decides (the opponent decides for a neutral territory)."""
 
 
+class Objective(enum.StrEnum):
+    """How the game is won (eliminating everyone else always wins too)."""
+
+    CONQUEST = "conquest"
+    """World domination: eliminate every other player."""
+    HEADQUARTERS = "headquarters"
+    """Capital Risk (000): hold every opposing headquarters (or the shortened goal) and your own."""
+    MISSIONS = "missions"
+    """Secret Mission Risk: complete the mission card dealt to you."""
+
+
+class CapitalGoal(enum.StrEnum):
+    ALL = "all"
+    """000: "To capture all opposing Headquarters-while still controlling your own territory.\""""
+    SHORTENED = "shortened"
+    """000: "4 players: Capture any 2 opposing Headquarters ... 5 or 6 players: ... any 3"."""
+
+
 class TerritoryBonus(enum.StrEnum):
     ONCE_PER_TURN = "once_per_turn"
     """Classic text: no more than 2 extra armies on a single turn."""
@@ -50,7 +71,11 @@ class Rules:
     name: str
     setup: SetupMode = SetupMode.CLAIM
     neutral: bool = False
-    """A neutral army owns territories, defends and never acts (two-player game)."""
+    """A third army (owner index ``seats``) owns territories in a two-player game: the neutral army, which
+    defends and never acts, or with ``allied_army`` the Allied Army of 001."""
+    allied_army: bool = False
+    """The third army is 001's Allied Army: each turn it gets half the active player's armies, placed and
+    commanded (attacks on the active player only) by the opponent; no cards, no free move."""
     starting_armies: tuple[tuple[int, int], ...] = ((3, 35), (4, 30), (5, 25), (6, 20))
     """(players, armies each) pairs; the two-player neutral game gives 40 to each of the three."""
     trade_values: tuple[int, ...] = (4, 6, 8, 10, 12, 15)
@@ -62,12 +87,19 @@ class Rules:
     """Holding this many after taking an eliminated player's cards forces trading at once..."""
     elimination_trade_down_to: int = 4
     """...until the hand is this size or smaller."""
+    elimination_extra_trades: bool = False
+    """001: further sets may still be traded once the hand is down to that size (000: "you must stop")."""
     territory_bonus: int = 2
     territory_bonus_mode: TerritoryBonus = TerritoryBonus.ONCE_PER_TURN
     fortify: FortifyMode = FortifyMode.ADJACENT
     defender_dice: DefenderDice = DefenderDice.MAX
     turn_cap: int = 500
     """The game ends after this many turns (all seats' turns counted); 0 means no cap."""
+    objective: Objective = Objective.CONQUEST
+    capital_goal: CapitalGoal = CapitalGoal.ALL
+    """Capital Risk: every opposing headquarters, or the shortened goal (4 players: 2; 5-6: 3)."""
+    three_continent_missions: bool = False
+    """Secret Mission Risk: add the two three-continent missions of the 14-card editions."""
 
     def starting_armies_for(self, players: int) -> int:
         for count, armies in self.starting_armies:
@@ -113,7 +145,10 @@ _ENUM_OPTIONS: dict[str, type[enum.StrEnum]] = {
     "fortify": FortifyMode,
     "defender_dice": DefenderDice,
     "territory_bonus_mode": TerritoryBonus,
+    "objective": Objective,
+    "capital_goal": CapitalGoal,
 }
+_BOOL_OPTIONS = frozenset(f.name for f in dataclasses.fields(Rules) if f.type == "bool")
 
 
 def _with_options(rules: Rules, options: dict[str, Any]) -> Rules:
@@ -135,15 +170,24 @@ def _with_options(rules: Rules, options: dict[str, Any]) -> Rules:
             value = tuple((int(c), int(a)) for c, a in value)
         elif key == "trade_values":
             value = tuple(int(v) for v in value)
-        elif key == "neutral":
+        elif key in _BOOL_OPTIONS:
             if not isinstance(value, bool):
-                raise RulesConfigError(f"rules option neutral={value!r} must be true or false")
+                raise RulesConfigError(f"rules option {key}={value!r} must be true or false")
         elif not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise RulesConfigError(f"rules option {key}={value!r} must be a whole number >= 0")
         converted[key] = value
     result = dataclasses.replace(rules, **converted)
-    if result.neutral != (result.setup == SetupMode.NEUTRAL_PILES):
-        raise RulesConfigError("a neutral army goes with setup='neutral_piles' and only with it")
+    if result.neutral != (result.setup in (SetupMode.NEUTRAL_PILES, SetupMode.ALLIED_CLAIM)):
+        raise RulesConfigError(
+            "a neutral army goes with setup='neutral_piles' or 'allied_claim' and only with them"
+        )
+    if result.allied_army != (result.setup == SetupMode.ALLIED_CLAIM):
+        raise RulesConfigError("the Allied Army goes with setup='allied_claim' and only with it")
+    if result.neutral and result.objective != Objective.CONQUEST:
+        raise RulesConfigError(
+            f"objective={result.objective.value!r} is for 3-6 players; "
+            "the two-player games are won by conquest"
+        )
     return result
 
 
@@ -156,7 +200,37 @@ CLASSIC_TWO_PLAYER = Rules(
     starting_armies=((2, 40),),
 )
 
-PRESETS: dict[str, Rules] = {r.name: r for r in (CLASSIC, CLASSIC_DEALT, CLASSIC_TWO_PLAYER)}
+OLDER_EDITION = Rules(
+    name="older_edition",
+    territory_bonus_mode=TerritoryBonus.PER_SET,
+    elimination_extra_trades=True,
+)
+"""001's wording of the same game (docs/rules.md lists the differences)."""
+CAPITAL = Rules(name="capital", objective=Objective.HEADQUARTERS)
+SECRET_MISSION = Rules(name="secret_mission", setup=SetupMode.DEALT, objective=Objective.MISSIONS)
+ALLIED_TWO_PLAYER = Rules(
+    name="allied_two_player",
+    setup=SetupMode.ALLIED_CLAIM,
+    neutral=True,
+    allied_army=True,
+    starting_armies=((2, 40),),
+    territory_bonus_mode=TerritoryBonus.PER_SET,
+    elimination_extra_trades=True,
+)
+"""001's two-player game, played "according to the traditional rules" of 001."""
+
+PRESETS: dict[str, Rules] = {
+    r.name: r
+    for r in (
+        CLASSIC,
+        CLASSIC_DEALT,
+        CLASSIC_TWO_PLAYER,
+        OLDER_EDITION,
+        CAPITAL,
+        SECRET_MISSION,
+        ALLIED_TWO_PLAYER,
+    )
+}
 
 
 def preset(name: str, **options: Any) -> Rules:

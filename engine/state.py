@@ -21,6 +21,7 @@ from engine.actions import (
     Action,
     Attack,
     ChooseDefence,
+    ChooseHeadquarters,
     Claim,
     EndPhase,
     Fortify,
@@ -29,6 +30,7 @@ from engine.actions import (
     Place,
     TradeCards,
 )
+from engine.actions import PlayerStatus as PlayerStatus  # re-exported: callers import it from here
 from engine.board import Board, CardDesign, Territory
 from engine.classic_map import CLASSIC
 from engine.errors import MalformedActionError, NotYourTurnError, RulesConfigError
@@ -43,6 +45,8 @@ from engine.events import (
     FirstPlayerRolled,
     Fortified,
     GameEnded,
+    HeadquartersChosen,
+    HeadquartersRevealed,
     Occupied,
     Placed,
     Rolled,
@@ -50,29 +54,29 @@ from engine.events import (
     TurnEnded,
     TurnStarted,
 )
+from engine.goals import GOALS
 from engine.legal import AttackOption, FortifyOption, LegalActions, check_well_formed
-from engine.rules import DefenderDice, FortifyMode, Rules, SetupMode, TerritoryBonus
+from engine.rules import DefenderDice, FortifyMode, Objective, Rules, SetupMode, TerritoryBonus
 
 UNCLAIMED = -1
 NEUTRAL_ARMIES_PER_SETUP_TURN = 1
 OWN_ARMIES_PER_SETUP_TURN = 2
-
-
-class PlayerStatus(enum.IntEnum):
-    ALIVE = 0
-    ELIMINATED = 1
-    NEUTRAL = 2
+ALLIED_ARMIES_PER_TERRITORY = 2
 
 
 # Members looked up once for the per-action paths: on Python 3.11 every ``Phase.ATTACK``-style lookup
 # costs ~0.2 us (EnumType defines __getattr__), and a game makes thousands of them.
-_REINFORCE, _ATTACK, _DEFEND, _OCCUPY, _FORTIFY = (
+_REINFORCE, _ATTACK, _DEFEND, _OCCUPY, _FORTIFY, _ALLIED_REINFORCE, _ALLIED_ATTACK = (
     Phase.REINFORCE,
     Phase.ATTACK,
     Phase.DEFEND,
     Phase.OCCUPY,
     Phase.FORTIFY,
+    Phase.ALLIED_REINFORCE,
+    Phase.ALLIED_ATTACK,
 )
+_PENDING = frozenset((Phase.DEFEND, Phase.OCCUPY, Phase.GAME_OVER))
+"""Phases in which a goal is not checked: a roll or move-in is still owed, or the game is over."""
 _ALIVE = PlayerStatus.ALIVE
 _CHOOSE_DEFENCE = DefenderDice.CHOOSE
 _NEUTRAL_PILES = SetupMode.NEUTRAL_PILES
@@ -83,6 +87,10 @@ class Termination(enum.StrEnum):
     """Every other player was eliminated."""
     TURN_CAP = "turn_cap"
     """The rules' turn cap was reached; survivors ranked by territories, then armies."""
+    HEADQUARTERS = "headquarters"
+    """Capital Risk: a player held the headquarters its goal asks for; it is first, the rest as at the cap."""
+    MISSION = "mission"
+    """Secret Mission Risk: a player completed its mission; it is first, the rest as at the cap."""
 
 
 def is_set(designs: tuple[CardDesign, ...]) -> bool:
@@ -128,21 +136,28 @@ def roll_dice(
 
 
 class GameState:
-    """One game. Seats are 0..seats-1; in the neutral game the neutral army is owner ``seats``."""
+    """One game. Seats are 0..seats-1; in the two-player games the third army is owner ``seats``."""
 
     __slots__ = (
+        "_handlers",
         "_random",
         "_rng",
         "armies",
+        "attack_phase",
+        "attacker",
         "board",
         "bonus_used",
         "captured_this_turn",
         "deck",
         "eliminated",
+        "eliminated_by",
         "elimination_trade",
         "end_reason",
         "first_seat",
+        "goal",
         "hands",
+        "headquarters",
+        "missions",
         "neutral",
         "owner",
         "pending_attack",
@@ -150,6 +165,7 @@ class GameState:
         "phase",
         "placed_this_turn",
         "places",
+        "received",
         "reinforcements",
         "rules",
         "seats",
@@ -183,12 +199,23 @@ class GameState:
         self.trades_done = 0
         self.status = [PlayerStatus.ALIVE] * seats + ([PlayerStatus.NEUTRAL] if rules.neutral else [])
         self.eliminated: list[int] = []
+        self.eliminated_by = [-1] * seats
+        """Who eliminated each seat (-1: still in; ``seats``: the Allied Army)."""
+        self.goal = GOALS[rules.objective]
+        self._handlers = _APPLY if self.goal is None else _APPLY_THEN_CHECK_GOAL
+        self.headquarters = [-1] * seats
+        """Capital Risk: each seat's headquarters territory (-1 until chosen)."""
+        self.missions = [-1] * seats
+        """Secret Mission Risk: each seat's mission (index into ``engine.goals.MISSIONS``)."""
         self.phase = Phase.SETUP_CLAIM
         self.turn = 0
         self.turn_seat = 0
         self.to_act = 0
         self.first_seat = 0
         self.reinforcements = 0
+        self.received = 0
+        """Armies the seat whose turn it is got this turn (territories, continents, sets, +2s): the
+        Allied Army gets half."""
         self.setup_left = [rules.starting_armies_for(seats)] * owners
         self.setup_step = 0
         self.setup_neutral_done = False
@@ -197,6 +224,10 @@ class GameState:
         self.placed_this_turn = False
         self.elimination_trade = False
         self.pending_attack: Attack | None = None
+        self.attacker = 0
+        """The seat that ordered the pending or last attack (the opponent commands the Allied Army)."""
+        self.attack_phase = Phase.ATTACK
+        """Where rolls and move-ins return to: ATTACK, or ALLIED_ATTACK."""
         self.pending_occupy: tuple[Territory, Territory, int, bool] | None = None
         """(source, target, minimum, eliminated someone) while a move-in is owed."""
         self.places: tuple[int, ...] = ()
@@ -208,8 +239,10 @@ class GameState:
         events: list[Event] = []
         self.first_seat = self._roll_for_first(events)
         self.to_act = self.first_seat
+        if self.goal is not None:
+            self.goal.deal(self, events)
         setup = self.rules.setup
-        if setup == SetupMode.CLAIM:
+        if setup in (SetupMode.CLAIM, SetupMode.ALLIED_CLAIM):
             self.phase = Phase.SETUP_CLAIM
             return events
         if setup == SetupMode.DEALT:
@@ -259,7 +292,14 @@ class GameState:
         return -1
 
     def _start_play(self, events: list[Event]) -> None:
-        deck = list(range(self.board.card_count))
+        """The setup is over: a goal's stage before the first turn (Capital Risk), or the first turn."""
+        if self.goal is not None and self.goal.stage(self):
+            return
+        self._first_turn(events)
+
+    def _first_turn(self, events: list[Event]) -> None:
+        reserved = self.goal.reserved_cards(self) if self.goal is not None else frozenset()
+        deck = [c for c in range(self.board.card_count) if c not in reserved]
         self._rng.shuffle(deck)
         self.deck = deque(deck)
         self.turn_seat = self.first_seat
@@ -285,7 +325,8 @@ class GameState:
                     break
             else:
                 continent_armies += self.board.continents[c].bonus
-        self.reinforcements = territory_armies + continent_armies
+        self.reinforcements = self.received = territory_armies + continent_armies
+        self.attack_phase = _ATTACK
         events.append(TurnStarted(seat, self.turn, territory_armies, continent_armies))
 
     def _end_turn(self, events: list[Event]) -> None:
@@ -300,24 +341,27 @@ class GameState:
                 self._start_turn(nxt, events)
                 return
 
-    def _finish(self, reason: Termination, events: list[Event]) -> None:
+    def _finish(self, reason: Termination, events: list[Event], winner: int = -1) -> None:
         self.phase = Phase.GAME_OVER
         self.to_act = -1
         self.end_reason = reason.value
+        if self.goal is not None:
+            self.goal.reveal(self, events)
         alive = [s for s in range(self.seats) if self.status[s] == PlayerStatus.ALIVE]
         total_armies = [0] * len(self.territory_count)
         for t, o in enumerate(self.owner):
             total_armies[o] += self.armies[t]
         places = [0] * self.seats
-        # Survivors first, by territories then armies (equal on both: same place); then the eliminated,
-        # the last one out placed best.
-        order = sorted(alive, key=lambda s: (-self.territory_count[s], -total_armies[s]))
+
+        # Survivors first: the winner of a goal, then by territories then armies (equal on both: same
+        # place); then the eliminated, the last one out placed best.
+        def rank_key(s: int) -> tuple[bool, int, int]:
+            return s != winner, -self.territory_count[s], -total_armies[s]
+
+        order = sorted(alive, key=rank_key)
         place = 1
         for i, s in enumerate(order):
-            if i and (self.territory_count[s], total_armies[s]) != (
-                self.territory_count[order[i - 1]],
-                total_armies[order[i - 1]],
-            ):
+            if i and rank_key(s) != rank_key(order[i - 1]):
                 place = i + 1
             places[s] = place
         for rank, s in enumerate(reversed(self.eliminated)):
@@ -343,7 +387,7 @@ class GameState:
         if self.phase != Phase.REINFORCE:
             return False
         if self.elimination_trade:
-            return self.must_trade()
+            return self.must_trade() or (self.rules.elimination_extra_trades and not self.placed_this_turn)
         return not self.placed_this_turn
 
     def tradeable_sets(self, seat: int) -> list[tuple[int, int, int]]:
@@ -409,16 +453,33 @@ class GameState:
             return LegalActions(phase, seat, occupy_min=minimum, occupy_max=self.armies[source] - 1)
         if phase == Phase.FORTIFY:
             return LegalActions(phase, seat, fortify=tuple(self._fortify_options(seat)), can_end=True)
+        if phase == Phase.CHOOSE_HEADQUARTERS:
+            return LegalActions(phase, seat, headquarters=tuple(t for t, o in enumerate(owner) if o == seat))
+        if phase == Phase.ALLIED_REINFORCE:
+            allied = tuple(t for t, o in enumerate(owner) if o == self.neutral)
+            return LegalActions(
+                phase,
+                seat,
+                place_territories=allied,
+                place_min=1,
+                place_max=self.reinforcements,
+                place_neutral=True,
+            )
+        if phase == Phase.ALLIED_ATTACK:
+            # 001: "When a player is commanding Allied forces s/he may not attack his/her own territories."
+            attacks = self._attack_options(self.neutral, only_against=self.turn_seat)
+            return LegalActions(phase, seat, attacks=tuple(attacks), can_end=True)
         return LegalActions(phase, -1)
 
-    def _attack_options(self, seat: int) -> list[AttackOption]:
+    def _attack_options(self, attacker: int, only_against: int = -1) -> list[AttackOption]:
+        """Attacks from ``attacker``'s territories on any other owner's (or only on ``only_against``'s)."""
         owner, armies, neighbours = self.owner, self.armies, self.board.neighbours
         options = []
         for t, o in enumerate(owner):
-            if o == seat and armies[t] > 1:
+            if o == attacker and armies[t] > 1:
                 dice = min(3, armies[t] - 1)
                 for n in neighbours[t]:
-                    if owner[n] != seat:
+                    if owner[n] != attacker and only_against in (-1, owner[n]):
                         options.append(AttackOption(t, n, dice, armies[t]))
         return options
 
@@ -480,21 +541,31 @@ class GameState:
 
     def apply_unchecked(self, action: Action) -> list[Event]:
         """Apply a legal action without checking it. Wrong input corrupts the state."""
-        handler = _APPLY.get(type(action))
+        handler = self._handlers.get(type(action))
         if handler is None:
             raise TypeError(f"not an action: {action!r}")
         events: list[Event] = []
         handler(self, action, events)
         return events
 
+    def _check_goal(self, events: list[Event]) -> None:
+        """After every action once play has started, unless a roll or a move-in is still owed."""
+        goal = self.goal
+        if goal is not None and self.turn and self.phase not in _PENDING:
+            winner = goal.winner(self)
+            if winner >= 0:
+                self._finish(Termination(goal.termination), events, winner)
+
     def _claim(self, claim: Claim, events: list[Event]) -> None:
         t = claim.territory
         seat = self.to_act
         self._occupy_at_setup(t, seat)
         events.append(Claimed(seat, t))
-        if self.territory_count_claimed() < self.board.size:
+        if self.territory_count_claimed() < self._territories_to_claim():
             self.to_act = (seat + 1) % self.seats
             return
+        if self.rules.allied_army:
+            self._garrison_allied_army(events)
         self.phase = Phase.SETUP_PLACE
         nxt = self._next_setup_placer(seat)
         if nxt < 0:
@@ -504,6 +575,23 @@ class GameState:
 
     def territory_count_claimed(self) -> int:
         return sum(self.territory_count)
+
+    def _territories_to_claim(self) -> int:
+        """All of them; in the Allied Army game a third of the board per player (001: "until each has
+        occupied 14 territories")."""
+        if self.rules.allied_army:
+            return self.seats * (self.board.size // 3)
+        return self.board.size
+
+    def _garrison_allied_army(self, events: list[Event]) -> None:
+        """001: "Two Allied Armies will be placed on each unoccupied territory"."""
+        for t, o in enumerate(self.owner):
+            if o == UNCLAIMED:
+                self._occupy_at_setup(t, self.neutral)
+                events.append(Claimed(self.neutral, t))
+                self.armies[t] += ALLIED_ARMIES_PER_TERRITORY - 1
+                events.append(Placed(self.neutral, t, ALLIED_ARMIES_PER_TERRITORY - 1))
+        self.setup_left[self.neutral] = 0
 
     def _place(self, p: Place, events: list[Event]) -> None:
         seat = self.to_act
@@ -515,6 +603,12 @@ class GameState:
             if not self.reinforcements:
                 self.elimination_trade = False
                 self.phase = _ATTACK
+            return
+        if self.phase == _ALLIED_REINFORCE:
+            self.reinforcements -= p.armies
+            events.append(Placed(self.neutral, p.territory, p.armies))
+            if not self.reinforcements:
+                self.phase = _ALLIED_ATTACK
             return
         target_owner = self.owner[p.territory]
         self.setup_left[target_owner] -= p.armies
@@ -549,15 +643,18 @@ class GameState:
         self.trades_done += 1
         self.reinforcements += value
         where = -1
+        self.received += value
         if bonus:
             where = trade.bonus_territory if trade.bonus_territory in bonus else bonus[0]
             self.armies[where] += self.rules.territory_bonus
+            self.received += self.rules.territory_bonus
             self.bonus_used = True
         self.deck.extend(cards)  # traded cards go face down to the bottom of the draw pile
         events.append(Traded(seat, (cards[0], cards[1], cards[2]), value, where))
 
     def _attack(self, attack: Attack, events: list[Event]) -> None:
         self.pending_attack = attack
+        self.attacker = self.to_act
         self._roll_on(None, events)
 
     def _defend(self, choice: ChooseDefence, events: list[Event]) -> None:
@@ -572,10 +669,10 @@ class GameState:
         getrandbits = self._rng.getrandbits
         choose = self.rules.defender_dice == _CHOOSE_DEFENCE
         while True:
-            if defence_dice is None and choose and armies[dst] > 1:
+            if choose and defence_dice is None and armies[dst] > 1:
                 self.phase = _DEFEND
                 defender = self.owner[dst]
-                self.to_act = defender if defender != self.neutral else self._neutral_defender()
+                self.to_act = defender if defender != self.neutral else self._opponent()
                 return
             a = attack.dice if attack.dice < armies[src] else armies[src] - 1
             d = defence_dice or (2 if armies[dst] > 1 else 1)
@@ -602,32 +699,38 @@ class GameState:
             if not attack.repeat_until or armies[src] <= attack.repeat_until:
                 break
         self.pending_attack = None
-        self.phase = _ATTACK
-        self.to_act = self.turn_seat
+        self.phase = self.attack_phase
+        self.to_act = self.attacker
 
-    def _neutral_defender(self) -> int:
-        """The opponent rolls for a neutral territory under attack."""
+    def _opponent(self) -> int:
+        """The other player of a two-player game: rolls for the neutral's (or Allied Army's) defence and
+        commands the Allied Army on this turn."""
         return next(
             s for s in range(self.seats) if s != self.turn_seat and self.status[s] == PlayerStatus.ALIVE
         )
 
     def _capture(self, src: Territory, dst: Territory, dice: int, events: list[Event]) -> None:
-        seat = self.turn_seat
+        seat = self.owner[src]  # the Allied Army's, when its commander attacks
         loser = self.owner[dst]
         self.owner[dst] = seat
         self.territory_count[loser] -= 1
         self.territory_count[seat] += 1
-        self.captured_this_turn = True
-        self.to_act = seat
+        if seat == self.turn_seat:
+            self.captured_this_turn = True
+        self.to_act = self.attacker
         events.append(Captured(seat, src, dst, loser))
         eliminated = False
         if not self.territory_count[loser] and loser != self.neutral:
             eliminated = True
             self.status[loser] = PlayerStatus.ELIMINATED
             self.eliminated.append(loser)
-            taken = self.hands[loser]
-            self.hands[loser] = []
-            self.hands[seat].extend(taken)
+            self.eliminated_by[loser] = seat
+            # 001: "Allied forces do not pick up RISK cards": an Allied capture leaves them with the loser.
+            taken: list[int] = []
+            if seat != self.neutral:
+                taken = self.hands[loser]
+                self.hands[loser] = []
+                self.hands[seat].extend(taken)
             events.append(Eliminated(loser, seat, len(taken)))
             if taken:
                 events.append(CardsTaken(seat, tuple(taken)))
@@ -657,12 +760,17 @@ class GameState:
             self._finish(Termination.CONQUEST, events)
             return
         seat = self.turn_seat
-        if eliminated and len(self.hands[seat]) >= self.rules.elimination_trade_at:
+        if (
+            eliminated
+            and self.owner[dst] == seat
+            and len(self.hands[seat]) >= self.rules.elimination_trade_at
+        ):
             self.phase = _REINFORCE
             self.elimination_trade = True
+            self.placed_this_turn = False  # 001's extra trades are allowed until the first placement
             self.reinforcements = 0
         else:
-            self.phase = _ATTACK
+            self.phase = self.attack_phase
 
     def _fortify(self, fortify: Fortify, events: list[Event]) -> None:
         self.armies[fortify.source] -= fortify.armies
@@ -671,14 +779,45 @@ class GameState:
         self._end_turn(events)
 
     def _end_phase(self, _: EndPhase, events: list[Event]) -> None:
-        if self.phase == _ATTACK:
+        phase = self.phase
+        if phase == _ATTACK:
             if self.captured_this_turn and self.deck:
                 card = self.deck.popleft()
                 self.hands[self.turn_seat].append(card)
                 events.append(Drew(self.turn_seat, card))
+            if self.rules.allied_army and self.territory_count[self.neutral]:
+                self._start_allied_stage()
+            else:
+                self.phase = _FORTIFY
+        elif phase == _ALLIED_ATTACK:
+            # 001: "After the second player has decided to stop attacking with the Allied Army, the first
+            # player takes his/her free move."
             self.phase = _FORTIFY
+            self.attack_phase = _ATTACK
+            self.to_act = self.turn_seat
         else:
             self._end_turn(events)
+
+    def _start_allied_stage(self) -> None:
+        """001: after the active player's attacks, "the opposing player places the number of Allied Armies
+        ... in Allied occupied territories", then "may act as the Allied Army and attack"."""
+        self.to_act = self._opponent()
+        self.attacker = self.to_act
+        self.attack_phase = _ALLIED_ATTACK
+        self.reinforcements = self.received // 2
+        self.phase = _ALLIED_REINFORCE if self.reinforcements else _ALLIED_ATTACK
+
+    def _choose_headquarters(self, choice: ChooseHeadquarters, events: list[Event]) -> None:
+        """000: "After everyone in turn has selected a Headquarters, all players turn their cards face up"."""
+        seat = self.to_act
+        self.headquarters[seat] = choice.territory
+        events.append(HeadquartersChosen(seat, choice.territory))
+        nxt = (seat + 1) % self.seats
+        if nxt != self.first_seat:
+            self.to_act = nxt
+            return
+        events.append(HeadquartersRevealed(tuple(self.headquarters)))
+        self._first_turn(events)
 
     # ------------------------------------------------------------------ copies and snapshots
 
@@ -694,6 +833,9 @@ class GameState:
         other.status = list(self.status)
         other.eliminated = list(self.eliminated)
         other.setup_left = list(self.setup_left)
+        other.eliminated_by = list(self.eliminated_by)
+        other.headquarters = list(self.headquarters)
+        other.missions = list(self.missions)
         other._rng = random.Random()
         other._rng.setstate(self._rng.getstate())
         other._random = other._rng.random
@@ -702,7 +844,7 @@ class GameState:
     def snapshot(self) -> dict[str, Any]:
         """Every fact of the state as plain data (the RNG as a digest of its internal state)."""
         rng_digest = hashlib.sha256(repr(self._rng.getstate()).encode()).hexdigest()
-        return {
+        snapshot: dict[str, Any] = {
             "phase": self.phase.name,
             "turn": self.turn,
             "turn_seat": self.turn_seat,
@@ -730,6 +872,17 @@ class GameState:
             "end_reason": self.end_reason,
             "rng": rng_digest,
         }
+        if self.rules.objective != Objective.CONQUEST or self.rules.allied_army:
+            # Only in the variants, so classic fingerprints recorded before them still verify.
+            snapshot["variant"] = {
+                "eliminated_by": list(self.eliminated_by),
+                "headquarters": list(self.headquarters),
+                "missions": list(self.missions),
+                "received": self.received,
+                "attacker": self.attacker,
+                "attack_phase": self.attack_phase.name,
+            }
+        return snapshot
 
     def fingerprint(self) -> str:
         """SHA-256 of the snapshot: equal fingerprints mean equal states."""
@@ -745,8 +898,24 @@ _APPLY: dict[type, Callable[[GameState, Any, list[Event]], None]] = {
     Fortify: GameState._fortify,
     ChooseDefence: GameState._defend,
     Claim: GameState._claim,
+    ChooseHeadquarters: GameState._choose_headquarters,
 }
 """How ``apply_unchecked`` applies each kind of action."""
+
+
+def _then_check_goal(
+    handler: Callable[[GameState, Any, list[Event]], None],
+) -> Callable[[GameState, Any, list[Event]], None]:
+    def apply(state: GameState, action: Any, events: list[Event]) -> None:
+        handler(state, action, events)
+        state._check_goal(events)
+
+    return apply
+
+
+_APPLY_THEN_CHECK_GOAL = {kind: _then_check_goal(handler) for kind, handler in _APPLY.items()}
+"""The same with the goal checked after each action (Capital and Secret Mission games only), so classic
+games pay nothing for goals."""
 
 
 def new_game(rules: Rules, seats: int, seed: int, board: Board = CLASSIC) -> tuple[GameState, list[Event]]:

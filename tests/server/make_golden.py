@@ -15,7 +15,8 @@ from server.runner import decision_request
 
 GOLDEN = Path(__file__).parent / "golden"
 SEED = 20261122
-PHASES = [p for p in Phase if p != Phase.GAME_OVER]
+PHASES = [p for p in Phase if p < Phase.GAME_OVER]
+"""The phases of the classic game (the later members belong to Capital Risk and the Allied Army game)."""
 
 
 def golden_requests() -> dict[str, str]:
