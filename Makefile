@@ -42,7 +42,7 @@ proto-check: install
 	cd proto && ../$(VENV)/bin/buf lint
 
 # Storage tests run on SQLite and on the throwaway PostgreSQL that test-db starts (docs/storage.md).
-unit: install test-db
+unit: install test-db chromium
 	url=$$(.ci/postgres.sh url) && CONQUEST_TEST_POSTGRES_URL=$$url $(PY) -m pytest
 
 .PHONY: test-db test-db-stop
@@ -51,6 +51,11 @@ test-db:
 
 test-db-stop:
 	.ci/postgres.sh stop
+
+# The dashboard's browser tests (tests/dashboard) drive Debian's Chromium, installed here if missing.
+.PHONY: chromium
+chromium:
+	.ci/chromium.sh >/dev/null
 
 lint: install
 	$(VENV)/bin/ruff check --no-cache .  # a cache key ignores new first-party modules (conftest.py)

@@ -24,6 +24,7 @@ from conquest.v1 import arena_pb2_grpc, bot_pb2, bot_pb2_grpc
 from server import arena_service
 from server.arena import Arena
 from server.config import ConfigError, ServerConfig
+from server.dashboard import start_dashboard
 from server.lobby import Lobby
 from server.metrics import Metrics
 from server.replays import DatabaseReplayWriter, DirectoryReplayWriter, ReplayWriters
@@ -98,7 +99,7 @@ def create_server(
 
     Returns the server and the bound port (useful with port 0).
     """
-    server, port, _ = _build(config, address, lobby or build_lobby(config, store), store)
+    server, port, _, _ = _build(config, address, lobby or build_lobby(config, store), store)
     return server, port
 
 
@@ -120,10 +121,13 @@ def build_lobby(config: ServerConfig, store: Store | None) -> Lobby:
 
 def _build(
     config: ServerConfig, address: str, lobby: Lobby, store: Store | None
-) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
+) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer, Arena]:
+    """The gRPC server, its port, its health servicer and the Arena its ArenaService (and the web
+    dashboard) read through."""
     server = grpc.aio.server()
     bot_pb2_grpc.add_BotServiceServicer_to_server(BotService(lobby), server)
-    arena_pb2_grpc.add_ArenaServiceServicer_to_server(arena_service.ArenaService(Arena(lobby, store)), server)
+    arena = Arena(lobby, store)
+    arena_pb2_grpc.add_ArenaServiceServicer_to_server(arena_service.ArenaService(arena), server)
     health_servicer = health.aio.HealthServicer()  # the overall status "" starts SERVING
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     services = (SERVICE_NAME, arena_service.SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
@@ -131,25 +135,27 @@ def _build(
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")
-    return server, port, health_servicer
+    return server, port, health_servicer, arena
 
 
 async def serve(config: ServerConfig, store: Store | None = None) -> None:
     """Run until SIGTERM or SIGINT; then stop seating bots, give in-flight games
     ``config.shutdown_grace_ms`` to finish, end and record the rest, and stop."""
     lobby = build_lobby(config, store)
-    server, port, health_servicer = _build(config, config.address, lobby, store)
+    server, port, health_servicer, arena = _build(config, config.address, lobby, store)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     metrics_http = lobby.metrics.serve(config.metrics_port) if config.metrics_port else None
+    dashboard = await start_dashboard(arena, config.dashboard_port) if config.dashboard_port else None
     await server.start()
     log.info(
         "serving",
         address=config.address,
         port=port,
         metrics_port=config.metrics_port or None,
+        dashboard=dashboard.url if dashboard else None,
         database=make_url(config.database_url).render_as_string(hide_password=True) if store else None,
         queues=[q.name for q in config.queues],
     )
@@ -157,6 +163,8 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
     log.info("shutting_down", games=len(lobby.runners), grace_ms=config.shutdown_grace_ms)
     await health_servicer.enter_graceful_shutdown()
     await lobby.shutdown(config.shutdown_grace_ms / 1000)
+    if dashboard is not None:  # after the games: their spectators' streams have ended
+        await dashboard.stop()
     await server.stop(grace=1.0)
     if metrics_http is not None:
         metrics_http.shutdown()

@@ -8,6 +8,7 @@ conquest match BOT BOT ... [--games N] [--queue-rules PRESET] [--parallel K]    
 conquest demo [--address HOST:PORT] [--database-url URL] [--games N]   (the README's run command)
 conquest replay show FILE
 conquest replay verify FILE [FILE ...]
+conquest replay render FILE [-o game.html]   (one self-contained page: the replay viewer, no server)
 conquest bot|leaderboard|games|replay download ...   (a running server's Arena API: server/arena_cli.py)
 """
 
@@ -107,14 +108,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     configure_logging("console", logging.WARNING)  # results and the leaderboard are the output
     try:
-        demo = ladder(args.database_url, args.address, args.games, args.replay_dir)
+        demo = ladder(args.database_url, args.address, args.games, args.replay_dir, args.dashboard_port)
     except SQLAlchemyError as bad:
         print(f"conquest demo: cannot open the database {args.database_url}: {bad}", file=sys.stderr)
         return 2
     print(
         f"Conquest: a rated ladder of {', '.join(e.name for e in demo.entrants)} in queue {LADDER_QUEUE}, "
         f"serving on {args.address} with the database {args.database_url}. Ctrl-C stops it; "
-        f"ratings persist (conquest leaderboard {LADDER_QUEUE} while a server runs).",
+        f"ratings persist (conquest leaderboard {LADDER_QUEUE} while a server runs)."
+        + (f"\nDashboard: http://localhost:{args.dashboard_port}/" if args.dashboard_port else ""),
         flush=True,
     )
     try:
@@ -203,6 +205,21 @@ def cmd_replay_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_replay_render(args: argparse.Namespace) -> int:
+    from server.replay_view import standalone_page, viewer_data
+
+    try:
+        _, data = load_replay_file(args.file)
+        page = standalone_page(viewer_data(data))
+    except ReplayError as bad:
+        print(f"conquest replay render: {bad}", file=sys.stderr)
+        return 1
+    output = args.output or args.file.with_suffix(".html")
+    output.write_text(page)
+    print(f"wrote {output}: open it in a browser (no server needed)")
+    return 0
+
+
 def turn_digest(events: Sequence[object], seats: Sequence[str]) -> list[str]:
     """One line per turn: who played and how many attacks rolls, captures and trades it made."""
     lines: list[str] = []
@@ -277,6 +294,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--games", type=int, default=1_000_000, help="stop after N games (default: Ctrl-C)")
     demo.add_argument("--replay-dir", type=Path, default=Path("replays"), help="(default %(default)s)")
+    demo.add_argument(
+        "--dashboard-port",
+        type=int,
+        default=ServerConfig().dashboard_port,
+        help="web dashboard HTTP port, 0 for none (default %(default)s)",
+    )
     demo.set_defaults(run=cmd_demo)
 
     match = commands.add_parser("match", help="play bots against each other locally (docs/cli.md)")
@@ -308,6 +331,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("files", type=Path, nargs="+", metavar="FILE")
     verify.set_defaults(run=cmd_replay_verify)
+    render = replay_commands.add_parser(
+        "render", help="write a replay as one self-contained HTML page (the dashboard's replay viewer)"
+    )
+    render.add_argument("file", type=Path)
+    render.add_argument("-o", "--output", type=Path, help="the page to write (default FILE with .html)")
+    render.set_defaults(run=cmd_replay_render)
     add_arena_commands(commands, replay_commands)
     return parser
 

@@ -9,6 +9,7 @@ A config file looks like this (every key optional; the values shown are the defa
     log_format = "console"       # "console" or "json"
     shutdown_grace_ms = 30000    # on SIGTERM, in-flight games get this long to finish
     metrics_port = 9100          # Prometheus /metrics over HTTP on this port; 0 turns it off
+    dashboard_port = 8080        # the read-only web dashboard over HTTP on this port; 0 turns it off
     database_url = "sqlite:///conquest.sqlite3"  # bots, ratings, games, replays; "" = replay files only
     admin_token = ""             # needed by the Arena API's register/rotate/revoke; "" turns them off
 
@@ -109,6 +110,8 @@ class ServerConfig:
     shutdown_grace_ms: int = 30_000
     metrics_port: int = 9100
     """Prometheus ``/metrics`` is served over HTTP on this port; 0 turns it off."""
+    dashboard_port: int = 8080
+    """The web dashboard (server/dashboard.py) is served over HTTP on this port; 0 turns it off."""
     database_url: str = "sqlite:///conquest.sqlite3"
     """SQLAlchemy URL of the store (relative SQLite paths are from the working directory); "" runs
     without a database: practice play only, replays as files in ``replay_dir``."""
@@ -127,6 +130,7 @@ _SERVER_KEYS = {
     "log_format",
     "shutdown_grace_ms",
     "metrics_port",
+    "dashboard_port",
     "database_url",
     "admin_token",
 }
@@ -251,6 +255,7 @@ def parse_config(data: dict[str, Any]) -> ServerConfig:
         log_format=log_format,
         shutdown_grace_ms=_count(server, "shutdown_grace_ms", defaults.shutdown_grace_ms, "server"),
         metrics_port=_port(server, "metrics_port", defaults.metrics_port),
+        dashboard_port=_port(server, "dashboard_port", defaults.dashboard_port),
         database_url=_typed(server, "database_url", str, defaults.database_url, "server"),
         admin_token=_typed(server, "admin_token", str, defaults.admin_token, "server"),
         queues=queues,

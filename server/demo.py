@@ -64,8 +64,9 @@ class Ladder(Match):
             print(f"\n#{self.finished} {line}", file=self.out, flush=True)
 
 
-def ladder(database_url: str, address: str, games: int, replay_dir: Path) -> Ladder:
-    """The demo ladder on ``database_url`` (opened and migrated here), serving on ``address``."""
+def ladder(database_url: str, address: str, games: int, replay_dir: Path, dashboard_port: int = 0) -> Ladder:
+    """The demo ladder on ``database_url`` (opened and migrated here), serving on ``address`` and the
+    web dashboard on ``dashboard_port`` (0: none)."""
     admin_token = secrets.token_urlsafe(16)  # this run's own: only the demo registers bots here
     store = Store.open(database_url, admin_token=admin_token)
     entrants = parse_entrants(LADDER_BOTS)
@@ -80,4 +81,5 @@ def ladder(database_url: str, address: str, games: int, replay_dir: Path) -> Lad
         address=address,
         queue_name=LADDER_QUEUE,
         tokens=register_bots(store, admin_token, [e.name for e in entrants]),
+        dashboard_port=dashboard_port,
     )

@@ -25,7 +25,9 @@ from typing import TextIO
 
 from engine import Rules, RulesConfigError, preset
 from server.app import build_lobby, create_server
+from server.arena import Arena
 from server.config import QueueConfig, ServerConfig, TimeControl
+from server.dashboard import start_dashboard
 from server.lobby import Lobby
 from server.practice import SAMPLE_BOTS, outcome, result_line
 from server.runner import GameRunner
@@ -183,6 +185,8 @@ class Match:
     queue_name: str = QUEUE
     tokens: dict[str, str] = field(default_factory=dict)
     """Each registered bot's token, by name, for the ``{token}`` placeholder."""
+    dashboard_port: int = 0
+    """Serve the web dashboard over HTTP on this port while the match runs; 0: none."""
     finished: int = 0
     standings: dict[str, Standing] = field(default_factory=dict)
     _started_at: float = 0.0
@@ -207,6 +211,11 @@ class Match:
         server, port = create_server(config, config.address, lobby, self.store)
         await server.start()
         self._started_at = time.monotonic()
+        dashboard = (
+            await start_dashboard(Arena(lobby, self.store), self.dashboard_port)
+            if self.dashboard_port
+            else None
+        )
         try:
             for entrant in self.entrants:
                 if entrant.command is not None:
@@ -219,6 +228,8 @@ class Match:
                 print(file=self.out)
             await self._stop_bots()
             await lobby.shutdown(0)
+            if dashboard is not None:
+                await dashboard.stop()
             await server.stop(grace=None)
 
     async def _launch(self, entrant: Entrant, address: str) -> None:

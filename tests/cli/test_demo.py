@@ -5,6 +5,7 @@ live results printed")."""
 from __future__ import annotations
 
 import re
+import socket
 from pathlib import Path
 
 import pytest
@@ -23,10 +24,15 @@ def test_demo_runs_a_rated_ladder_that_persists_between_runs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     database = f"sqlite:///{tmp_path / 'ladder.sqlite3'}"
+    with socket.socket() as probe:  # not the default 8080: a server alongside (make run) may hold it
+        probe.bind(("127.0.0.1", 0))
+        dashboard = probe.getsockname()[1]
     args = ["demo", "--address", "127.0.0.1:0", "--database-url", database, "--replay-dir", str(tmp_path)]
+    args += ["--dashboard-port", str(dashboard)]
 
     assert main([*args, "--games", "2"]) == 0
     first = capsys.readouterr().out
+    assert f"Dashboard: http://localhost:{dashboard}/" in first, "issue 8: the run command prints the URL"
     assert "\n#1 game " in first and "\n#2 game " in first
     assert _games_by_bot(first) == {"strategist": 2, "aggressive": 2, "aggressive-2": 2, "random": 2}
 

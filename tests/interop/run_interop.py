@@ -49,6 +49,7 @@ address = "127.0.0.1:{port}"
 replay_dir = "{replays}"
 shutdown_grace_ms = 2000
 metrics_port = 0             # no fixed port: runs and tests alongside must not collide
+dashboard_port = 0
 
 [time_control]
 decision_ms = 5000

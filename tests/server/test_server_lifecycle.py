@@ -44,7 +44,8 @@ class Serve:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "server.cli", "serve", "--config", str(config), *args],
                 stderr=log,
-                env={**os.environ, **(env or {})},
+                # no dashboard on the fixed default port: servers alongside (make run) must not collide
+                env={**os.environ, "CONQUEST_SERVER_DASHBOARD_PORT": "0", **(env or {})},
                 cwd=tmp_path,  # the default SQLite database is created in the working directory
             )
 

@@ -105,7 +105,8 @@ def test_conquest_serve_stops_cleanly_on_sigterm(tmp_path):
         ],
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "CONQUEST_SERVER_METRICS_PORT": "0"},  # 9100 may be taken by another server
+        # 9100 and 8080 may be taken by another server
+        env={**os.environ, "CONQUEST_SERVER_METRICS_PORT": "0", "CONQUEST_SERVER_DASHBOARD_PORT": "0"},
     )
     assert process.stderr is not None
     first = json.loads(process.stderr.readline())

@@ -1,0 +1,287 @@
+"""The read-only web dashboard: a Starlette app served by uvicorn in the game server's process.
+
+Every page reads through ``server.arena.Arena`` — the object behind the gRPC ArenaService — so the
+dashboard shows exactly what the Arena API returns (its protobuf answers as JSON). Live games come from
+``Arena.watch_live``: the spectator stream of WatchGame (public events only, every hidden card -1), sent
+to the browser as server-sent events. The pages are plain files in ``server/web/static`` (no build step).
+
+JSON endpoints (docs/dashboard.md): ``/api/queues``, ``/api/leaderboard?queue=``, ``/api/games?queue=&bot=``,
+``/api/games/<id>``, ``/api/games/<id>/replay``, ``/api/games/<id>/watch`` (SSE), ``/api/bots/<name>``,
+``/api/odds?attackers=&defenders=&dice=&repeat_until=``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import grpc
+import structlog
+import uvicorn
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import Message
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from server.arena import MAX_GAMES, Arena, NoDatabaseError
+from server.arena_service import status_code
+from server.replay_view import STATIC, attack_odds, viewer_data
+from server.storage import InvalidInputError, NotFoundError, StorageError
+
+T = TypeVar("T")
+log = structlog.get_logger("conquest.dashboard")
+
+_HTTP_STATUS = {
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.FAILED_PRECONDITION: 409,
+}
+"""The HTTP status of an Arena error, through the status code the gRPC API answers it with."""
+
+
+def as_json(message: Message) -> dict[str, Any]:
+    """A protobuf answer of the Arena as JSON (field names as in the .proto, zero values included)."""
+    return MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+
+
+def _error(error: StorageError) -> JSONResponse:
+    return JSONResponse({"error": str(error)}, status_code=_HTTP_STATUS.get(status_code(error), 500))
+
+
+def _number(request: Request, name: str, default: int, low: int, high: int) -> int:
+    """A whole-number query parameter.
+
+    Raises:
+        InvalidInputError: not a whole number in ``low..high`` (the message says so).
+    """
+    text = request.query_params.get(name, str(default))
+    try:
+        value = int(text)
+    except ValueError:
+        value = low - 1
+    if not low <= value <= high:
+        raise InvalidInputError(f"{name} = {text!r}: give a whole number from {low} to {high}")
+    return value
+
+
+class Dashboard:
+    """The dashboard's routes over one Arena."""
+
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+        self.app = Starlette(
+            routes=[
+                Route("/", self.index),
+                Route("/api/queues", self.queues),
+                Route("/api/leaderboard", self.leaderboard),
+                Route("/api/games", self.games),
+                Route("/api/games/{game_id}", self.game),
+                Route("/api/games/{game_id}/replay", self.replay),
+                Route("/api/games/{game_id}/watch", self.watch),
+                Route("/api/bots/{name}", self.bot),
+                Route("/api/odds", self.odds),
+                Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
+            ],
+        )
+
+    async def _answer(self, work: Callable[..., T], *args: Any, blocking: bool = True) -> Response:
+        """``work(*args)`` as JSON; database work runs in a worker thread, as in the gRPC servicer."""
+        try:
+            result = await asyncio.to_thread(work, *args) if blocking else work(*args)
+        except StorageError as error:
+            return _error(error)
+        except ValueError as bad:  # odds of an impossible attack
+            return JSONResponse({"error": str(bad)}, status_code=400)
+        return JSONResponse(as_json(result) if isinstance(result, Message) else result)
+
+    async def index(self, request: Request) -> Response:
+        return FileResponse(str(STATIC / "index.html"))
+
+    async def queues(self, request: Request) -> Response:
+        return await self._answer(self._queues)
+
+    def _queues(self) -> dict[str, Any]:
+        configured = list(self.arena.lobby.queues)
+        try:
+            recorded = self.arena.store.queues()
+        except NoDatabaseError:  # a server without a database still shows its live games
+            recorded = []
+        return {"queues": configured + sorted(set(recorded) - set(configured))}
+
+    async def leaderboard(self, request: Request) -> Response:
+        return await self._answer(self._leaderboard, request.query_params.get("queue", ""))
+
+    def _leaderboard(self, queue: str) -> dict[str, Any]:
+        """The Arena's leaderboard, each standing with its μ − 3σ after every rated game (the sparkline)."""
+        board = as_json(self.arena.leaderboard(queue, 0))
+        for standing in board["standings"]:
+            changes = self.arena.rating_history(standing["bot"], queue).changes
+            standing["history"] = [round(c.mu_after - 3 * c.sigma_after, 3) for c in changes]
+        return board
+
+    async def games(self, request: Request) -> Response:
+        queue = request.query_params.get("queue", "")
+        bot = request.query_params.get("bot", "")
+        try:
+            limit = _number(request, "limit", 50, 1, MAX_GAMES)
+            live = as_json(self.arena.live_games(queue))["games"]  # lobby state: on the event loop
+        except StorageError as error:
+            return _error(error)
+        if bot:
+            live = [g for g in live if any(p["name"] == bot for p in g["players"])]
+        try:
+            finished = await asyncio.to_thread(self.arena.list_games, queue, bot, limit)
+        except StorageError as error:
+            return _error(error)
+        return JSONResponse({"live": live, "games": as_json(finished)["games"]})
+
+    async def game(self, request: Request) -> Response:
+        return await self._answer(self.arena.game, request.path_params["game_id"])
+
+    async def replay(self, request: Request) -> Response:
+        return await self._answer(self._replay, request.path_params["game_id"])
+
+    def _replay(self, game_id: str) -> dict[str, Any]:
+        return viewer_data(json.loads(self.arena.replay_json(game_id).replay_json))
+
+    async def watch(self, request: Request) -> Response:
+        """Server-sent events of a live game: ``snapshot``, ``events`` batches, ``game_over`` (the
+        WatchGame stream); a game that is not being played gets one ``finished`` event (its replay is
+        shown instead) or ``missing``."""
+        game_id = request.path_params["game_id"]
+        stream = self.arena.watch_live(game_id)
+        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        if stream is None:
+            try:
+                await asyncio.to_thread(self.arena.game, game_id)
+                kind, data = "finished", {"game_id": game_id}
+            except StorageError as error:
+                kind, data = "missing", {"error": str(error)}
+            return StreamingResponse(_once(kind, data), media_type="text/event-stream", headers=headers)
+
+        async def follow() -> AsyncIterator[str]:
+            try:
+                async for message in stream:
+                    kind = message.WhichOneof("message")
+                    yield _event(kind or "", as_json(getattr(message, kind or "")))
+            finally:  # the browser may leave before the game ends
+                await stream.aclose()
+
+        return StreamingResponse(follow(), media_type="text/event-stream", headers=headers)
+
+    async def bot(self, request: Request) -> Response:
+        return await self._answer(self._bot, request.path_params["name"])
+
+    def _bot(self, name: str) -> dict[str, Any]:
+        """A bot's registration, rating history per queue, totals, head-to-head record and recent games."""
+        bots = [as_json(b) for b in self.arena.list_bots().bots if b.name == name]
+        games = as_json(self.arena.list_games("", name, MAX_GAMES))["games"]
+        if not bots and not games:
+            raise NotFoundError(f"no bot {name!r} is registered or has played a recorded game")
+        ratings = {}
+        for queue in sorted({g["queue"] for g in games if g["rated"]}):
+            ratings[queue] = as_json(self.arena.rating_history(name, queue))["changes"]
+        totals = {"games": 0, "wins": 0, "timeouts": 0, "rejections": 0, "forfeits": 0}
+        rivals: dict[str, dict[str, int]] = {}
+        for game in games:
+            mine = [s for s in game["seats"] if s["name"] == name]
+            for seat in mine:
+                totals["games"] += 1
+                totals["wins"] += seat["place"] == 1
+                totals["timeouts"] += seat["timeouts"]
+                totals["rejections"] += seat["rejections"]
+                totals["forfeits"] += seat["outcome"].startswith("SEAT_OUTCOME_FORFEIT")
+                for other in game["seats"]:
+                    if other["name"] == name:
+                        continue
+                    row = rivals.setdefault(other["name"], {"games": 0, "ahead": 0, "behind": 0, "level": 0})
+                    row["games"] += 1
+                    key = "ahead" if seat["place"] < other["place"] else "behind"
+                    row["level" if seat["place"] == other["place"] else key] += 1
+        return {
+            "bot": bots[0] if bots else None,
+            "name": name,
+            "totals": totals,
+            "ratings": ratings,
+            "head_to_head": [{"opponent": k, **v} for k, v in sorted(rivals.items())],
+            "games": games[:30],
+            "latency": None,  # the server keeps no per-bot decision times yet (docs/dashboard.md)
+        }
+
+    async def odds(self, request: Request) -> Response:
+        try:
+            attackers = _number(request, "attackers", 0, 2, 10_000)
+            defenders = _number(request, "defenders", 0, 1, 10_000)
+            dice = _number(request, "dice", 3, 1, 3)
+            repeat_until = _number(request, "repeat_until", 1, 0, attackers - 1)
+        except StorageError as error:
+            return _error(error)
+        return await self._answer(attack_odds, attackers, defenders, dice, repeat_until)
+
+
+def _event(kind: str, data: dict[str, Any]) -> str:
+    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+async def _once(kind: str, data: dict[str, Any]) -> AsyncIterator[str]:
+    yield _event(kind, data)
+
+
+class _Uvicorn(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield  # the game server owns SIGTERM and SIGINT: it drains its games before this stops
+
+
+@dataclass
+class RunningDashboard:
+    server: uvicorn.Server
+    task: asyncio.Task[None]
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"http://localhost:{self.port}/"
+
+    async def stop(self) -> None:
+        self.server.should_exit = True
+        await self.task
+
+
+async def start_dashboard(arena: Arena, port: int, host: str = "") -> RunningDashboard:
+    """Serve the dashboard over HTTP on ``port`` (0: a free port) of every interface (``host`` ""),
+    on the running event loop.
+
+    Raises:
+        OSError: the port cannot be bound (the message names it).
+    """
+    family = socket.AF_INET6 if not host and socket.has_dualstack_ipv6() else socket.AF_INET
+    try:
+        sock = socket.create_server(
+            (host, port), family=family, dualstack_ipv6=family == socket.AF_INET6, reuse_port=False
+        )
+    except OSError as bad:
+        raise OSError(f"the dashboard cannot listen on port {port}: {bad.strerror}") from None
+    config = uvicorn.Config(
+        Dashboard(arena).app,
+        log_config=None,  # structlog configures logging; uvicorn must not replace it
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=2,
+    )
+    server = _Uvicorn(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]), name="dashboard")
+    while not server.started:
+        if task.done():
+            task.result()  # raises what stopped it
+            raise OSError("the dashboard stopped while starting")
+        await asyncio.sleep(0.01)
+    return RunningDashboard(server, task, sock.getsockname()[1])

@@ -1,0 +1,233 @@
+// The dashboard's pages, routed by the URL's #fragment; data from the JSON API (server/dashboard.py).
+"use strict";
+
+(() => {
+  const { esc } = Board;
+  const view = document.getElementById("view");
+  let leave = () => {}; // undoes the current page's timers and streams
+
+  async function api(path) {
+    const response = await fetch(path);
+    const body = await response.json();
+    if (!response.ok) throw new Error(body.error || response.statusText);
+    return body;
+  }
+
+  const fmt = (x, digits = 2) => Number(x).toFixed(digits);
+  const when = (ms) => (Number(ms) ? new Date(Number(ms)).toLocaleString() : "–");
+  const botLink = (name) => `<a href="#/bot/${encodeURIComponent(name)}">${esc(name)}</a>`;
+  const gameLink = (id, text) => `<a href="#/game/${encodeURIComponent(id)}">${esc(text || id)}</a>`;
+
+  function sparkline(values) {
+    if (values.length < 2) return "";
+    const w = 110, h = 24, lo = Math.min(...values), hi = Math.max(...values), span = hi - lo || 1;
+    const points = values.map((v, i) => `${(i / (values.length - 1)) * w},${h - 2 - ((v - lo) / span) * (h - 4)}`).join(" ");
+    return `<svg class="sparkline" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" aria-label="rating history"><polyline points="${points}"/></svg>`;
+  }
+
+  function seatsCell(seats) {
+    return seats.map((s) => `${botLink(s.name)}${s.place ? ` <span class="place">#${s.place}</span>` : ""}`).join(", ");
+  }
+
+  // ---------------------------------------------------------------- leaderboards (polled every 5 s)
+  async function leaderboards() {
+    view.innerHTML = `<h2>Leaderboards</h2><p class="muted">Ordered by μ − 3σ (OpenSkill); updates every 5 s.</p><div class="boards"></div>`;
+    const boards = view.querySelector(".boards");
+    async function refresh() {
+      const { queues } = await api("/api/queues");
+      const tables = await Promise.all(queues.map((q) => api(`/api/leaderboard?queue=${encodeURIComponent(q)}`).catch(() => null)));
+      boards.innerHTML = tables.filter((t) => t && t.standings.length).map((t) => `
+        <section class="leaderboard" data-queue="${esc(t.queue)}"><h3>${esc(t.queue)}</h3><table>
+        <thead><tr><th class="num">rank</th><th>bot</th><th class="num">μ−3σ</th><th class="num">μ</th><th class="num">σ</th><th class="num">games</th>
+        <th class="num">wins</th><th class="num">avg place</th><th class="num">timeouts</th><th class="num">forfeits</th><th>rating</th></tr></thead><tbody>
+        ${t.standings.map((s) => `<tr><td class="num">${s.rank}</td><td>${botLink(s.bot)}</td><td class="num">${fmt(s.score)}</td>
+          <td class="num">${fmt(s.mu)}</td><td class="num">${fmt(s.sigma)}</td><td class="num">${s.games}</td><td class="num">${s.wins}</td>
+          <td class="num">${fmt(s.average_place)}</td><td class="num">${s.timeouts}</td><td class="num">${s.forfeits}</td><td>${sparkline(s.history)}</td></tr>`).join("")}
+        </tbody></table></section>`).join("") || `<p class="muted">No rated games yet.</p>`;
+    }
+    await refresh();
+    const timer = setInterval(() => refresh().catch(() => {}), 5000);
+    leave = () => clearInterval(timer);
+  }
+
+  // ---------------------------------------------------------------- games with filters
+  async function games(params) {
+    const { queues } = await api("/api/queues");
+    const queue = params.get("queue") || "";
+    const bot = params.get("bot") || "";
+    view.innerHTML = `<h2>Games</h2>
+      <form class="filters"><label>queue <select name="queue"><option value="">all</option>
+        ${queues.map((q) => `<option ${q === queue ? "selected" : ""}>${esc(q)}</option>`).join("")}</select></label>
+        <label>bot <input name="bot" value="${esc(bot)}" placeholder="any"></label><button>filter</button>
+        <span class="muted">(tournaments: not on this server yet)</span></form>
+      <div class="lists"></div>`;
+    view.querySelector("form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const form = new FormData(e.target);
+      location.hash = `#/games?${new URLSearchParams([...form].filter(([, v]) => v))}`;
+    });
+    async function refresh() {
+      const data = await api(`/api/games?${new URLSearchParams({ queue, bot })}`);
+      view.querySelector(".lists").innerHTML = `
+        <h3>Live <span class="badge">${data.live.length}</span></h3>
+        ${data.live.length ? `<table class="live-games"><thead><tr><th>game</th><th>queue</th><th class="num">turn</th><th>players</th><th>started</th></tr></thead><tbody>
+          ${data.live.map((g) => `<tr><td>${gameLink(g.game_id, `watch ${g.game_id}`)}</td><td>${esc(g.queue)}</td><td class="num">${g.turn}</td>
+          <td>${seatsCell(g.players)}</td><td>${when(g.started_at_ms)}</td></tr>`).join("")}</tbody></table>` : `<p class="muted">No game is being played.</p>`}
+        <h3>Finished</h3>
+        ${data.games.length ? `<table class="finished-games"><thead><tr><th>game</th><th>queue</th><th>finished</th><th class="num">turns</th><th>end</th><th>seats (place)</th></tr></thead><tbody>
+          ${data.games.map((g) => `<tr><td>${gameLink(g.game_id)}</td><td>${esc(g.queue)}${g.rated ? "" : " (unrated)"}</td><td>${when(g.finished_at_ms)}</td>
+          <td class="num">${g.turns}</td><td>${esc(g.reason)}</td><td>${seatsCell(g.seats)}</td></tr>`).join("")}</tbody></table>` : `<p class="muted">No finished games.</p>`}`;
+    }
+    await refresh();
+    const timer = setInterval(() => refresh().catch(() => {}), 5000);
+    leave = () => clearInterval(timer);
+  }
+
+  // ---------------------------------------------------------------- a game: live stream, else its replay
+  function game(id) {
+    view.innerHTML = `<p class="muted">Connecting to game ${esc(id)}…</p>`;
+    const stream = new EventSource(`/api/games/${encodeURIComponent(id)}/watch`);
+    leave = () => stream.close();
+    let live = null;
+    stream.addEventListener("snapshot", (e) => { live = startLive(JSON.parse(e.data)); });
+    stream.addEventListener("events", (e) => live && live.events(JSON.parse(e.data).events));
+    stream.addEventListener("game_over", (e) => { stream.close(); live && live.over(JSON.parse(e.data)); });
+    stream.addEventListener("finished", () => { stream.close(); replay(id); });
+    stream.addEventListener("missing", (e) => { stream.close(); view.innerHTML = `<p class="error">${esc(JSON.parse(e.data).error)}</p>`; });
+  }
+
+  async function replay(id) {
+    view.innerHTML = `<p class="muted">Loading the replay of ${esc(id)}…</p>`;
+    try {
+      ReplayViewer.mount(view, await api(`/api/games/${encodeURIComponent(id)}/replay`));
+    } catch (error) {
+      view.innerHTML = `<p class="error">${esc(error.message)}</p>`;
+    }
+  }
+
+  function startLive(snapshot) {
+    const names = snapshot.players.map((p) => p.name);
+    const obs = snapshot.observation;
+    const state = {
+      owners: [...obs.owners], armies: [...obs.armies], hand_sizes: [...obs.hand_sizes], turn: obs.turn, turn_seat: obs.turn_seat,
+      reinforcements: obs.reinforcements, phase: obs.phase.replace("PHASE_", "").replace("_", " ").toLowerCase(), places: [],
+    };
+    const owners = obs.statuses.length;
+    view.innerHTML = `<header class="game-head"><h2>Game ${esc(snapshot.game_id)} <span class="badge live">LIVE</span></h2>
+      <p>${esc(snapshot.queue)} · rules ${esc(snapshot.rules.preset)} · only public information is shown while the game runs</p></header>
+      <div class="status"><span>turn <b class="turn"></b></span><span>phase <b class="phase"></b></span><span>to play <b class="whose"></b></span></div>
+      <div class="game-body"><div class="board-wrap"></div><aside class="side">
+        <table class="players"><thead><tr><th>seat</th><th>terr.</th><th>armies</th><th>cards</th></tr></thead><tbody></tbody></table>
+        <section><h3>Latest attack</h3><p class="odds muted">none yet</p></section>
+        <section class="log"><h3>Events</h3><ol class="events"></ol></section></aside></div>`;
+    const board = Board.create(view.querySelector(".board-wrap"), snapshot.map, names.length);
+    const log = view.querySelector(".events");
+    let attack = "";
+    const seatHtml = (s) => `<span class="seat" style="--seat:${Board.colour(s, names.length)}">${esc(names[s] || "neutral")}</span>`;
+    function render() {
+      board.update(state.owners, state.armies);
+      view.querySelector(".turn").textContent = state.turn;
+      view.querySelector(".phase").textContent = state.phase;
+      view.querySelector(".whose").innerHTML = seatHtml(state.turn_seat);
+      const sums = Board.totals(state.owners, state.armies, owners);
+      view.querySelector(".players tbody").innerHTML = sums.territories.map((count, seat) =>
+        `<tr><td>${seatHtml(seat)}${state.places[seat] ? ` <span class="place">#${state.places[seat]}</span>` : ""}</td><td>${count}</td>` +
+        `<td>${sums.armies[seat]}</td><td>${state.hand_sizes[seat] ?? 0}</td></tr>`).join("");
+      view.dataset.turn = state.turn;
+    }
+    function showOdds(source, target, attackers, defenders) {
+      const key = `${source}-${target}`;
+      if (key === attack || attackers < 2) return;
+      attack = key;
+      const [s, t] = [snapshot.map.territories[source].name, snapshot.map.territories[target].name];
+      api(`/api/odds?attackers=${attackers}&defenders=${defenders}&repeat_until=1`).then((odds) => {
+        view.querySelector(".odds").innerHTML = `${esc(s)} → ${esc(t)}: ${Board.oddsHtml(odds)}`;
+      }).catch(() => {});
+    }
+    render();
+    return {
+      events(batch) {
+        const items = [];
+        for (const message of batch) {
+          const ev = Board.normalize(message);
+          if (ev.type === "rolled") showOdds(ev.source, ev.target, state.armies[ev.source], state.armies[ev.target]);
+          if (ev.type === "turn_started") attack = "";
+          Board.apply(state, ev, snapshot.rules.territory_bonus);
+          board.mark(ev.type === "rolled" ? ev.source : -1, ev.type === "rolled" ? ev.target : -1);
+          items.push(`<li data-type="${ev.type}">${Board.describe(ev, snapshot.map, names)}</li>`);
+        }
+        log.insertAdjacentHTML("afterbegin", items.reverse().join(""));
+        while (log.children.length > 200) log.lastElementChild.remove();
+        render();
+      },
+      over(result) {
+        view.querySelector(".badge").textContent = "OVER";
+        view.querySelector(".badge").classList.add("over");
+        log.insertAdjacentHTML("afterbegin", `<li><b>Game over</b> (${esc(result.reason)}): ${result.results.map((r) => `${r.place}. ${esc(r.name)}`).join(" · ")}
+          — ${gameLink(snapshot.game_id, "open the replay")}</li>`);
+        view.dataset.over = "1";
+      },
+    };
+  }
+
+  // ---------------------------------------------------------------- a bot
+  async function bot(name) {
+    const data = await api(`/api/bots/${encodeURIComponent(name)}`);
+    const t = data.totals;
+    const charts = Object.entries(data.ratings).map(([queue, changes]) => {
+      const scores = changes.map((c) => c.mu_after - 3 * c.sigma_after);
+      const places = changes.map((c) => c.place).join(" ");
+      return `<tr><td>${esc(queue)}</td><td class="num">${changes.length}</td><td>${sparkline(scores)}</td>
+        <td class="num">${scores.length ? fmt(scores[scores.length - 1]) : "–"}</td><td class="muted">${esc(places)}</td></tr>`;
+    }).join("");
+    view.innerHTML = `<h2>${esc(name)}</h2>
+      <p class="muted">${data.bot ? `registered ${when(data.bot.created_at_ms)}${Number(data.bot.revoked_at_ms) ? " · revoked" : ""}` : "practice name (not registered)"}</p>
+      <p>${t.games} games · ${t.wins} wins · ${t.timeouts} timeouts · ${t.rejections} rejected decisions · ${t.forfeits} forfeits</p>
+      <h3>Results over time</h3>${charts ? `<table><thead><tr><th>queue</th><th class="num">rated games</th><th>μ−3σ after each game</th><th class="num">now</th><th>places, oldest first</th></tr></thead><tbody>${charts}</tbody></table>` : `<p class="muted">No rated games.</p>`}
+      <h3>Head to head</h3>${data.head_to_head.length ? `<table class="h2h"><thead><tr><th>opponent</th><th class="num">games together</th><th class="num">placed ahead</th><th class="num">behind</th><th class="num">level</th></tr></thead><tbody>
+        ${data.head_to_head.map((r) => `<tr><td>${botLink(r.opponent)}</td><td class="num">${r.games}</td><td class="num">${r.ahead}</td><td class="num">${r.behind}</td><td class="num">${r.level}</td></tr>`).join("")}</tbody></table>` : `<p class="muted">No games.</p>`}
+      <h3>Decision latency</h3><p class="muted">Not recorded per bot by this server yet (the server exports round-trip histograms by phase to Prometheus, without bot labels).</p>
+      <h3>Recent games</h3><table><thead><tr><th>game</th><th>queue</th><th>finished</th><th>seats (place)</th></tr></thead><tbody>
+        ${data.games.map((g) => `<tr><td>${gameLink(g.game_id)}</td><td>${esc(g.queue)}</td><td>${when(g.finished_at_ms)}</td><td>${seatsCell(g.seats)}</td></tr>`).join("")}</tbody></table>`;
+  }
+
+  // ---------------------------------------------------------------- the odds calculator
+  function odds() {
+    view.innerHTML = `<h2>Exact battle odds</h2><p class="muted">Computed exactly from the dice rules (engine/odds.py), not simulated.</p>
+      <form class="filters odds-form"><label>attacking armies <input name="attackers" type="number" min="2" value="10"></label>
+      <label>defending armies <input name="defenders" type="number" min="1" value="5"></label>
+      <label>roll on until <input name="repeat_until" type="number" min="0" value="1"> left (0: one roll of 3 dice)</label><button>compute</button></form>
+      <p class="odds-result"></p>`;
+    const form = view.querySelector("form");
+    async function compute() {
+      const query = new URLSearchParams(new FormData(form));
+      try {
+        view.querySelector(".odds-result").innerHTML = Board.oddsHtml(await api(`/api/odds?${query}`));
+      } catch (error) {
+        view.querySelector(".odds-result").innerHTML = `<span class="error">${esc(error.message)}</span>`;
+      }
+    }
+    form.addEventListener("submit", (e) => { e.preventDefault(); compute(); });
+    compute();
+  }
+
+  async function route() {
+    leave();
+    leave = () => {};
+    const [path, query] = location.hash.replace(/^#/, "").split("?");
+    const params = new URLSearchParams(query || "");
+    const parts = (path || "/").split("/").filter(Boolean).map(decodeURIComponent);
+    try {
+      if (parts[0] === "games") await games(params);
+      else if (parts[0] === "game" && parts[1]) game(parts[1]);
+      else if (parts[0] === "bot" && parts[1]) await bot(parts[1]);
+      else if (parts[0] === "odds") odds();
+      else await leaderboards();
+    } catch (error) {
+      view.innerHTML = `<p class="error">${esc(error.message)}</p>`;
+    }
+  }
+
+  window.addEventListener("hashchange", route);
+  route();
+})();

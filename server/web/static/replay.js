@@ -1,0 +1,162 @@
+// The replay viewer: every step's board comes computed by the engine (server/replay_view.py); this only
+// shows it. Keys: Space play/pause, ←/→ one step, PageUp/PageDown one turn, Home/End first/last step.
+"use strict";
+
+const ReplayViewer = (() => {
+  const { esc } = Board;
+
+  function chart(series, key, count, players, title) {
+    const w = 460, h = 120, last = series[series.length - 1].step || 1;
+    const top = Math.max(1, ...series.map((s) => Math.max(...s[key])));
+    const lines = [];
+    for (let seat = 0; seat < count; seat++) {
+      const points = series.map((s) => `${(s.step / last) * w},${h - (s[key][seat] / top) * h}`).join(" ");
+      lines.push(`<polyline points="${points}" stroke="${Board.colour(seat, players)}" />`);
+    }
+    return `<figure class="chart"><figcaption>${title} (max ${top})</figcaption>` +
+      `<svg viewBox="0 0 ${w} ${h}" preserveAspectRatio="none" data-key="${key}">${lines.join("")}` +
+      `<line class="cursor" x1="0" x2="0" y1="0" y2="${h}"/></svg></figure>`;
+  }
+
+  function actionText(step, data) {
+    if (!step.action) return "setup";
+    const [kind, ...f] = step.action;
+    const t = (i) => (data.map.territories[i] ? esc(data.map.territories[i].name) : "?");
+    switch (kind) {
+      case "claim": return `claim ${t(f[0])}`;
+      case "place": return `place ${f[1]} on ${t(f[0])}`;
+      case "trade_cards": return "trade cards";
+      case "attack": return `attack ${t(f[0])} → ${t(f[1])} with ${f[2]} dice` + (f[3] ? `, on until ${f[3]} left` : ", one roll");
+      case "choose_defence": return `defend with ${f[0]} dice`;
+      case "occupy": return `move in ${f[0]}`;
+      case "fortify": return `fortify ${t(f[0])} → ${t(f[1])}: ${f[2]}`;
+      case "end_phase": return "end the phase";
+      default: return esc(kind);
+    }
+  }
+
+  function mount(root, data) {
+    const steps = data.steps;
+    const names = data.seats;
+    const owners = data.owners;
+    const last = steps.length - 1;
+    const result = data.places.length
+      ? names.map((n, i) => ({ n, i, place: data.places[i] })).sort((a, b) => a.place - b.place)
+        .map((r) => `${r.place}. ${esc(r.n)}`).join(" · ")
+      : "unfinished";
+    root.innerHTML = `
+      <header class="game-head"><h2>Replay ${esc(data.game_id)}</h2>
+        <p>${esc(data.queue)} · rules ${esc(data.rules)} · ${esc(data.reason)} · ${result}</p></header>
+      <div class="controls" role="toolbar" aria-label="replay controls">
+        <button data-go="first" title="first step (Home)">⏮</button>
+        <button data-go="prev-turn" title="previous turn (PageUp)">⏪</button>
+        <button data-go="prev" title="previous step (←)">◀</button>
+        <button data-go="play" class="play" title="play / pause (Space)">▶</button>
+        <button data-go="next" title="next step (→)">▶|</button>
+        <button data-go="next-turn" title="next turn (PageDown)">⏩</button>
+        <button data-go="last" title="last step (End)">⏭</button>
+        <input type="range" class="seek" min="0" max="${last}" value="0" aria-label="step">
+        <label>turn <input type="number" class="turn-input" min="0" value="0"></label>
+        <label>speed <select class="speed"><option value="400">slow</option><option value="120" selected>normal</option><option value="25">fast</option></select></label>
+        <span class="position"></span>
+      </div>
+      <div class="game-body">
+        <div class="board-wrap"></div>
+        <aside class="side">
+          <table class="players"><thead><tr><th>seat</th><th>terr.</th><th>armies</th><th>cards</th></tr></thead><tbody></tbody></table>
+          <section class="step"><h3>This step</h3><div class="step-body"></div></section>
+          <section class="log"><h3>Events</h3><ol class="events"></ol></section>
+        </aside>
+      </div>
+      <section class="charts">${chart(data.series, "territories", owners, names.length, "Territories")}${chart(data.series, "armies", owners, names.length, "Armies")}</section>`;
+    const board = Board.create(root.querySelector(".board-wrap"), data.map, names.length);
+    const seek = root.querySelector(".seek");
+    const turnInput = root.querySelector(".turn-input");
+    const playButton = root.querySelector(".play");
+    let index = 0;
+    let timer = null;
+
+    function show(k) {
+      index = Math.max(0, Math.min(last, k));
+      const step = steps[index];
+      board.update(step.owners, step.armies);
+      const [kind, a, b] = step.action || [];
+      board.mark(kind === "attack" || kind === "fortify" ? a : -1, kind === "attack" || kind === "fortify" ? b : -1);
+      seek.value = index;
+      turnInput.value = step.turn;
+      root.dataset.step = index;
+      root.querySelector(".position").textContent = `step ${index} / ${last} · turn ${step.turn} · ${step.phase.replace("_", " ")}`;
+      const sums = Board.totals(step.owners, step.armies, owners);
+      root.querySelector(".players tbody").innerHTML = sums.territories.map((count, seat) => {
+        const name = seat < names.length ? names[seat] : "neutral";
+        const hand = step.hands[seat] || [];
+        const cards = hand.map((c) => esc(Board.cardName(c, data.map))).join("<br>") || "–";
+        const place = data.places[seat] ? ` <span class="place">#${data.places[seat]}</span>` : "";
+        const turn = seat === step.turn_seat ? " ◀" : "";
+        return `<tr><td><span class="swatch" style="background:${Board.colour(seat, names.length)}"></span>${esc(name)}${place}${turn}</td>` +
+          `<td>${count}</td><td>${sums.armies[seat]}</td><td class="cards" title="${hand.length} cards">${cards}</td></tr>`;
+      }).join("");
+      const who = step.seat >= 0 ? `<span class="swatch" style="background:${Board.colour(step.seat, names.length)}"></span>${esc(names[step.seat] || "neutral")}: ` : "";
+      const note = step.note ? `<p class="note" title="the bot's annotation">💬 ${esc(step.note)}</p>` : "";
+      const odds = step.odds ? `<p class="odds">Exact odds: ${Board.oddsHtml(step.odds)}</p>` : "";
+      root.querySelector(".step-body").innerHTML = `<p class="action">${who}${actionText(step, data)}</p>${odds}${note}`;
+      const recent = [];
+      for (let s = index; s >= 0 && recent.length < 40; s--) {
+        for (const ev of [...steps[s].events].reverse()) {
+          recent.push(`<li class="${s === index ? "current" : ""}" data-type="${ev.type}">${Board.describe(ev, data.map, names)}</li>`);
+        }
+      }
+      root.querySelector(".events").innerHTML = recent.slice(0, 40).join("");
+      const x = (index / Math.max(1, last)) * 460;
+      root.querySelectorAll(".chart .cursor").forEach((c) => { c.setAttribute("x1", x); c.setAttribute("x2", x); });
+    }
+
+    function turnStep(turn) {
+      const found = steps.findIndex((s) => s.turn >= turn);
+      return found < 0 ? last : found;
+    }
+
+    function play(on) {
+      clearInterval(timer);
+      timer = null;
+      if (on) {
+        if (index >= last) show(0);
+        timer = setInterval(() => (index >= last ? play(false) : show(index + 1)), Number(root.querySelector(".speed").value));
+      }
+      playButton.textContent = timer ? "❚❚" : "▶";
+    }
+
+    const moves = {
+      first: () => show(0),
+      last: () => show(last),
+      prev: () => show(index - 1),
+      next: () => show(index + 1),
+      "prev-turn": () => {  // to this turn's start, or from there to the previous turn's
+        const start = turnStep(steps[index].turn);
+        show(start < index ? start : turnStep(steps[index].turn - 1));
+      },
+      "next-turn": () => show(turnStep(steps[index].turn + 1)),
+      play: () => play(!timer),
+    };
+    root.querySelectorAll("[data-go]").forEach((b) => b.addEventListener("click", () => moves[b.dataset.go]()));
+    seek.addEventListener("input", () => show(Number(seek.value)));
+    turnInput.addEventListener("change", () => show(turnStep(Number(turnInput.value))));
+    root.querySelector(".speed").addEventListener("change", () => timer && play(true));
+    root.querySelectorAll(".chart svg").forEach((svg) => svg.addEventListener("click", (e) => {
+      const box = svg.getBoundingClientRect();
+      show(Math.round(((e.clientX - box.left) / box.width) * last));
+    }));
+    const keys = { " ": "play", ArrowLeft: "prev", ArrowRight: "next", PageUp: "prev-turn", PageDown: "next-turn", Home: "first", End: "last" };
+    const onKey = (e) => {
+      if (!root.isConnected) { document.removeEventListener("keydown", onKey); play(false); return; }
+      if (e.target.matches("input, select, textarea") || !keys[e.key]) return;
+      e.preventDefault();
+      moves[keys[e.key]]();
+    };
+    document.addEventListener("keydown", onKey);
+    show(0);
+    return { show, play };
+  }
+
+  return { mount };
+})();

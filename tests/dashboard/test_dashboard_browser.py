@@ -1,0 +1,236 @@
+"""The web dashboard in a real browser (issue 8: "Tests in a real browser: headless Chromium from Debian's
+packages, driven by Playwright, installed by the project's own scripts"): Debian's Chromium (.ci/chromium.sh,
+run by ``make unit``) by path, never a downloaded browser.
+
+One real server per module (gRPC and the dashboard on free ports, a SQLite database): two registered bots
+play a rated game, then a raw client plays a live game against a house bot, one decision at a time, while
+the browser watches it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, Page, async_playwright
+from raw_client import RawBot
+
+from engine import Attack, preset
+from engine.replay import Replay
+from server.app import build_lobby, create_server
+from server.arena import Arena
+from server.cli import main
+from server.config import QueueConfig, ServerConfig, TimeControl
+from server.dashboard import RunningDashboard, start_dashboard
+from server.storage import Store
+
+CHROMIUM = os.environ.get("CONQUEST_TEST_CHROMIUM", "/usr/bin/chromium")
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+ADMIN = "dashboard-test-admin"
+CONTROL = TimeControl(decision_ms=30_000, first_decision_ms=30_000, initial_timebank_ms=0, max_timebank_ms=0)
+QUEUES = (
+    QueueConfig("classic-2", preset("classic_two_player", turn_cap=6), 2, CONTROL),
+    QueueConfig("duel", preset("classic_two_player", turn_cap=6), 2, CONTROL, house_opponents=("random",)),
+)
+
+
+@dataclass
+class Site:
+    url: str
+    port: int
+    store: Store
+    dashboard: RunningDashboard
+    rated_game: str
+    replay_dir: Path
+
+
+@pytest.fixture
+async def site(tmp_path: Path) -> AsyncIterator[Site]:
+    assert Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM}: run .ci/chromium.sh (make unit does)"
+    config = ServerConfig(
+        replay_dir=tmp_path / "replays",
+        queues=QUEUES,
+        metrics_port=0,
+        dashboard_port=0,
+        database_url=f"sqlite:///{tmp_path / 'dashboard.sqlite3'}",
+        admin_token=ADMIN,
+    )
+    store = Store.open(config.database_url, admin_token=ADMIN)
+    lobby = build_lobby(config, store)
+    server, port = create_server(config, "localhost:0", lobby, store)
+    await server.start()
+    dashboard = await start_dashboard(Arena(lobby, store), 0, host="127.0.0.1")
+    bots = [RawBot(port), RawBot(port)]
+    try:
+        for bot, name in zip(bots, ("alice", "bob"), strict=True):
+            await bot.hello(name, token=store.register_bot(name, admin_token=ADMIN).token)
+            await bot.join("classic-2", games=1)
+        overs = await asyncio.gather(*(b.play_until_over(random.Random(i)) for i, b in enumerate(bots)))
+        yield Site(
+            f"http://127.0.0.1:{dashboard.port}/", port, store, dashboard, overs[0].game_id, config.replay_dir
+        )
+    finally:
+        for bot in bots:
+            await bot.close()
+        await lobby.shutdown(0)
+        await dashboard.stop()
+        await server.stop(grace=None)
+        store.close()
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with async_playwright() as playwright:
+        chromium = await playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield chromium
+        await chromium.close()
+
+
+async def open_page(browser: Browser, url: str) -> tuple[Page, list[str]]:
+    """A fresh page at ``url`` (a laptop-sized window) and the list its console errors collect into."""
+    page = await browser.new_page(viewport={"width": 1366, "height": 860})
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(url)
+    return page, errors
+
+
+async def board(page: Page) -> tuple[list[int], list[int]]:
+    """Owners and armies as the drawn board shows them."""
+    cells: list[dict[str, str]] = await page.eval_on_selector_all(
+        "svg.board .territory", "nodes => nodes.map(n => ({...n.dataset}))"
+    )
+    return [int(c["owner"]) for c in cells], [int(c["armies"]) for c in cells]
+
+
+async def test_pages_load_and_the_live_view_follows_a_game(site: Site, browser: Browser) -> None:
+    """Issue 8: "pages load with no console errors; the board has 42 territories; the live view changes
+    while a game is played" — and "never shows hidden information while the game runs": the live board
+    ends equal to the recorded game's final board, and every card in the stream is hidden (-1)."""
+    page, errors = await open_page(browser, site.url)
+    await page.wait_for_selector(".leaderboard[data-queue='classic-2'] tbody tr")
+    assert await page.locator(".leaderboard tbody tr").count() == 2
+    for route, ready, shown in (
+        ("#/games", ".finished-games tbody tr", site.rated_game),
+        ("#/bot/alice", ".h2h tbody tr", "bob"),
+        ("#/odds", ".odds-result b", "takes it"),
+    ):
+        await page.goto(site.url + route)
+        await page.wait_for_selector(ready)
+        assert shown in await page.locator("main").inner_text()
+
+    bot = RawBot(site.port)
+    await bot.hello("watched")
+    await bot.join("duel", games=1)
+    started = await bot.expect("game_started")
+    game_id = started.game_started.game_id
+    stream = asyncio.create_task(_sse(site.dashboard.port, game_id))
+    await page.goto(f"{site.url}#/game/{game_id}")
+    await page.wait_for_selector(".badge.live")
+    assert await page.locator("svg.board .territory").count() == 42
+    before = await board(page)
+    rng = random.Random(3)
+    while True:  # into the third turn: attacks and dice in the log for the screenshot
+        request = (await bot.expect("decision_request")).decision_request
+        if request.observation.turn >= 3:
+            break
+        bot.answer_randomly(request, rng)
+    await page.wait_for_function(
+        "before => JSON.stringify([...document.querySelectorAll('svg.board .territory')].map(n => "
+        "+n.dataset.armies)) !== before",
+        arg=json.dumps(before[1]),
+    )
+    assert await board(page) != before, "the live board changed while the game was played"
+    await page.wait_for_selector("main[data-turn='3']")
+    await page.screenshot(path=str(DOCS / "dashboard-live.png"))
+    bot.answer_randomly(request, rng)
+    await bot.play_until_over(rng)
+    await page.wait_for_selector("main[data-over='1']")
+    state = Replay.from_dict(json.loads((site.replay_dir / f"{game_id}.json").read_text()))
+    final, _ = state.start()
+    for action in state.actions:
+        final.apply(action)
+    assert await board(page) == (list(final.owner), list(final.armies))
+    events = await asyncio.wait_for(stream, 10)
+    cards = [e["drew"]["card"] for e in events if "drew" in e] + [
+        c for e in events if "cards_taken" in e for c in e["cards_taken"]["cards"]
+    ]
+    assert cards and set(cards) == {-1}, "a spectator never sees a card"
+    await bot.close()
+    assert errors == []
+
+
+async def _sse(port: int, game_id: str) -> list[dict[str, Any]]:
+    """Every event of the dashboard's server-sent stream of a live game, until ``game_over``."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET /api/games/{game_id}/watch HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    events: list[dict[str, Any]] = []
+    kind = ""
+    while True:
+        line = (await reader.readline()).decode()
+        if line.startswith("event: "):
+            kind = line[7:].strip()
+        elif line.startswith("data: ") and kind == "events":
+            events += json.loads(line[6:])["events"]
+        elif line.startswith("data: ") and kind == "game_over":
+            writer.close()
+            return events
+
+
+async def test_stepping_a_replay_changes_the_board_as_the_events_say(site: Site, browser: Browser) -> None:
+    """Issue 8: "stepping a replay changes the board exactly as the events say"; keyboard controls."""
+    page, errors = await open_page(browser, f"{site.url}#/game/{site.rated_game}")
+    await page.wait_for_selector(".controls .seek")
+    replay = site.store.replay(site.rated_game)
+    state, _ = replay.start()
+    attack = next(i for i, a in enumerate(replay.actions) if isinstance(a, Attack))
+    for action in replay.actions[:attack]:
+        state.apply(action)
+    await page.locator(".controls .seek").fill(str(attack))  # step `attack` = the board before it
+    assert await board(page) == (list(state.owner), list(state.armies))
+    events = state.apply(replay.actions[attack])
+    await page.keyboard.press("ArrowRight")
+    assert await page.get_attribute("main", "data-step") == str(attack + 1)
+    assert await board(page) == (list(state.owner), list(state.armies))
+    assert await page.locator(".events li.current").count() == len(events)
+    assert "Exact odds" in await page.locator(".step-body").inner_text()
+    await page.keyboard.press("End")
+    assert await page.get_attribute("main", "data-step") == str(len(replay.actions))
+    assert errors == []
+
+
+async def test_the_rendered_page_works_from_a_file(site: Site, browser: Browser, tmp_path: Path) -> None:
+    """Issue 8: "conquest replay render FILE -o game.html writes one self-contained page"; "the rendered
+    standalone page works from a file"."""
+    source = site.replay_dir / f"{site.rated_game}.json"
+    output = tmp_path / "game.html"
+    assert main(["replay", "render", str(source), "-o", str(output)]) == 0
+    assert "/static/" not in output.read_text() and "http" not in output.read_text().split("<script")[0]
+    page, errors = await open_page(browser, output.as_uri())
+    await page.wait_for_selector("svg.board")
+    assert await page.locator("svg.board .territory").count() == 42
+    replay = site.store.replay(site.rated_game)
+    final, _ = replay.start()
+    for action in replay.actions:
+        final.apply(action)
+    await page.keyboard.press("End")
+    assert await board(page) == (list(final.owner), list(final.armies))
+    assert errors == []
