@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from server.storage.ratings import Skill
@@ -109,6 +109,10 @@ def pick_table(
     ``members`` is how many bots belong to the queue (ready or busy): when no more than ``players``, no
     other table could ever be formed, so the pair cap does not make them wait.
     """
+    distinct: dict[str, Waiting] = {}
+    for waiting in sorted(ready, key=lambda w: w.since):  # one seat per bot, even with two sessions
+        distinct.setdefault(waiting.key, waiting)
+    ready = list(distinct.values())
     if len(ready) < players:
         return None
     seeds = sorted(ready, key=lambda w: (history.recent_games(w.key), w.since, w.key))
@@ -154,13 +158,20 @@ def _table_for(
 
 
 def rotate_seats(table: Sequence[Waiting], history: PairingHistory, rng: random.Random) -> list[Waiting]:
-    """``table`` in the seat order whose bots have played their seats least so far (summed seat counts);
-    ties are broken at random, so equal histories still get a random order."""
-    orders: list[tuple[Waiting, ...]] = list(itertools.permutations(table))
+    """``table`` in the seat order of ``seat_order``."""
+    by_key = {w.key: w for w in table}
+    return [by_key[key] for key in seat_order([w.key for w in table], history.seats, rng)]
+
+
+def seat_order(keys: Sequence[str], seats: Mapping[str, Counter[int]], rng: random.Random) -> list[str]:
+    """``keys`` in the seat order whose bots have played their seats least so far (``seats``: key -> seat
+    index -> games in it; the order minimising the summed counts); ties are broken at random, so equal
+    histories still get a random order."""
+    orders: list[tuple[str, ...]] = list(itertools.permutations(keys))
     rng.shuffle(orders)
 
-    def used(order: tuple[Waiting, ...]) -> int:
-        return sum(history.seats.get(w.key, Counter())[i] for i, w in enumerate(order))
+    def used(order: tuple[str, ...]) -> int:
+        return sum(seats.get(key, Counter())[i] for i, key in enumerate(order))
 
     best = min(orders, key=used)
     return list(best)
