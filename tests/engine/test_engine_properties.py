@@ -1,4 +1,4 @@
-"""Properties of every random legal game, on all three presets (hypothesis)."""
+"""Properties of every random legal game, on every preset (hypothesis)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,17 @@ from collections.abc import Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import GameState, Observation, Phase, PlayerStatus, new_game, observe, preset, random_policy
+from engine import (
+    PRESETS,
+    GameState,
+    Observation,
+    Phase,
+    PlayerStatus,
+    new_game,
+    observe,
+    preset,
+    random_policy,
+)
 from engine.events import (
     Captured,
     CardsTaken,
@@ -18,6 +28,8 @@ from engine.events import (
     Drew,
     Event,
     Fortified,
+    HeadquartersChosen,
+    MissionDealt,
     Occupied,
     Placed,
     Rolled,
@@ -25,19 +37,23 @@ from engine.events import (
     public_view,
 )
 
-SETUP = (Phase.SETUP_CLAIM, Phase.SETUP_PLACE)
+SETUP = (Phase.SETUP_CLAIM, Phase.SETUP_PLACE, Phase.CHOOSE_HEADQUARTERS)
+GOAL_ENDS = ("headquarters", "mission")
 
 
 @st.composite
 def games(draw: st.DrawFn) -> tuple[GameState, list[Event], random.Random]:
     """A new game of a random preset, seat count and rule options, with a seeded random policy's RNG."""
-    name = draw(st.sampled_from(["classic", "classic_dealt", "classic_two_player"]))
-    seats = 2 if name == "classic_two_player" else draw(st.integers(3, 6))
+    name = draw(st.sampled_from(sorted(PRESETS)))
+    seats = draw(st.sampled_from(PRESETS[name].player_counts()))
     rules = preset(
         name,
         defender_dice=draw(st.sampled_from(["max", "choose"])),
         fortify=draw(st.sampled_from(["adjacent", "connected"])),
         territory_bonus_mode=draw(st.sampled_from(["once_per_turn", "per_set"])),
+        elimination_extra_trades=draw(st.booleans()),
+        capital_goal=draw(st.sampled_from(["all", "shortened"])),
+        three_continent_missions=draw(st.booleans()),
         turn_cap=draw(st.integers(1, 60)),
     )
     state, events = new_game(rules, seats=seats, seed=draw(st.integers(0, 2**32)))
@@ -53,7 +69,7 @@ def play(game: tuple[GameState, list[Event], random.Random]) -> Iterator[list[Ev
         yield state.apply(policy(state), seat=state.to_act)
 
 
-GAMES = settings(max_examples=20, deadline=None)
+GAMES = settings(max_examples=35, deadline=None)
 
 
 @GAMES
@@ -71,6 +87,9 @@ def test_games_run_to_the_end_and_rank_every_seat(game: tuple[GameState, list[Ev
     assert sorted(state.places[s] for s in state.eliminated) == list(range(len(alive) + 1, state.seats + 1))
     if state.end_reason == "conquest":
         assert [state.places[s] for s in alive] == [1]
+    if state.end_reason in GOAL_ENDS:
+        assert state.goal is not None
+        assert [s for s in alive if state.places[s] == 1 and state.goal.achieved(state, s)]
 
 
 @GAMES
@@ -134,10 +153,13 @@ def test_armies_change_only_as_the_events_say(game: tuple[GameState, list[Event]
 @given(games())
 def test_the_44_cards_are_always_deck_plus_hands(game: tuple[GameState, list[Event], random.Random]) -> None:
     """Issue 2: "the 44 cards are always in deck + hands + discard" — traded cards go back to the bottom of
-    the draw pile (004), so deck + hands hold every card exactly once once play has started."""
+    the draw pile (004), so deck + hands hold every card exactly once once play has started; in Capital
+    Risk the headquarters cards are kept out of the way (000) and count with them."""
     state = game[0]
     for _ in play(game):
         cards = list(state.deck) + [c for hand in state.hands for c in hand]
+        if state.rules.objective == "headquarters" and state.phase not in SETUP:
+            cards += state.headquarters
         if state.phase in SETUP:
             assert cards == []
         else:
@@ -164,25 +186,43 @@ def test_a_seat_to_act_is_in_the_game_and_has_a_legal_action(
 HIDDEN = {"hands", "deck", "seed", "rng"}
 
 
+def test_every_preset_is_drawn() -> None:
+    """Issue 5: "a property test plays many random games of every preset to the end" — the strategy draws
+    from every preset there is."""
+    assert {"capital", "secret_mission", "allied_two_player", "older_edition"} <= set(PRESETS)
+
+
 @GAMES
 @given(games())
 def test_observations_hide_other_hands(game: tuple[GameState, list[Event], random.Random]) -> None:
     """Issue 2: "Per-seat observation that removes what the seat may not see (others' cards, the deck
-    order, the seed)" and "a drawn card's identity only for its holder"."""
+    order, the seed)" and "a drawn card's identity only for its holder"; issue 5: headquarters "revealed
+    only when all have chosen" and "Missions are hidden from other seats and revealed at the end"."""
     state = game[0]
     assert not {f.name for f in dataclasses.fields(Observation)} & HIDDEN
     for events in play(game):
+        all_chosen = -1 not in state.headquarters
         for seat in range(-1, state.seats):
             view = observe(state, seat)
             assert view.hand == (tuple(sorted(state.hands[seat])) if seat >= 0 else ())
             assert view.hand_sizes == tuple(len(h) for h in state.hands)
             assert view.deck_size == len(state.deck)
+            assert view.mission == (state.missions[seat] if seat >= 0 else -1)
+            revealed = state.is_over() and state.rules.objective == "missions"
+            assert view.missions == (tuple(state.missions) if revealed else ())
+            if state.rules.objective == "headquarters":
+                assert view.headquarters == tuple(
+                    t if all_chosen or s == seat else -1 for s, t in enumerate(state.headquarters)
+                )
             for e in events:
                 seen = public_view(e, seat)
                 if isinstance(e, Drew):
-                    assert seen.card == (e.card if e.seat == seat else -1)  # type: ignore[union-attr]
+                    assert seen == (e if e.seat == seat else e._replace(card=-1))
                 elif isinstance(e, CardsTaken):
-                    hidden = tuple(-1 for _ in e.cards)
-                    assert seen.cards == (e.cards if e.seat == seat else hidden)  # type: ignore[union-attr]
+                    assert seen == (e if e.seat == seat else e._replace(cards=tuple(-1 for _ in e.cards)))
+                elif isinstance(e, MissionDealt):
+                    assert seen == (e if e.seat == seat else e._replace(mission=-1))
+                elif isinstance(e, HeadquartersChosen):
+                    assert seen == (e if e.seat == seat else e._replace(territory=-1))
                 else:
                     assert seen == e

@@ -12,7 +12,15 @@ from engine.codec import decode_action, decode_event, encode_action, encode_even
 from engine.events import Event
 from engine.replay import Replay, ReplayError, simulate, verify
 
-PRESETS = [("classic", 4), ("classic_dealt", 3), ("classic_two_player", 2)]
+PRESETS = [
+    ("classic", 4),
+    ("classic_dealt", 3),
+    ("classic_two_player", 2),
+    ("older_edition", 5),
+    ("capital", 4),
+    ("secret_mission", 6),
+    ("allied_two_player", 2),
+]
 
 
 def recorded_game(name: str, seats: int, seed: int) -> tuple[GameState, list[Event], list[Action]]:
@@ -105,9 +113,11 @@ def test_replay_round_trips_through_json_and_verifies(name: str, seats: int) -> 
     assert list(state.places) == replay.places
 
 
-def test_codec_round_trips_every_action_and_event() -> None:
-    """Issue 2: "A compact serialisable form of state, actions and events"."""
-    _, events, actions = recorded_game("classic", 3, seed=3)
+@pytest.mark.parametrize(("name", "seats"), PRESETS)
+def test_codec_round_trips_every_action_and_event(name: str, seats: int) -> None:
+    """Issue 2: "A compact serialisable form of state, actions and events"; issue 5: "replays of every
+    preset re-simulate (codec handles new actions/events)"."""
+    _, events, actions = recorded_game(name, seats, seed=3)
     for action in actions:
         assert decode_action(json.loads(json.dumps(encode_action(action)))) == action
     for event in events:
