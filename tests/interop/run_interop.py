@@ -58,7 +58,7 @@ initial_timebank_ms = 30000
 
 [queues.melee]
 rules = "classic"
-players = 4
+players = {melee_players}
 rules_options = {{ defender_dice = "choose", fortify = "connected", turn_cap = 200 }}
 """
 
@@ -144,8 +144,11 @@ async def play(runs: list[KitRun], work: Path, timeout: float) -> list[str]:
     port = free_port()
     replays = work / "replays"
     config = work / "interop.toml"
-    duels = "".join(DUEL.format(kit=kit) for kit in sorted({r.kit for r in runs}))
-    config.write_text(CONFIG.format(port=port, replays=replays) + duels)
+    kits_played = sorted({r.kit for r in runs})
+    duels = "".join(DUEL.format(kit=kit) for kit in kits_played)
+    # One seat more than there are kits, so every melee game holds a Python bot (classic: 3-6 seats).
+    melee_players = min(max(len(kits_played) + 1, 4), 6)
+    config.write_text(CONFIG.format(port=port, replays=replays, melee_players=melee_players) + duels)
     server_log = work / "server.log"
     server = await spawn(
         [str(PYTHON), "-m", "server.cli", "serve", "--config", str(config), "--log-format", "json"],
