@@ -405,23 +405,28 @@ class GameState:
             return ()
         return tuple(c for c in cards if c < self.board.size and self.owner[c] == seat)
 
+    def territories_of(self, who: int) -> tuple[Territory, ...]:
+        """The territories ``who`` holds (``UNCLAIMED``: the empty ones), by id."""
+        owner = self.owner
+        # A list comprehension over indices: most territories fail the test and never build a tuple.
+        return tuple([t for t in range(len(owner)) if owner[t] == who])
+
     def legal_actions(self) -> LegalActions:
         """What the seat to act may do now (``seat`` -1 and nothing legal once the game is over)."""
         phase = self.phase
         seat = self.to_act
-        owner = self.owner
         if phase == Phase.SETUP_CLAIM:
-            return LegalActions(phase, seat, claim=tuple(t for t, o in enumerate(owner) if o == UNCLAIMED))
+            return LegalActions(phase, seat, claim=self.territories_of(UNCLAIMED))
         if phase == Phase.SETUP_PLACE:
             if self.rules.setup == SetupMode.NEUTRAL_PILES and not self._own_setup_due():
-                neutral = tuple(t for t, o in enumerate(owner) if o == self.neutral)
+                neutral = self.territories_of(self.neutral)
                 return LegalActions(
                     phase, seat, place_territories=neutral, place_min=1, place_max=1, place_neutral=True
                 )
             most = 1
             if self.rules.setup == SetupMode.NEUTRAL_PILES:
                 most = min(OWN_ARMIES_PER_SETUP_TURN - self.setup_step, self.setup_left[seat])
-            own = tuple(t for t, o in enumerate(owner) if o == seat)
+            own = self.territories_of(seat)
             return LegalActions(phase, seat, place_territories=own, place_min=1, place_max=most)
         if phase == Phase.REINFORCE:
             trades: tuple[tuple[int, int, int], ...] = ()
@@ -432,7 +437,7 @@ class GameState:
             must = self.must_trade()
             if must or not self.reinforcements:
                 return LegalActions(phase, seat, trades=trades, bonus_territories=bonus, must_trade=must)
-            own = tuple(t for t, o in enumerate(owner) if o == seat)
+            own = self.territories_of(seat)
             return LegalActions(
                 phase,
                 seat,
@@ -454,9 +459,9 @@ class GameState:
         if phase == Phase.FORTIFY:
             return LegalActions(phase, seat, fortify=tuple(self._fortify_options(seat)), can_end=True)
         if phase == Phase.CHOOSE_HEADQUARTERS:
-            return LegalActions(phase, seat, headquarters=tuple(t for t, o in enumerate(owner) if o == seat))
+            return LegalActions(phase, seat, headquarters=self.territories_of(seat))
         if phase == Phase.ALLIED_REINFORCE:
-            allied = tuple(t for t, o in enumerate(owner) if o == self.neutral)
+            allied = self.territories_of(self.neutral)
             return LegalActions(
                 phase,
                 seat,

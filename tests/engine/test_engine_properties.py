@@ -15,6 +15,7 @@ from engine import (
     Observation,
     Phase,
     PlayerStatus,
+    default_action,
     new_game,
     observe,
     preset,
@@ -171,7 +172,8 @@ def test_the_44_cards_are_always_deck_plus_hands(game: tuple[GameState, list[Eve
 def test_a_seat_to_act_is_in_the_game_and_has_a_legal_action(
     game: tuple[GameState, list[Event], random.Random],
 ) -> None:
-    """Issue 2: "a player who is not out always has a legal action"."""
+    """Issue 2: "a player who is not out always has a legal action" — and the timeout default is one of
+    them in every decision of every preset (issue 5: "Every new decision kind")."""
     state = game[0]
     for _ in play(game):
         legal = state.legal_actions()
@@ -181,6 +183,7 @@ def test_a_seat_to_act_is_in_the_game_and_has_a_legal_action(
         assert 0 <= state.to_act < state.seats
         assert state.status[state.to_act] == PlayerStatus.ALIVE
         assert legal.seat == state.to_act and not legal.is_empty()
+        assert default_action(legal) in legal
 
 
 HIDDEN = {"hands", "deck", "seed", "rng"}
