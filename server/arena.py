@@ -8,8 +8,9 @@ lobby (live games) run on the event loop.
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncGenerator, Iterable
+from collections.abc import AsyncGenerator, Iterable, Sequence
 from datetime import datetime
 
 from conquest.v1 import arena_pb2, bot_pb2
@@ -17,10 +18,12 @@ from engine.events import public_view
 from engine.observe import observe
 from engine.replay import Replay
 from server import wire
+from server.competitions import Challenges, TournamentDirector, pure
 from server.lobby import Lobby
 from server.replays import GameRecord
 from server.runner import GameRunner, Spectator
 from server.storage import (
+    AdminTokenError,
     AuthError,
     Bot,
     GameResult,
@@ -29,7 +32,9 @@ from server.storage import (
     NotFoundError,
     StorageError,
     Store,
+    TournamentRecord,
 )
+from server.tournaments import standings
 
 DEFAULT_GAMES = 50
 MAX_GAMES = 1000
@@ -133,6 +138,15 @@ class Arena:
     def __init__(self, lobby: Lobby, store: Store | None) -> None:
         self.lobby = lobby
         self._database = store
+        self.challenges = Challenges(lobby, store) if store is not None else None
+        self.director = TournamentDirector(lobby, store) if store is not None else None
+        self._resuming: asyncio.Task[None] | None = None
+        try:  # a server (not a command-line tool) carries on the tournaments a restart interrupted
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None and self.director is not None:
+            self._resuming = loop.create_task(self.director.resume())
 
     @property
     def store(self) -> Store:
@@ -284,6 +298,58 @@ class Arena:
             known = sorted(set(self.lobby.queues) | set(self.store.queues()))
             raise NotFoundError(f"no queue {queue!r}; queues: {', '.join(known)}")
 
+    # ------------------------------------------------------------------ challenges, tournaments (event loop)
+
+    async def create_challenge(
+        self, request: arena_pb2.CreateChallengeRequest, metadata: Iterable[tuple[str, str | bytes]]
+    ) -> arena_pb2.CreateChallengeResponse:
+        store, challenges = self.store, self.challenges
+        assert challenges is not None
+        token = admin_token(metadata)
+        if not store.is_admin(token):
+            await asyncio.to_thread(_check_bot_token, store, token, request.bots)
+        challenge_id, queue = await challenges.create(
+            list(request.bots), request.queue, request.rules, request.games
+        )
+        return arena_pb2.CreateChallengeResponse(
+            challenge_id=challenge_id, queue=queue.name, games=request.games or 1
+        )
+
+    async def create_tournament(
+        self, request: arena_pb2.CreateTournamentRequest, metadata: Iterable[tuple[str, str | bytes]]
+    ) -> arena_pb2.CreateTournamentResponse:
+        store, director = self.store, self.director
+        assert director is not None
+        token = admin_token(metadata)
+        if not store.is_admin(token):
+            raise AdminTokenError(
+                "wrong admin token: creating a tournament needs the admin token from the server config"
+            )
+        if request.format == arena_pb2.TOURNAMENT_FORMAT_UNSPECIFIED:
+            raise InvalidInputError(
+                "CreateTournamentRequest.format is not set: use ROUND_ROBIN, SWISS or SINGLE_ELIMINATION"
+            )
+        name = arena_pb2.TournamentFormat.Name(request.format).removeprefix("TOURNAMENT_FORMAT_").lower()
+        record = await director.create(
+            request.name,
+            name,
+            list(request.bots),
+            request.queue,
+            request.rules,
+            request.table_size,
+            request.rounds,
+        )
+        return arena_pb2.CreateTournamentResponse(tournament=_tournament(record, full=True))
+
+    def tournament(self, name: str) -> arena_pb2.GetTournamentResponse:
+        _check_name(name, "GetTournamentRequest.name", "spring-cup")
+        return arena_pb2.GetTournamentResponse(tournament=_tournament(self.store.tournament(name), full=True))
+
+    def tournaments(self) -> arena_pb2.ListTournamentsResponse:
+        return arena_pb2.ListTournamentsResponse(
+            tournaments=[_tournament(r, full=False) for r in self.store.tournaments()]
+        )
+
     # ------------------------------------------------------------------ live games (event loop)
 
     def live_games(self, queue: str) -> arena_pb2.ListLiveGamesResponse:
@@ -318,3 +384,68 @@ async def _follow(runner: GameRunner, spectator: Spectator) -> AsyncGenerator[ar
             yield message
     finally:
         runner.unwatch(spectator)
+
+
+def _check_bot_token(store: Store, token: str, bots: Sequence[str]) -> None:
+    """A challenge by a bot's author: the token must be one of the named bots'.
+
+    Raises:
+        AdminTokenError: it is neither the admin token nor a named bot's token.
+    """
+    try:
+        bot = store.authenticate(token)
+    except AuthError:
+        bot = None
+    if bot is None or bot.name not in bots:
+        raise AdminTokenError(
+            "a challenge needs the admin token, or the token of one of the challenged bots, as "
+            "'authorization: Bearer <token>'"
+        )
+
+
+def _tournament(record: TournamentRecord, *, full: bool) -> arena_pb2.Tournament:
+    spec, entrants, tables = pure(record)
+    message = arena_pb2.Tournament(
+        name=record.name,
+        format=arena_pb2.TournamentFormat.Value(f"TOURNAMENT_FORMAT_{record.format.upper()}"),
+        table_size=record.table_size,
+        planned_rounds=record.rounds,
+        rules=str(record.rules.get("name", "")),
+        queue=record.queue,
+        created_at_ms=_ms(record.created_at),
+        finished_at_ms=_ms(record.finished_at),
+        current_round=max((t.round for t in record.tables), default=0),
+        entrants=len(record.entrants),
+    )
+    if not full:
+        return message
+    seeds = {e.name: e.seed for e in record.entrants}
+    message.standings.extend(
+        arena_pb2.TournamentStanding(
+            rank=s.rank,
+            bot=s.name,
+            seed=seeds[s.name],
+            score=s.score,
+            games=s.games,
+            byes=s.byes,
+            buchholz=s.buchholz,
+            head_to_head=s.head_to_head,
+            rating=s.rating,
+            eliminated_in=s.eliminated_in,
+        )
+        for s in standings(spec, entrants, tables)
+    )
+    for round_ in sorted({t.round for t in record.tables}):
+        message.rounds.append(
+            arena_pb2.TournamentRound(
+                round=round_,
+                tables=[
+                    arena_pb2.TournamentTable(
+                        number=t.number, bots=t.bots, game_id=t.game_id or "", places=t.places or []
+                    )
+                    for t in record.tables
+                    if t.round == round_
+                ],
+            )
+        )
+    return message

@@ -5,6 +5,10 @@ conquest bot list [--server HOST:PORT]
 conquest leaderboard QUEUE [--limit N] [--server HOST:PORT]
 conquest games [--queue QUEUE] [--bot NAME] [--limit N] [--server HOST:PORT]
 conquest replay download GAME_ID -o FILE [--server HOST:PORT]
+conquest challenge BOT BOT ... (--queue QUEUE | --rules PRESET) [--games N] [--admin-token TOKEN]
+conquest tournament create NAME --format FORMAT (--queue Q | --rules PRESET) [--table-size N] [--rounds N]
+    --bots BOT ...
+conquest tournament show NAME | conquest tournament list
 
 The admin token defaults to the CONQUEST_ADMIN_TOKEN environment variable. A refused call prints the
 server's status code and message and exits with status 1.
@@ -203,6 +207,120 @@ def cmd_replay_download(args: argparse.Namespace) -> int:
     return _call(args, work)
 
 
+def cmd_challenge(args: argparse.Namespace) -> int:
+    def work(stub: Any, metadata: tuple[tuple[str, str], ...]) -> int:
+        request = arena_pb2.CreateChallengeRequest(
+            bots=args.bots, queue=args.queue or "", rules=args.rules or "", games=args.games
+        )
+        reply = stub.CreateChallenge(request, metadata=metadata, timeout=TIMEOUT_S)
+        print(
+            f"challenge {reply.challenge_id}: {reply.games} unrated game(s) of {' vs '.join(args.bots)} "
+            f"(queue {reply.queue}); they start as the bots have free slots (conquest games --queue "
+            f"{reply.queue})"
+        )
+        return 0
+
+    return _call(args, work)
+
+
+FORMATS = {
+    "round_robin": arena_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+    "swiss": arena_pb2.TOURNAMENT_FORMAT_SWISS,
+    "single_elimination": arena_pb2.TOURNAMENT_FORMAT_SINGLE_ELIMINATION,
+}
+
+
+def _format_name(value: arena_pb2.TournamentFormat.ValueType) -> str:
+    return arena_pb2.TournamentFormat.Name(value).removeprefix("TOURNAMENT_FORMAT_").lower()
+
+
+def _show_tournament(t: arena_pb2.Tournament) -> None:
+    state = f"finished {_when(t.finished_at_ms)} UTC" if t.finished_at_ms else f"round {t.current_round}"
+    rounds = f", {t.planned_rounds} rounds" if t.planned_rounds else ""
+    print(
+        f"tournament {t.name}: {_format_name(t.format)}, {t.table_size}-player tables{rounds}, "
+        f"rules {t.rules}"
+    )
+    print(f"{t.entrants} entrants, {state}; games in queue {t.queue}")
+    print()
+    rows = [
+        (
+            s.rank,
+            s.bot,
+            s.seed,
+            f"{s.score:.2f}",
+            s.games,
+            s.byes,
+            f"{s.buchholz:.2f}",
+            f"{s.head_to_head:.2f}",
+            f"{s.rating:.2f}",
+            s.eliminated_in or "-",
+        )
+        for s in t.standings
+    ]
+    headers = ("rank", "bot", "seed", "score", "games", "byes", "buchholz", "h2h", "rating", "out in round")
+    print(table(headers, rows))
+    for round_ in t.rounds:
+        print()
+        print(f"round {round_.round}")
+        lines = []
+        for tab in round_.tables:
+            if len(tab.bots) == 1:
+                result = "bye"
+            elif tab.places:
+                result = ", ".join(f"{p}. {b}" for p, b in sorted(zip(tab.places, tab.bots, strict=True)))
+            else:
+                result = "to play"
+            lines.append((tab.number, " vs ".join(tab.bots), tab.game_id or "-", result))
+        print(table(("table", "seats", "game", "places"), lines))
+
+
+def cmd_tournament_create(args: argparse.Namespace) -> int:
+    def work(stub: Any, metadata: tuple[tuple[str, str], ...]) -> int:
+        request = arena_pb2.CreateTournamentRequest(
+            name=args.name,
+            format=FORMATS[args.format],
+            bots=args.bots,
+            queue=args.queue or "",
+            rules=args.rules or "",
+            table_size=args.table_size,
+            rounds=args.rounds,
+        )
+        _show_tournament(stub.CreateTournament(request, metadata=metadata, timeout=TIMEOUT_S).tournament)
+        return 0
+
+    return _call(args, work)
+
+
+def cmd_tournament_show(args: argparse.Namespace) -> int:
+    def work(stub: Any, _: tuple[tuple[str, str], ...]) -> int:
+        request = arena_pb2.GetTournamentRequest(name=args.name)
+        _show_tournament(stub.GetTournament(request, timeout=TIMEOUT_S).tournament)
+        return 0
+
+    return _call(args, work)
+
+
+def cmd_tournament_list(args: argparse.Namespace) -> int:
+    def work(stub: Any, _: tuple[tuple[str, str], ...]) -> int:
+        listed = stub.ListTournaments(arena_pb2.ListTournamentsRequest(), timeout=TIMEOUT_S).tournaments
+        rows = [
+            (
+                t.name,
+                _format_name(t.format),
+                t.entrants,
+                t.table_size,
+                t.current_round,
+                f"finished {_when(t.finished_at_ms)}" if t.finished_at_ms else "running",
+            )
+            for t in listed
+        ]
+        print(table(("tournament", "format", "entrants", "table size", "round", "status"), rows))
+        return 0
+
+    return _call(args, work)
+
+
 def _server_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--server", default=DEFAULT_SERVER, help=f"the server's host:port (default {DEFAULT_SERVER})"
@@ -213,7 +331,8 @@ def add_arena_commands(
     commands: argparse._SubParsersAction[argparse.ArgumentParser],
     replay_commands: argparse._SubParsersAction[argparse.ArgumentParser],
 ) -> None:
-    """Register ``bot``, ``leaderboard``, ``games`` and ``replay download`` on the ``conquest`` parser."""
+    """Register ``bot``, ``leaderboard``, ``games``, ``challenge``, ``tournament`` and ``replay download`` on
+    the ``conquest`` parser."""
     bot = commands.add_parser("bot", help="register, rotate, revoke or list bots (Arena API)")
     bot_commands = bot.add_subparsers(dest="bot_command", required=True)
     admin_help = "the server's admin token (default: $CONQUEST_ADMIN_TOKEN)"
@@ -243,6 +362,42 @@ def add_arena_commands(
     games.add_argument("--limit", type=int, default=20, help="most games (default 20, at most 1000)")
     _server_flag(games)
     games.set_defaults(run=cmd_games)
+
+    challenge = commands.add_parser("challenge", help="unrated games between named bots (Arena API)")
+    challenge.add_argument("bots", nargs="+", metavar="BOT", help="registered bot names, in seat order")
+    where = challenge.add_mutually_exclusive_group(required=True)
+    where.add_argument("--queue", help="play a queue's rules and time control")
+    where.add_argument("--rules", help="play a rules preset, e.g. classic")
+    challenge.add_argument("--games", type=int, default=1, help="games to play (default 1)")
+    _server_flag(challenge)
+    challenge.add_argument(
+        "--admin-token",
+        default=os.environ.get("CONQUEST_ADMIN_TOKEN", ""),
+        help="the admin token or one of the bots' tokens (default: $CONQUEST_ADMIN_TOKEN)",
+    )
+    challenge.set_defaults(run=cmd_challenge)
+
+    tournament = commands.add_parser("tournament", help="create, show or list tournaments (Arena API)")
+    tournament_commands = tournament.add_subparsers(dest="tournament_command", required=True)
+    create = tournament_commands.add_parser("create", help="start a tournament (admin)")
+    create.add_argument("name")
+    create.add_argument("--format", choices=sorted(FORMATS), required=True)
+    create.add_argument("--bots", nargs="+", required=True, metavar="BOT", help="registered bot names")
+    where = create.add_mutually_exclusive_group(required=True)
+    where.add_argument("--queue", help="play a queue's rules, player count and time control")
+    where.add_argument("--rules", help="play a rules preset, e.g. classic")
+    create.add_argument("--table-size", type=int, default=0, help="seats per table (default: the queue's)")
+    create.add_argument("--rounds", type=int, default=0, help="Swiss rounds (default ceil(log2 entrants))")
+    _server_flag(create)
+    create.add_argument("--admin-token", default=os.environ.get("CONQUEST_ADMIN_TOKEN", ""), help=admin_help)
+    create.set_defaults(run=cmd_tournament_create, command="tournament create")
+    show = tournament_commands.add_parser("show", help="a tournament's standings and rounds")
+    show.add_argument("name")
+    _server_flag(show)
+    show.set_defaults(run=cmd_tournament_show, command="tournament show")
+    listing = tournament_commands.add_parser("list", help="every tournament, latest first")
+    _server_flag(listing)
+    listing.set_defaults(run=cmd_tournament_list, command="tournament list")
 
     download = replay_commands.add_parser("download", help="download a finished game's replay (Arena API)")
     download.add_argument("game_id", metavar="GAME_ID")

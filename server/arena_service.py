@@ -13,11 +13,13 @@ import grpc
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc
 from server.arena import Arena, MissingAdminTokenError, NoDatabaseError, admin_token
+from server.competitions import NotConnectedError
 from server.storage import (
     AdminTokenError,
     AlreadyExistsError,
     InvalidInputError,
     NotFoundError,
+    QuotaExceededError,
     RevokedTokenError,
     StorageError,
 )
@@ -34,6 +36,8 @@ _STATUS: list[tuple[type[StorageError], grpc.StatusCode]] = [
     (AdminTokenError, grpc.StatusCode.PERMISSION_DENIED),
     (RevokedTokenError, grpc.StatusCode.FAILED_PRECONDITION),  # rotating a revoked bot's token
     (NoDatabaseError, grpc.StatusCode.FAILED_PRECONDITION),
+    (NotConnectedError, grpc.StatusCode.FAILED_PRECONDITION),  # a challenged bot is not connected
+    (QuotaExceededError, grpc.StatusCode.RESOURCE_EXHAUSTED),
 ]
 
 
@@ -128,3 +132,29 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             return
         for message in await self._blocking(context, self.arena.recorded_stream, request.game_id):
             yield message
+
+    async def CreateChallenge(
+        self, request: arena_pb2.CreateChallengeRequest, context: Context
+    ) -> arena_pb2.CreateChallengeResponse:
+        try:
+            return await self.arena.create_challenge(request, context.invocation_metadata() or ())
+        except StorageError as error:
+            await _abort(context, error)
+
+    async def CreateTournament(
+        self, request: arena_pb2.CreateTournamentRequest, context: Context
+    ) -> arena_pb2.CreateTournamentResponse:
+        try:
+            return await self.arena.create_tournament(request, context.invocation_metadata() or ())
+        except StorageError as error:
+            await _abort(context, error)
+
+    async def GetTournament(
+        self, request: arena_pb2.GetTournamentRequest, context: Context
+    ) -> arena_pb2.GetTournamentResponse:
+        return await self._blocking(context, self.arena.tournament, request.name)
+
+    async def ListTournaments(
+        self, request: arena_pb2.ListTournamentsRequest, context: Context
+    ) -> arena_pb2.ListTournamentsResponse:
+        return await self._blocking(context, self.arena.tournaments)

@@ -12,6 +12,8 @@ A config file looks like this (every key optional; the values shown are the defa
     dashboard_port = 8080        # the read-only web dashboard over HTTP on this port; 0 turns it off
     database_url = "sqlite:///conquest.sqlite3"  # bots, ratings, games, replays; "" = replay files only
     admin_token = ""             # needed by the Arena API's register/rotate/revoke; "" turns them off
+    challenge_quota = 20         # challenge games a bot may be named in per challenge period
+    challenge_period_ms = 86400000  # the rolling window of that quota (one day)
 
     [time_control]               # defaults for every queue
     decision_ms = 1000
@@ -79,6 +81,9 @@ class QueueConfig:
     rules: Rules
     players: int
     time_control: TimeControl = TimeControl()
+    rated: bool = True
+    """Games move ratings when every seat is a distinct registered bot; False for challenges and
+    tournament games, which are recorded unrated."""
     house_opponents: tuple[str, ...] = ()
     """Built-in opponents (``server.seats.HOUSE_POLICIES`` names) seated in every game of the queue: it
     matches ``players - len(house_opponents)`` bots (practice servers and local matches)."""
@@ -117,6 +122,10 @@ class ServerConfig:
     without a database: practice play only, replays as files in ``replay_dir``."""
     admin_token: str = ""
     """The Arena API's register, rotate and revoke calls need this token; "" refuses them."""
+    challenge_quota: int = 20
+    """Challenge games a bot may be named in per ``challenge_period_ms`` (CreateChallenge)."""
+    challenge_period_ms: int = 86_400_000
+    """The rolling window of the challenge quota, in milliseconds."""
     queues: tuple[QueueConfig, ...] = field(default_factory=default_queues)
 
     def queue(self, name: str) -> QueueConfig | None:
@@ -133,6 +142,8 @@ _SERVER_KEYS = {
     "dashboard_port",
     "database_url",
     "admin_token",
+    "challenge_quota",
+    "challenge_period_ms",
 }
 _TOP_KEYS = {"server", "time_control", "queues"}
 _QUEUE_KEYS = {"rules", "players", "rules_options", "time_control"}
@@ -258,6 +269,8 @@ def parse_config(data: dict[str, Any]) -> ServerConfig:
         dashboard_port=_port(server, "dashboard_port", defaults.dashboard_port),
         database_url=_typed(server, "database_url", str, defaults.database_url, "server"),
         admin_token=_typed(server, "admin_token", str, defaults.admin_token, "server"),
+        challenge_quota=_count(server, "challenge_quota", defaults.challenge_quota, "server"),
+        challenge_period_ms=_count(server, "challenge_period_ms", defaults.challenge_period_ms, "server"),
         queues=queues,
     )
 

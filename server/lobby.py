@@ -10,6 +10,7 @@ import asyncio
 import importlib.metadata
 import secrets
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import structlog
 
@@ -29,6 +30,18 @@ from server.wire import rules_info
 log = structlog.get_logger("conquest.lobby")
 MATCH_RETRY_S = 1.0
 """How often a queue whose ready bots are too far apart in rating is matched again (windows widen)."""
+
+
+@dataclass(eq=False)
+class Appointment:
+    """A game between named bots (a challenge or a tournament table), started as soon as every one of them
+    is connected with a free game slot; until then their free slots are kept for it."""
+
+    queue: QueueConfig
+    bots: tuple[str, ...]
+    """Bot names in seat order."""
+    on_over: Callable[[GameRunner], None] = lambda runner: None
+    """Told once the game is over and recorded."""
 
 
 def server_version() -> str:
@@ -64,6 +77,10 @@ class Lobby:
             for queue in self.queues:
                 self.matchmaker.remember(queue, ratings.recent_tables(queue, policy.memory))
         self.runners: dict[str, GameRunner] = {}
+        self.appointments: list[Appointment] = []
+        """Games waiting for their named bots, oldest first."""
+        self._appointed: dict[str, Appointment] = {}
+        """game id -> the appointment it plays."""
         self._retries: dict[str, asyncio.TimerHandle] = {}
         """Queues whose ready bots could not be matched yet: matched again when the timer fires."""
         self.tasks: set[asyncio.Task[None]] = set()
@@ -125,6 +142,7 @@ class Lobby:
         for game_id, runner in taken.items():
             runner.attach(session.games[game_id], session)
             self.metrics.reconnects.inc()
+        self._seat_appointments()
         log.info(
             "session_opened",
             bot=identity.name,
@@ -199,9 +217,43 @@ class Lobby:
 
     # ------------------------------------------------------------------ games
 
+    def appoint(self, appointment: Appointment) -> None:
+        """Start ``appointment``'s game as soon as its bots have free slots (now, if they have)."""
+        self.appointments.append(appointment)
+        self._seat_appointments()
+
+    def connected(self, name: str) -> bool:
+        """A bot of that name has an open session."""
+        return any(s.identity.name == name and not s.closed for s in self.sessions)
+
+    def _seat_appointments(self) -> None:
+        for appointment in list(self.appointments):
+            if not self.accepting:
+                return
+            sessions: list[Session] = []
+            for name in appointment.bots:
+                free = [
+                    s
+                    for s in self.sessions
+                    if s.identity.name == name and s.identity.ranked and not s.closed and s.free_slots() > 0
+                ]
+                if not free:
+                    break
+                sessions.append(free[0])
+            else:
+                self.appointments.remove(appointment)
+                runner = self.start_game(appointment.queue, sessions)
+                self._appointed[runner.game_id] = appointment
+
+    def _held(self) -> set[Session]:
+        """Sessions whose free slots wait for an appointment: the queues leave them alone meanwhile."""
+        names = {name for appointment in self.appointments for name in appointment.bots}
+        return {s for s in self.sessions if s.identity.ranked and s.identity.name in names}
+
     def _match(self, queue: str) -> None:
         config = self.queues[queue]
-        while self.accepting and self.games_left != 0 and (seating := self.matchmaker.next_game(queue)):
+        held = self._held()
+        while self.accepting and self.games_left != 0 and (seating := self.matchmaker.next_game(queue, held)):
             for waited in seating.waited_s:
                 self.metrics.queue_wait.labels(queue).observe(waited)
             waiting = self.matchmaker.waiting_count(queue)
@@ -216,7 +268,7 @@ class Lobby:
             if self.games_left is not None:
                 self.games_left -= 1
             self.start_game(config, players)
-        if self.accepting and queue not in self._retries and self.matchmaker.stalled(queue):
+        if self.accepting and queue not in self._retries and self.matchmaker.stalled(queue, held):
             self._retries[queue] = asyncio.get_running_loop().call_later(MATCH_RETRY_S, self._retry, queue)
 
     def _retry(self, queue: str) -> None:
@@ -267,7 +319,11 @@ class Lobby:
                 session.games.pop(runner.game_id, None)
                 queues |= session.queues
         self.on_game_over(runner)
-        for queue in sorted(queues):  # a freed slot may complete a waiting game
+        appointment = self._appointed.pop(runner.game_id, None)
+        if appointment is not None:
+            appointment.on_over(runner)
+        self._seat_appointments()  # a freed slot goes to a waiting appointment first
+        for queue in sorted(queues):  # then it may complete a waiting game
             self._match(queue)
 
     async def shutdown(self, grace_s: float) -> None:

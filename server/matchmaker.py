@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 
 from server.pairing import LADDER, MatchPolicy, PairingHistory, Waiting, pick_table
@@ -76,17 +76,18 @@ class Matchmaker:
     def waiting_count(self, queue: str) -> int:
         return len(self.waiting[queue])
 
-    def _ready(self, queue: str) -> list[Session]:
-        return [s for s in self.waiting[queue] if s.free_slots() > 0 and not s.closed]
+    def _ready(self, queue: str, held: Set[Session]) -> list[Session]:
+        return [s for s in self.waiting[queue] if s.free_slots() > 0 and not s.closed and s not in held]
 
-    def stalled(self, queue: str) -> bool:
+    def stalled(self, queue: str, held: Set[Session] = frozenset()) -> bool:
         """Enough bots are ready to fill a table, but none could be formed (their rating windows widen
         with time, so asking again later may form one)."""
-        return len(self._ready(queue)) >= self.players[queue]
+        return len(self._ready(queue, held)) >= self.players[queue]
 
-    def next_game(self, queue: str) -> Seating | None:
-        """Seats of a new game (seat order rotated, docs/matchmaking.md) if a table can be formed now."""
-        free = self._ready(queue)
+    def next_game(self, queue: str, held: Set[Session] = frozenset()) -> Seating | None:
+        """Seats of a new game (seat order rotated, docs/matchmaking.md) if a table can be formed now;
+        ``held`` sessions keep their free slots for something else."""
+        free = self._ready(queue, held)
         ready = [Waiting(s.identity.key, self.skills(queue, s), self._since[queue, s]) for s in free]
         session_of = {id(w): s for w, s in zip(ready, free, strict=True)}
         now = self.clock()

@@ -496,7 +496,7 @@ class GameRunner:
         )
 
     def _result(self, outcomes: list[Outcome.ValueType]) -> GameResult:
-        """The result to store: rated when every seat is a distinct registered bot."""
+        """The result to store: rated when the queue is and every seat is a distinct registered bot."""
         seats = [
             SeatResult(
                 name=seat.name,
@@ -517,7 +517,7 @@ class GameRunner:
             finished_at=datetime.now(UTC),
             turns=self.state.turn,
             reason=self.reason,
-            rated=None not in bot_ids and len(set(bot_ids)) == len(bot_ids),
+            rated=self.queue.rated and None not in bot_ids and len(set(bot_ids)) == len(bot_ids),
         )
 
 

@@ -12,6 +12,7 @@ from server.storage.errors import (
     AuthError,
     InvalidInputError,
     NotFoundError,
+    QuotaExceededError,
     RevokedTokenError,
     RotatedTokenError,
     StorageError,
@@ -20,6 +21,7 @@ from server.storage.errors import (
 from server.storage.ratings import Skill
 from server.storage.store import (
     Bot,
+    EntrantRecord,
     GameResult,
     GameSummary,
     RatingChange,
@@ -28,6 +30,8 @@ from server.storage.store import (
     SeatResult,
     Standing,
     Store,
+    TableRecord,
+    TournamentRecord,
 )
 
 __all__ = [
@@ -35,10 +39,12 @@ __all__ = [
     "AlreadyExistsError",
     "AuthError",
     "Bot",
+    "EntrantRecord",
     "GameResult",
     "GameSummary",
     "InvalidInputError",
     "NotFoundError",
+    "QuotaExceededError",
     "RatingChange",
     "Registration",
     "RevokedTokenError",
@@ -49,5 +55,7 @@ __all__ = [
     "Standing",
     "StorageError",
     "Store",
+    "TableRecord",
+    "TournamentRecord",
     "UnknownTokenError",
 ]

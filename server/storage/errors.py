@@ -40,3 +40,7 @@ class RevokedTokenError(AuthError):
 
 class AdminTokenError(AuthError):
     """An admin operation without the configured admin token."""
+
+
+class QuotaExceededError(StorageError):
+    """A bot has used its challenge quota for the period; the message says when it frees up."""

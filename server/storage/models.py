@@ -156,3 +156,72 @@ class RatingChangeRow(Base):
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
     at: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+class ChallengeRow(Base):
+    """An unrated match between named bots; its games count against each bot's challenge quota."""
+
+    __tablename__ = "challenges"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    queue: Mapped[str] = mapped_column(String(64))
+    """The queue whose rules and time control the games use (``challenge-<preset>`` for a bare preset)."""
+    games: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), index=True)
+
+
+class ChallengeBotRow(Base):
+    __tablename__ = "challenge_bots"
+
+    challenge_id: Mapped[int] = mapped_column(
+        ForeignKey("challenges.id", ondelete="CASCADE"), primary_key=True
+    )
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+
+
+class TournamentRow(Base):
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    format: Mapped[str] = mapped_column(String(32))
+    """``round_robin``, ``swiss`` or ``single_elimination``."""
+    table_size: Mapped[int] = mapped_column(Integer)
+    rounds: Mapped[int] = mapped_column(Integer)
+    """Swiss: rounds to play; 0 for the formats whose length follows from the entrants."""
+    queue: Mapped[str] = mapped_column(String(64))
+    """The name its games are recorded under (``tournament-<name>``)."""
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """``engine.Rules.to_dict()``."""
+    time_control: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """``server.config.TimeControl`` fields, in milliseconds (max_strikes a count)."""
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+
+
+class EntrantRow(Base):
+    __tablename__ = "tournament_entrants"
+
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    seed: Mapped[int] = mapped_column(Integer)
+    """1 = the best rated when the tournament was created."""
+    rating: Mapped[float] = mapped_column(Float)
+    """μ − 3σ in the rated queue of the same rules and players at creation (default rating if none)."""
+
+
+class TournamentTableRow(Base):
+    """One table of a round: the bots in seat order (one bot: a bye) and, once played, its game."""
+
+    __tablename__ = "tournament_tables"
+    __table_args__ = (Index("ix_tournament_tables_round", "tournament_id", "round", "number", unique=True),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    round: Mapped[int] = mapped_column(Integer)
+    number: Mapped[int] = mapped_column(Integer)
+    bot_ids: Mapped[list[int]] = mapped_column(JSON)
+    game_id: Mapped[str | None] = mapped_column(ForeignKey("games.id"))
+    """The recorded game that counts for this table; null for a bye or until it is played."""

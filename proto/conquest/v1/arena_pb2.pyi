@@ -17,6 +17,7 @@ from conquest.v1 import game_pb2 as _game_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -27,6 +28,34 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _TournamentFormat:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TournamentFormatEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TournamentFormat.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TOURNAMENT_FORMAT_UNSPECIFIED: _TournamentFormat.ValueType  # 0
+    """Not set: refused."""
+    TOURNAMENT_FORMAT_ROUND_ROBIN: _TournamentFormat.ValueType  # 1
+    """Every pair (two-player) or every group of table_size entrants (multi-player) plays once."""
+    TOURNAMENT_FORMAT_SWISS: _TournamentFormat.ValueType  # 2
+    """A fixed number of rounds; each round groups entrants of similar score who have not met."""
+    TOURNAMENT_FORMAT_SINGLE_ELIMINATION: _TournamentFormat.ValueType  # 3
+    """Only each table's winner goes on to the next round, until one is left."""
+
+class TournamentFormat(_TournamentFormat, metaclass=_TournamentFormatEnumTypeWrapper):
+    """How a tournament pairs its entrants (docs/tournaments.md)."""
+
+TOURNAMENT_FORMAT_UNSPECIFIED: TournamentFormat.ValueType  # 0
+"""Not set: refused."""
+TOURNAMENT_FORMAT_ROUND_ROBIN: TournamentFormat.ValueType  # 1
+"""Every pair (two-player) or every group of table_size entrants (multi-player) plays once."""
+TOURNAMENT_FORMAT_SWISS: TournamentFormat.ValueType  # 2
+"""A fixed number of rounds; each round groups entrants of similar score who have not met."""
+TOURNAMENT_FORMAT_SINGLE_ELIMINATION: TournamentFormat.ValueType  # 3
+"""Only each table's winner goes on to the next round, until one is left."""
+Global___TournamentFormat: _TypeAlias = TournamentFormat  # noqa: Y015
 
 @_typing.final
 class Bot(_message.Message):
@@ -936,3 +965,432 @@ class WatchGameResponse(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
 
 Global___WatchGameResponse: _TypeAlias = WatchGameResponse  # noqa: Y015
+
+@_typing.final
+class CreateChallengeRequest(_message.Message):
+    """Unrated games between named bots."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOTS_FIELD_NUMBER: _builtins.int
+    QUEUE_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    queue: _builtins.str
+    """A queue whose rules and time control the games use; the number of bots must be its player count.
+    Leave empty to give `rules` instead.
+    """
+    rules: _builtins.str
+    """A rules preset (e.g. "classic", "classic_two_player"), used when `queue` is empty; the games then
+    use the time control of the server's first queue.
+    """
+    games: _builtins.int
+    """Games to play, in games; 0 means 1. Each counts against every named bot's quota."""
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Registered bot names, one per seat, in seat order (2 or more, each once)."""
+
+    def __init__(
+        self,
+        *,
+        bots: _abc.Iterable[_builtins.str] | None = ...,
+        queue: _builtins.str = ...,
+        rules: _builtins.str = ...,
+        games: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "games", b"games", "queue", b"queue", "rules", b"rules"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateChallengeRequest: _TypeAlias = CreateChallengeRequest  # noqa: Y015
+
+@_typing.final
+class CreateChallengeResponse(_message.Message):
+    """The accepted challenge."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHALLENGE_ID_FIELD_NUMBER: _builtins.int
+    QUEUE_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    challenge_id: _builtins.int
+    """Database id of the challenge."""
+    queue: _builtins.str
+    """The queue name its games are recorded under (ListGames filter)."""
+    games: _builtins.int
+    """Games that will be played, in games."""
+    def __init__(
+        self,
+        *,
+        challenge_id: _builtins.int = ...,
+        queue: _builtins.str = ...,
+        games: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenge_id", b"challenge_id", "games", b"games", "queue", b"queue"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateChallengeResponse: _TypeAlias = CreateChallengeResponse  # noqa: Y015
+
+@_typing.final
+class CreateTournamentRequest(_message.Message):
+    """Start a tournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    FORMAT_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
+    QUEUE_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
+    TABLE_SIZE_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """Unique name, 1-32 letters, digits, '_', '.' or '-'; its games are recorded under queue
+    "tournament-<name>".
+    """
+    format: Global___TournamentFormat.ValueType
+    """The format."""
+    queue: _builtins.str
+    """A queue whose rules, player count and time control the games use. Leave empty to give `rules`."""
+    rules: _builtins.str
+    """A rules preset, used when `queue` is empty (time control of the server's first queue)."""
+    table_size: _builtins.int
+    """Seats per table, in players; 0 means the queue's player count (with `rules`: required unless the
+    preset allows one count only).
+    """
+    rounds: _builtins.int
+    """Swiss rounds to play, in rounds; 0 means ceil(log2(entrants)). Ignored by the other formats."""
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Registered bot names (at least table_size, each once)."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        format: Global___TournamentFormat.ValueType = ...,
+        bots: _abc.Iterable[_builtins.str] | None = ...,
+        queue: _builtins.str = ...,
+        rules: _builtins.str = ...,
+        table_size: _builtins.int = ...,
+        rounds: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "format", b"format", "name", b"name", "queue", b"queue", "rounds", b"rounds", "rules", b"rules", "table_size", b"table_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateTournamentRequest: _TypeAlias = CreateTournamentRequest  # noqa: Y015
+
+@_typing.final
+class CreateTournamentResponse(_message.Message):
+    """The started tournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tournament(self) -> Global___Tournament:
+        """The tournament with its first round."""
+
+    def __init__(
+        self,
+        *,
+        tournament: Global___Tournament | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateTournamentResponse: _TypeAlias = CreateTournamentResponse  # noqa: Y015
+
+@_typing.final
+class GetTournamentRequest(_message.Message):
+    """One tournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """Its name."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetTournamentRequest: _TypeAlias = GetTournamentRequest  # noqa: Y015
+
+@_typing.final
+class GetTournamentResponse(_message.Message):
+    """One tournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tournament(self) -> Global___Tournament:
+        """The tournament with its standings and rounds."""
+
+    def __init__(
+        self,
+        *,
+        tournament: Global___Tournament | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetTournamentResponse: _TypeAlias = GetTournamentResponse  # noqa: Y015
+
+@_typing.final
+class ListTournamentsRequest(_message.Message):
+    """List the tournaments."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListTournamentsRequest: _TypeAlias = ListTournamentsRequest  # noqa: Y015
+
+@_typing.final
+class ListTournamentsResponse(_message.Message):
+    """The tournaments."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tournaments(self) -> _containers.RepeatedCompositeFieldContainer[Global___Tournament]:
+        """The latest first, without standings and rounds."""
+
+    def __init__(
+        self,
+        *,
+        tournaments: _abc.Iterable[Global___Tournament] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournaments", b"tournaments"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListTournamentsResponse: _TypeAlias = ListTournamentsResponse  # noqa: Y015
+
+@_typing.final
+class Tournament(_message.Message):
+    """A tournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    FORMAT_FIELD_NUMBER: _builtins.int
+    TABLE_SIZE_FIELD_NUMBER: _builtins.int
+    PLANNED_ROUNDS_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
+    QUEUE_FIELD_NUMBER: _builtins.int
+    CREATED_AT_MS_FIELD_NUMBER: _builtins.int
+    FINISHED_AT_MS_FIELD_NUMBER: _builtins.int
+    CURRENT_ROUND_FIELD_NUMBER: _builtins.int
+    ENTRANTS_FIELD_NUMBER: _builtins.int
+    STANDINGS_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """Its name."""
+    format: Global___TournamentFormat.ValueType
+    """The format."""
+    table_size: _builtins.int
+    """Seats per table, in players (a round may have smaller tables when the rules allow them)."""
+    planned_rounds: _builtins.int
+    """Swiss: rounds to play, in rounds; 0 for the other formats (their length follows from the entrants)."""
+    rules: _builtins.str
+    """Rules preset name, e.g. "classic"."""
+    queue: _builtins.str
+    """The queue name its games are recorded under."""
+    created_at_ms: _builtins.int
+    """When it was created, in Unix epoch milliseconds."""
+    finished_at_ms: _builtins.int
+    """When its last game finished, in Unix epoch milliseconds; 0 while it runs."""
+    current_round: _builtins.int
+    """The round being played (or the last one played), from 1."""
+    entrants: _builtins.int
+    """Number of entrants."""
+    @_builtins.property
+    def standings(self) -> _containers.RepeatedCompositeFieldContainer[Global___TournamentStanding]:
+        """Ranked best first (docs/tournaments.md: score, then Buchholz, head-to-head, rating)."""
+
+    @_builtins.property
+    def rounds(self) -> _containers.RepeatedCompositeFieldContainer[Global___TournamentRound]:
+        """Every round so far, in order."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        format: Global___TournamentFormat.ValueType = ...,
+        table_size: _builtins.int = ...,
+        planned_rounds: _builtins.int = ...,
+        rules: _builtins.str = ...,
+        queue: _builtins.str = ...,
+        created_at_ms: _builtins.int = ...,
+        finished_at_ms: _builtins.int = ...,
+        current_round: _builtins.int = ...,
+        entrants: _builtins.int = ...,
+        standings: _abc.Iterable[Global___TournamentStanding] | None = ...,
+        rounds: _abc.Iterable[Global___TournamentRound] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at_ms", b"created_at_ms", "current_round", b"current_round", "entrants", b"entrants", "finished_at_ms", b"finished_at_ms", "format", b"format", "name", b"name", "planned_rounds", b"planned_rounds", "queue", b"queue", "rounds", b"rounds", "rules", b"rules", "standings", b"standings", "table_size", b"table_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Tournament: _TypeAlias = Tournament  # noqa: Y015
+
+@_typing.final
+class TournamentStanding(_message.Message):
+    """One entrant's standing."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RANK_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    SCORE_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    BYES_FIELD_NUMBER: _builtins.int
+    BUCHHOLZ_FIELD_NUMBER: _builtins.int
+    HEAD_TO_HEAD_FIELD_NUMBER: _builtins.int
+    RATING_FIELD_NUMBER: _builtins.int
+    ELIMINATED_IN_FIELD_NUMBER: _builtins.int
+    rank: _builtins.int
+    """Rank, from 1."""
+    bot: _builtins.str
+    """The bot's name."""
+    seed: _builtins.int
+    """Its seed, from 1 (the best rated at the start)."""
+    score: _builtins.float
+    """Tournament points: per game the share of the table's other players it finished ahead of (ties count
+    half), plus byes (1 at two-player tables, 0.5 at larger ones), in points.
+    """
+    games: _builtins.int
+    """Games played, in games (byes not included)."""
+    byes: _builtins.int
+    """Byes received, in rounds."""
+    buchholz: _builtins.float
+    """Buchholz: the sum over its games of the mean score of its opponents at that table, in points."""
+    head_to_head: _builtins.float
+    """Points scored against the entrants tied with it on score and Buchholz, in points."""
+    rating: _builtins.float
+    """mu - 3 sigma in the matching rated queue when the tournament was created, in rating points."""
+    eliminated_in: _builtins.int
+    """Single elimination: the round it was knocked out in; 0 while still in (or the winner)."""
+    def __init__(
+        self,
+        *,
+        rank: _builtins.int = ...,
+        bot: _builtins.str = ...,
+        seed: _builtins.int = ...,
+        score: _builtins.float = ...,
+        games: _builtins.int = ...,
+        byes: _builtins.int = ...,
+        buchholz: _builtins.float = ...,
+        head_to_head: _builtins.float = ...,
+        rating: _builtins.float = ...,
+        eliminated_in: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "buchholz", b"buchholz", "byes", b"byes", "eliminated_in", b"eliminated_in", "games", b"games", "head_to_head", b"head_to_head", "rank", b"rank", "rating", b"rating", "score", b"score", "seed", b"seed"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentStanding: _TypeAlias = TournamentStanding  # noqa: Y015
+
+@_typing.final
+class TournamentRound(_message.Message):
+    """One round of a tournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUND_FIELD_NUMBER: _builtins.int
+    TABLES_FIELD_NUMBER: _builtins.int
+    round: _builtins.int
+    """The round, from 1."""
+    @_builtins.property
+    def tables(self) -> _containers.RepeatedCompositeFieldContainer[Global___TournamentTable]:
+        """Its tables, by number."""
+
+    def __init__(
+        self,
+        *,
+        round: _builtins.int = ...,
+        tables: _abc.Iterable[Global___TournamentTable] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["round", b"round", "tables", b"tables"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentRound: _TypeAlias = TournamentRound  # noqa: Y015
+
+@_typing.final
+class TournamentTable(_message.Message):
+    """One table of a round."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NUMBER_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    PLACES_FIELD_NUMBER: _builtins.int
+    number: _builtins.int
+    """Table number within the round, from 1."""
+    game_id: _builtins.str
+    """The recorded game that counts for it (GetGame, GetReplay); empty for a bye or while unplayed."""
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Bot names in seat order; a single bot is a bye."""
+
+    @_builtins.property
+    def places(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Final places in seat order once played (1 = best); empty until then."""
+
+    def __init__(
+        self,
+        *,
+        number: _builtins.int = ...,
+        bots: _abc.Iterable[_builtins.str] | None = ...,
+        game_id: _builtins.str = ...,
+        places: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "game_id", b"game_id", "number", b"number", "places", b"places"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentTable: _TypeAlias = TournamentTable  # noqa: Y015

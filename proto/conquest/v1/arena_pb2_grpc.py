@@ -90,6 +90,26 @@ class ArenaServiceStub:
                 request_serializer=conquest_dot_v1_dot_arena__pb2.WatchGameRequest.SerializeToString,
                 response_deserializer=conquest_dot_v1_dot_arena__pb2.WatchGameResponse.FromString,
                 _registered_method=True)
+        self.CreateChallenge = channel.unary_unary(
+                '/conquest.v1.ArenaService/CreateChallenge',
+                request_serializer=conquest_dot_v1_dot_arena__pb2.CreateChallengeRequest.SerializeToString,
+                response_deserializer=conquest_dot_v1_dot_arena__pb2.CreateChallengeResponse.FromString,
+                _registered_method=True)
+        self.CreateTournament = channel.unary_unary(
+                '/conquest.v1.ArenaService/CreateTournament',
+                request_serializer=conquest_dot_v1_dot_arena__pb2.CreateTournamentRequest.SerializeToString,
+                response_deserializer=conquest_dot_v1_dot_arena__pb2.CreateTournamentResponse.FromString,
+                _registered_method=True)
+        self.GetTournament = channel.unary_unary(
+                '/conquest.v1.ArenaService/GetTournament',
+                request_serializer=conquest_dot_v1_dot_arena__pb2.GetTournamentRequest.SerializeToString,
+                response_deserializer=conquest_dot_v1_dot_arena__pb2.GetTournamentResponse.FromString,
+                _registered_method=True)
+        self.ListTournaments = channel.unary_unary(
+                '/conquest.v1.ArenaService/ListTournaments',
+                request_serializer=conquest_dot_v1_dot_arena__pb2.ListTournamentsRequest.SerializeToString,
+                response_deserializer=conquest_dot_v1_dot_arena__pb2.ListTournamentsResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -174,6 +194,38 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateChallenge(self, request, context):
+        """Ask for unrated games between named bots (admin, or the token of one of the named bots). Every named
+        bot must be connected (else FAILED_PRECONDITION naming it); each game counts against every named
+        bot's challenge quota (else RESOURCE_EXHAUSTED saying when it frees up). A game starts as soon as
+        every named bot has a free game slot.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateTournament(self, request, context):
+        """Start a tournament between registered bots (admin). Its games are unrated and seated as the bots have
+        free slots; rounds advance as games finish, and a restarted server carries on from the database.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTournament(self, request, context):
+        """A tournament's standings and every round's tables.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTournaments(self, request, context):
+        """Every tournament, the latest first (standings and rounds left out).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -231,6 +283,26 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.WatchGame,
                     request_deserializer=conquest_dot_v1_dot_arena__pb2.WatchGameRequest.FromString,
                     response_serializer=conquest_dot_v1_dot_arena__pb2.WatchGameResponse.SerializeToString,
+            ),
+            'CreateChallenge': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateChallenge,
+                    request_deserializer=conquest_dot_v1_dot_arena__pb2.CreateChallengeRequest.FromString,
+                    response_serializer=conquest_dot_v1_dot_arena__pb2.CreateChallengeResponse.SerializeToString,
+            ),
+            'CreateTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateTournament,
+                    request_deserializer=conquest_dot_v1_dot_arena__pb2.CreateTournamentRequest.FromString,
+                    response_serializer=conquest_dot_v1_dot_arena__pb2.CreateTournamentResponse.SerializeToString,
+            ),
+            'GetTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTournament,
+                    request_deserializer=conquest_dot_v1_dot_arena__pb2.GetTournamentRequest.FromString,
+                    response_serializer=conquest_dot_v1_dot_arena__pb2.GetTournamentResponse.SerializeToString,
+            ),
+            'ListTournaments': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTournaments,
+                    request_deserializer=conquest_dot_v1_dot_arena__pb2.ListTournamentsRequest.FromString,
+                    response_serializer=conquest_dot_v1_dot_arena__pb2.ListTournamentsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -531,6 +603,114 @@ class ArenaService:
             '/conquest.v1.ArenaService/WatchGame',
             conquest_dot_v1_dot_arena__pb2.WatchGameRequest.SerializeToString,
             conquest_dot_v1_dot_arena__pb2.WatchGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateChallenge(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/conquest.v1.ArenaService/CreateChallenge',
+            conquest_dot_v1_dot_arena__pb2.CreateChallengeRequest.SerializeToString,
+            conquest_dot_v1_dot_arena__pb2.CreateChallengeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/conquest.v1.ArenaService/CreateTournament',
+            conquest_dot_v1_dot_arena__pb2.CreateTournamentRequest.SerializeToString,
+            conquest_dot_v1_dot_arena__pb2.CreateTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/conquest.v1.ArenaService/GetTournament',
+            conquest_dot_v1_dot_arena__pb2.GetTournamentRequest.SerializeToString,
+            conquest_dot_v1_dot_arena__pb2.GetTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTournaments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/conquest.v1.ArenaService/ListTournaments',
+            conquest_dot_v1_dot_arena__pb2.ListTournamentsRequest.SerializeToString,
+            conquest_dot_v1_dot_arena__pb2.ListTournamentsResponse.FromString,
             options,
             channel_credentials,
             insecure,

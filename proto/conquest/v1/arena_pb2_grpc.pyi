@@ -65,6 +65,20 @@ class ArenaServiceStub:
     """Spectate a game: a snapshot, then its public events as they happen (every other hand's card ids are
     -1), then GameOver, then the stream ends. A finished game streams its recorded events from the start.
     """
+    CreateChallenge: _grpc.UnaryUnaryMultiCallable[_arena_pb2.CreateChallengeRequest, _arena_pb2.CreateChallengeResponse]
+    """Ask for unrated games between named bots (admin, or the token of one of the named bots). Every named
+    bot must be connected (else FAILED_PRECONDITION naming it); each game counts against every named
+    bot's challenge quota (else RESOURCE_EXHAUSTED saying when it frees up). A game starts as soon as
+    every named bot has a free game slot.
+    """
+    CreateTournament: _grpc.UnaryUnaryMultiCallable[_arena_pb2.CreateTournamentRequest, _arena_pb2.CreateTournamentResponse]
+    """Start a tournament between registered bots (admin). Its games are unrated and seated as the bots have
+    free slots; rounds advance as games finish, and a restarted server carries on from the database.
+    """
+    GetTournament: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetTournamentRequest, _arena_pb2.GetTournamentResponse]
+    """A tournament's standings and every round's tables."""
+    ListTournaments: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListTournamentsRequest, _arena_pb2.ListTournamentsResponse]
+    """Every tournament, the latest first (standings and rounds left out)."""
 
 @_typing.type_check_only
 class ArenaServiceAsyncStub(ArenaServiceStub):
@@ -95,6 +109,20 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     """Spectate a game: a snapshot, then its public events as they happen (every other hand's card ids are
     -1), then GameOver, then the stream ends. A finished game streams its recorded events from the start.
     """
+    CreateChallenge: _aio.UnaryUnaryMultiCallable[_arena_pb2.CreateChallengeRequest, _arena_pb2.CreateChallengeResponse]  # type: ignore[assignment]
+    """Ask for unrated games between named bots (admin, or the token of one of the named bots). Every named
+    bot must be connected (else FAILED_PRECONDITION naming it); each game counts against every named
+    bot's challenge quota (else RESOURCE_EXHAUSTED saying when it frees up). A game starts as soon as
+    every named bot has a free game slot.
+    """
+    CreateTournament: _aio.UnaryUnaryMultiCallable[_arena_pb2.CreateTournamentRequest, _arena_pb2.CreateTournamentResponse]  # type: ignore[assignment]
+    """Start a tournament between registered bots (admin). Its games are unrated and seated as the bots have
+    free slots; rounds advance as games finish, and a restarted server carries on from the database.
+    """
+    GetTournament: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetTournamentRequest, _arena_pb2.GetTournamentResponse]  # type: ignore[assignment]
+    """A tournament's standings and every round's tables."""
+    ListTournaments: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListTournamentsRequest, _arena_pb2.ListTournamentsResponse]  # type: ignore[assignment]
+    """Every tournament, the latest first (standings and rounds left out)."""
 
 class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
     """Organizer and spectator operations on a Conquest server."""
@@ -188,5 +216,43 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         """Spectate a game: a snapshot, then its public events as they happen (every other hand's card ids are
         -1), then GameOver, then the stream ends. A finished game streams its recorded events from the start.
         """
+
+    @_abc_1.abstractmethod
+    def CreateChallenge(
+        self,
+        request: _arena_pb2.CreateChallengeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.CreateChallengeResponse, _abc.Awaitable[_arena_pb2.CreateChallengeResponse]]:
+        """Ask for unrated games between named bots (admin, or the token of one of the named bots). Every named
+        bot must be connected (else FAILED_PRECONDITION naming it); each game counts against every named
+        bot's challenge quota (else RESOURCE_EXHAUSTED saying when it frees up). A game starts as soon as
+        every named bot has a free game slot.
+        """
+
+    @_abc_1.abstractmethod
+    def CreateTournament(
+        self,
+        request: _arena_pb2.CreateTournamentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.CreateTournamentResponse, _abc.Awaitable[_arena_pb2.CreateTournamentResponse]]:
+        """Start a tournament between registered bots (admin). Its games are unrated and seated as the bots have
+        free slots; rounds advance as games finish, and a restarted server carries on from the database.
+        """
+
+    @_abc_1.abstractmethod
+    def GetTournament(
+        self,
+        request: _arena_pb2.GetTournamentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.GetTournamentResponse, _abc.Awaitable[_arena_pb2.GetTournamentResponse]]:
+        """A tournament's standings and every round's tables."""
+
+    @_abc_1.abstractmethod
+    def ListTournaments(
+        self,
+        request: _arena_pb2.ListTournamentsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.ListTournamentsResponse, _abc.Awaitable[_arena_pb2.ListTournamentsResponse]]:
+        """Every tournament, the latest first (standings and rounds left out)."""
 
 def add_ArenaServiceServicer_to_server(servicer: ArenaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,245 @@
+"""Challenges and tournaments on a running server: what the Arena API's CreateChallenge and tournament
+calls do between the store (persistence, quotas) and the lobby (seating games by bot name).
+
+Both run on the event loop; database work goes to a worker thread. The tournament director is the only
+writer of a tournament's rounds: it stores a round before seating it, links each table to its game once the
+game is recorded, and on start resumes every unfinished tournament from the database (docs/tournaments.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import random
+from collections.abc import Sequence
+from datetime import timedelta
+
+import structlog
+
+from engine import Rules, RulesConfigError, preset
+from server.config import QueueConfig, ServerConfig, TimeControl
+from server.lobby import Appointment, Lobby
+from server.runner import SHUTDOWN, GameRunner
+from server.session import NAME_PATTERN
+from server.storage import InvalidInputError, NotFoundError, StorageError, Store, TournamentRecord
+from server.tournaments import Entrant, Spec, Table, TournamentError, default_rounds, next_round, validate
+
+log = structlog.get_logger("conquest.competitions")
+
+
+class NotConnectedError(StorageError):
+    """A challenged bot has no open session (FAILED_PRECONDITION)."""
+
+
+def game_queue(config: ServerConfig, queue: str, rules: str, field: str) -> QueueConfig:
+    """The queue config a challenge or tournament plays under: a configured queue by name, or a rules
+    preset with the time control of the server's first queue of that preset (else of its first queue).
+
+    Raises:
+        InvalidInputError: neither or both given, or an unknown name (the message lists the known ones).
+    """
+    if bool(queue) == bool(rules):
+        raise InvalidInputError(f"{field}: give either queue (e.g. 'classic-4') or rules (e.g. 'classic')")
+    if queue:
+        found = config.queue(queue)
+        if found is None:
+            raise NotFoundError(f"no queue {queue!r}; queues: {', '.join(q.name for q in config.queues)}")
+        return found
+    try:
+        chosen = preset(rules)
+    except RulesConfigError as bad:
+        raise InvalidInputError(f"{field}.rules: {bad}") from None
+    like = next((q for q in config.queues if q.rules.name == rules), config.queues[0])
+    return QueueConfig(f"challenge-{rules}", chosen, min(chosen.player_counts()), like.time_control)
+
+
+class Challenges:
+    def __init__(self, lobby: Lobby, store: Store) -> None:
+        self.lobby = lobby
+        self.store = store
+
+    async def create(
+        self, bots: Sequence[str], queue: str, rules: str, games: int
+    ) -> tuple[int, QueueConfig]:
+        """Check, record (quota) and appoint a challenge; returns its id and the queue its games use.
+
+        Raises:
+            InvalidInputError, NotFoundError, NotConnectedError, QuotaExceededError.
+        """
+        config = game_queue(self.lobby.config, queue, rules, "CreateChallengeRequest")
+        if len(bots) < 2 or len(set(bots)) != len(bots):
+            raise InvalidInputError(
+                f"CreateChallengeRequest.bots = {list(bots)}: name 2 or more bots, each once"
+            )
+        if len(bots) not in config.rules.player_counts():
+            counts = ", ".join(str(c) for c in config.rules.player_counts())
+            raise InvalidInputError(
+                f"{len(bots)} bots cannot play rules {config.rules.name!r}: it allows {counts} players"
+            )
+        if queue and len(bots) != config.players:
+            raise InvalidInputError(
+                f"queue {queue!r} plays {config.players}-player games; {len(bots)} bots named"
+            )
+        if not 0 <= games <= 100:
+            raise InvalidInputError(f"CreateChallengeRequest.games = {games}: use 1 to 100, or 0 for 1")
+        games = games or 1
+        for name in bots:
+            await asyncio.to_thread(self.store.bot, name)  # NotFoundError for an unknown bot
+            if not self.lobby.connected(name):
+                raise NotConnectedError(
+                    f"bot {name!r} is not connected: a challenge needs every named bot connected "
+                    "(it is seated when it has a free game slot); try again once it is"
+                )
+        server = self.lobby.config
+        challenge_id = await asyncio.to_thread(
+            lambda: self.store.create_challenge(
+                bots,
+                config.name,
+                games,
+                quota=server.challenge_quota,
+                period=timedelta(milliseconds=server.challenge_period_ms),
+            )
+        )
+        played = dataclasses.replace(config, players=len(bots), rated=False)
+        for _ in range(games):
+            self.lobby.appoint(Appointment(played, tuple(bots)))
+        log.info("challenge_created", challenge=challenge_id, bots=list(bots), queue=config.name, games=games)
+        return challenge_id, played
+
+
+class TournamentDirector:
+    """Seats the tables of every running tournament and advances rounds as games finish."""
+
+    def __init__(self, lobby: Lobby, store: Store) -> None:
+        self.lobby = lobby
+        self.store = store
+        self._appointed: set[int] = set()
+        """Tournament table ids waiting in the lobby or being played."""
+        self._lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def create(
+        self,
+        name: str,
+        format: str,
+        bots: Sequence[str],
+        queue: str,
+        rules: str,
+        table_size: int,
+        rounds: int,
+    ) -> TournamentRecord:
+        """Store a new tournament and seat its first round.
+
+        Raises:
+            InvalidInputError (with what would work), NotFoundError, AlreadyExistsError.
+        """
+        if not NAME_PATTERN.fullmatch(name):
+            raise InvalidInputError(
+                f"CreateTournamentRequest.name {name!r}: use 1-32 letters, digits, '_', '.' or '-'"
+            )
+        config = game_queue(self.lobby.config, queue, rules, "CreateTournamentRequest")
+        size = table_size or (config.players if queue else 0)
+        counts = config.rules.player_counts()
+        if not size and len(counts) == 1:
+            size = counts[0]
+        if not size:
+            raise InvalidInputError(
+                f"CreateTournamentRequest.table_size: rules {config.rules.name!r} allow "
+                f"{', '.join(str(c) for c in counts)} players; say how many seats a table has"
+            )
+        spec = Spec(format, size, counts, rounds or default_rounds(len(bots)) if format == "swiss" else 0)
+        try:
+            validate(spec, len(bots))
+        except TournamentError as bad:
+            raise InvalidInputError(f"CreateTournamentRequest: {bad}") from None
+        rated_queue = next(
+            (q.name for q in self.lobby.config.queues if q.rules == config.rules and q.players == size), None
+        )
+        await asyncio.to_thread(
+            lambda: self.store.create_tournament(
+                name,
+                format=format,
+                table_size=size,
+                rounds=spec.rounds,
+                rules=config.rules.to_dict(),
+                time_control=dataclasses.asdict(config.time_control),
+                bots=bots,
+                rating_queue=rated_queue,
+            )
+        )
+        log.info("tournament_created", tournament=name, format=format, entrants=len(bots), table_size=size)
+        await self.advance(name)
+        return await asyncio.to_thread(self.store.tournament, name)
+
+    async def resume(self) -> None:
+        """Carry on every unfinished tournament of the database (after a restart)."""
+        for record in await asyncio.to_thread(self.store.tournaments):
+            if record.finished_at is None:
+                await self.advance(record.name)
+
+    async def advance(self, name: str) -> None:
+        """Seat the current round's unplayed tables; once all are played, store and seat the next round, or
+        finish the tournament."""
+        async with self._lock:
+            while True:
+                record = await asyncio.to_thread(self.store.tournament, name)
+                if record.finished_at is not None:
+                    return
+                spec, entrants, tables = pure(record)
+                current = max((t.round for t in record.tables), default=0)
+                unplayed = [
+                    t for t in record.tables if t.round == current and len(t.bots) > 1 and not t.game_id
+                ]
+                if unplayed:
+                    for table in unplayed:
+                        self._appoint(record, table.id, table.bots)
+                    return
+                groups = next_round(spec, entrants, tables, random.Random())
+                if groups is None:
+                    await asyncio.to_thread(self.store.finish_tournament, name)
+                    log.info("tournament_finished", tournament=name, rounds=current)
+                    return
+                await asyncio.to_thread(self.store.add_round, name, current + 1, groups)
+                log.info("tournament_round", tournament=name, round=current + 1, tables=len(groups))
+
+    def _appoint(self, record: TournamentRecord, table_id: int, bots: list[str]) -> None:
+        if table_id in self._appointed:
+            return
+        self._appointed.add(table_id)
+        queue = QueueConfig(
+            record.queue,
+            Rules.from_dict(record.rules),
+            len(bots),
+            TimeControl(**record.time_control),
+            rated=False,
+        )
+
+        def over(runner: GameRunner) -> None:
+            self._appointed.discard(table_id)
+            if runner.reason == SHUTDOWN:  # cut short by a stop: the table is played again after the restart
+                return
+            task = asyncio.create_task(self._played(record.name, table_id, runner.game_id))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+        self.lobby.appoint(Appointment(queue, tuple(bots), over))
+
+    async def _played(self, name: str, table_id: int, game_id: str) -> None:
+        try:
+            await asyncio.to_thread(self.store.link_table, table_id, game_id)
+            await self.advance(name)
+        except Exception:
+            log.exception("tournament_advance_failed", tournament=name, table=table_id, game_id=game_id)
+
+
+def pure(record: TournamentRecord) -> tuple[Spec, list[Entrant], list[Table]]:
+    """A stored tournament as ``server.tournaments`` values (tables with a linked game are played)."""
+    spec = Spec(
+        record.format, record.table_size, Rules.from_dict(record.rules).player_counts(), record.rounds
+    )
+    entrants = [Entrant(e.name, e.seed, e.rating) for e in record.entrants]
+    tables = [
+        Table(t.round, tuple(t.bots), tuple(t.places) if t.places is not None else None)
+        for t in record.tables
+    ]
+    return spec, entrants, tables

@@ -1,0 +1,211 @@
+"""Challenges and tournaments over gRPC on both databases: issue 4, "Unranked challenges: ask for a match
+between named bots on a rule set, with a per-bot quota", "Round robin, Swiss and single elimination ...
+resumable after a restart", and the test list's "a tournament survives a restart mid-way"."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+
+import grpc
+import pytest
+from arena_support import QUEUE, Player, admin
+
+from conquest.v1 import arena_pb2, bot_pb2
+from engine import random_legal_action
+from server.tournaments import game_points
+from server.wire import action_to_pb, legal_from_pb
+
+RR = arena_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN
+
+
+async def _register(arena, *names: str) -> list[str]:  # type: ignore[no-untyped-def]
+    return [
+        (await arena.RegisterBot(arena_pb2.RegisterBotRequest(name=n), metadata=admin())).token for n in names
+    ]
+
+
+class Bot:
+    """A registered bot that stays connected and answers every request of every game it is seated in."""
+
+    def __init__(self, port: int, token: str, seed: int) -> None:
+        self.player = Player(port, token=token, seed=seed)
+        self.games: list[str] = []
+        self.task: asyncio.Task[None] | None = None
+
+    async def start(self) -> Bot:
+        assert (await self.player.connect()).WhichOneof("message") == "welcome"
+        self.task = asyncio.create_task(self._answer())
+        return self
+
+    async def _answer(self) -> None:
+        rng = random.Random(len(self.player.hello.token))
+        while (message := await self.player.call.read()) is not grpc.aio.EOF:
+            kind = message.WhichOneof("message")
+            if kind == "game_over":
+                self.games.append(message.game_over.game_id)
+            elif kind == "decision_request":
+                request = message.decision_request
+                legal = legal_from_pb(request.legal, request.observation.phase, request.observation.to_act)
+                decision = bot_pb2.Decision(
+                    game_id=request.game_id,
+                    request_id=request.request_id,
+                    action=action_to_pb(random_legal_action(legal, rng)),
+                )
+                self.player.outgoing.put_nowait(bot_pb2.ConnectRequest(decision=decision))
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
+                await self.task
+        await self.player.close()
+
+
+async def _until(condition, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
+    async with asyncio.timeout(timeout):
+        while not await condition():
+            await asyncio.sleep(0.1)
+
+
+async def test_challenge_plays_unrated_games_between_the_named_bots(start_arena) -> None:
+    """Issue 4: "Unranked challenges: ask for a match between named bots on a rule set": the bots' own token
+    may ask; the games start when both have a free slot, are recorded unrated and move no rating."""
+    server = await start_arena()
+    arena = server.arena()
+    tokens = await _register(arena, "alice", "bob", "carol")
+    bots = [await Bot(server.port, t, i).start() for i, t in enumerate(tokens[:2])]
+    try:
+        reply = await arena.CreateChallenge(
+            arena_pb2.CreateChallengeRequest(bots=["alice", "bob"], queue=QUEUE, games=2),
+            metadata=(("authorization", f"Bearer {tokens[0]}"),),
+        )
+        assert (reply.queue, reply.games) == (QUEUE, 2)
+
+        async def played() -> bool:
+            return all(len(b.games) == 2 for b in bots)
+
+        await _until(played)
+        games = (await arena.ListGames(arena_pb2.ListGamesRequest(bot="alice"))).games
+        assert len(games) == 2 and not any(g.rated for g in games)
+        assert all({s.name for s in g.seats} == {"alice", "bob"} for g in games)
+        board = await arena.GetLeaderboard(arena_pb2.GetLeaderboardRequest(queue=QUEUE))
+        assert list(board.standings) == []
+        # another bot's token may not challenge for them
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await arena.CreateChallenge(
+                arena_pb2.CreateChallengeRequest(bots=["alice", "bob"], queue=QUEUE),
+                metadata=(("authorization", f"Bearer {tokens[2]}"),),
+            )
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    finally:
+        for bot in bots:
+            await bot.stop()
+
+
+async def test_challenge_errors_name_the_bot_and_the_quota_reset(start_arena) -> None:
+    """Issue 4: "with a per-bot quota"; the brief: "bot not connected → FAILED_PRECONDITION with which bot;
+    quota exceeded → RESOURCE_EXHAUSTED with when it resets" (server.challenge_quota, default 20 a day)."""
+    server = await start_arena()
+    arena = server.arena()
+    tokens = await _register(arena, "alice", "bob")
+    alice = await Bot(server.port, tokens[0], 0).start()
+    try:
+        with pytest.raises(grpc.aio.AioRpcError) as offline:
+            await arena.CreateChallenge(
+                arena_pb2.CreateChallengeRequest(bots=["alice", "bob"], queue=QUEUE), metadata=admin()
+            )
+        assert offline.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert "bot 'bob' is not connected" in offline.value.details()
+        with pytest.raises(grpc.aio.AioRpcError) as unknown:
+            await arena.CreateChallenge(
+                arena_pb2.CreateChallengeRequest(bots=["alice", "zed"], queue=QUEUE), metadata=admin()
+            )
+        assert unknown.value.code() == grpc.StatusCode.NOT_FOUND and "zed" in unknown.value.details()
+        with pytest.raises(grpc.aio.AioRpcError) as both:
+            await arena.CreateChallenge(
+                arena_pb2.CreateChallengeRequest(bots=["alice", "bob"], queue=QUEUE, rules="classic"),
+                metadata=admin(),
+            )
+        assert (
+            both.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "either queue" in both.value.details()
+        )
+
+        bob = await Bot(server.port, tokens[1], 1).start()
+        try:
+            quota = server.lobby.config.challenge_quota
+            await arena.CreateChallenge(
+                arena_pb2.CreateChallengeRequest(bots=["alice", "bob"], queue=QUEUE, games=quota - 1),
+                metadata=admin(),
+            )
+            with pytest.raises(grpc.aio.AioRpcError) as exhausted:
+                await arena.CreateChallenge(
+                    arena_pb2.CreateChallengeRequest(bots=["bob", "alice"], queue=QUEUE, games=2),
+                    metadata=admin(),
+                )
+            assert exhausted.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            details = exhausted.value.details()
+            assert f"has used {quota - 1} of its {quota} challenge games per 1 day" in details
+            assert "leaves the window at" in details and "UTC" in details
+        finally:
+            await bob.stop()
+    finally:
+        await alice.stop()
+
+
+async def test_a_tournament_survives_a_restart_mid_way(start_arena) -> None:
+    """Issue 4 test list: "a tournament survives a restart mid-way" (both databases): a round robin of four
+    bots; after round 1 the server stops (round 2's games are cut short), a new server on the same database
+    carries on, round 1 is not replayed, and the standings are those of the recorded games."""
+    server = await start_arena()
+    arena = server.arena()
+    names = ["ann", "ben", "cy", "dee"]
+    tokens = await _register(arena, *names)
+    bots = [await Bot(server.port, t, i).start() for i, t in enumerate(tokens)]
+    created = await arena.CreateTournament(
+        arena_pb2.CreateTournamentRequest(name="cup", format=RR, bots=names, queue=QUEUE), metadata=admin()
+    )
+    assert created.tournament.current_round == 1 and len(created.tournament.rounds[0].tables) == 2
+
+    async def round_one_played() -> bool:
+        cup = (await arena.GetTournament(arena_pb2.GetTournamentRequest(name="cup"))).tournament
+        return all(t.game_id for t in cup.rounds[0].tables)
+
+    await _until(round_one_played)
+    before = (await arena.GetTournament(arena_pb2.GetTournamentRequest(name="cup"))).tournament
+    for bot in bots:
+        await bot.stop()
+    await server.stop()
+
+    restarted = await start_arena()
+    arena = restarted.arena()
+    bots = [await Bot(restarted.port, t, i).start() for i, t in enumerate(tokens)]
+    try:
+
+        async def finished() -> bool:
+            cup = (await arena.GetTournament(arena_pb2.GetTournamentRequest(name="cup"))).tournament
+            return cup.finished_at_ms > 0
+
+        await _until(finished, 120)
+    finally:
+        for bot in bots:
+            await bot.stop()
+    cup = (await arena.GetTournament(arena_pb2.GetTournamentRequest(name="cup"))).tournament
+    assert [len(r.tables) for r in cup.rounds] == [2, 2, 2]
+    assert list(cup.rounds[0].tables) == list(before.rounds[0].tables)  # round 1 was not replayed
+    pairs = [frozenset(t.bots) for r in cup.rounds for t in r.tables]
+    assert len(set(pairs)) == 6  # every pair met once
+    expected = dict.fromkeys(names, 0.0)
+    for table in (t for r in cup.rounds for t in r.tables):
+        game = (await arena.GetGame(arena_pb2.GetGameRequest(game_id=table.game_id))).game
+        assert not game.rated and game.reason != "server_shutdown"
+        places = [s.place for s in game.seats]
+        assert [s.name for s in game.seats] == list(table.bots) and places == list(table.places)
+        for seat, seat_result in enumerate(game.seats):
+            expected[seat_result.name] += game_points(places, seat)
+    assert {s.bot: s.score for s in cup.standings} == pytest.approx(expected)
+    scores = [s.score for s in cup.standings]
+    assert scores == sorted(scores, reverse=True) and sum(scores) == pytest.approx(6)
+    listed = (await arena.ListTournaments(arena_pb2.ListTournamentsRequest())).tournaments
+    assert [(t.name, t.entrants, t.finished_at_ms > 0) for t in listed] == [("cup", 4, True)]
