@@ -55,7 +55,9 @@ def test_compose_ports_volumes_and_files_line_up():
     server = _mounts("conquest")
     assert server["/etc/conquest/conquest.toml"] == "./conquest.toml"
     assert str(config.replay_dir) in server
-    assert f"{port_of(config.address)}:{port_of(config.address)}" in SERVICES["conquest"]["ports"]
+    published = SERVICES["conquest"]["ports"]
+    assert f"{port_of(config.address)}:{port_of(config.address)}" in published
+    assert f"{config.dashboard_port}:{config.dashboard_port}" in published  # issue 8: the web dashboard
     assert _mounts("prometheus")["/etc/prometheus/prometheus.yml"] == "./prometheus/prometheus.yml"
 
 

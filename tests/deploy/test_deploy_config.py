@@ -16,4 +16,5 @@ def test_the_image_config_parses_and_suits_a_container():
     assert config.log_format == "json"
     assert config.replay_dir == Path("/var/lib/conquest/replays")
     assert config.address == "[::]:50051" and config.metrics_port == 9100
+    assert config.dashboard_port == 8080  # docs/dashboard.md: the dashboard's default port
     assert {q.name for q in config.queues} >= {"classic-3", "classic-4", "classic-2"}

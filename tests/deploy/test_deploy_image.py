@@ -48,7 +48,7 @@ def test_runtime_stage_copies_the_virtualenv_and_runs_unprivileged():
     [user] = [i for i in runtime if i.startswith("USER ")]
     assert re.fullmatch(r"USER [1-9]\d*:[1-9]\d*", user)
     config = image_config()
-    assert f"EXPOSE {port_of(config.address)} {config.metrics_port}" in runtime
+    assert f"EXPOSE {port_of(config.address)} {config.metrics_port} {config.dashboard_port}" in runtime
     [check] = [i for i in runtime if i.startswith("HEALTHCHECK")]
     assert check.endswith(f'CMD ["conquest", "health", "--address", "localhost:{port_of(config.address)}"]')
     assert 'ENTRYPOINT ["conquest", "serve", "--config", "/etc/conquest/conquest.toml"]' in runtime

@@ -47,7 +47,11 @@ def test_probes_ask_grpc_health_and_outlast_the_drain():
     config = image_config()
     container = _container()
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
-    assert ports == {"grpc": port_of(config.address), "metrics": config.metrics_port}
+    assert ports == {
+        "grpc": port_of(config.address),
+        "metrics": config.metrics_port,
+        "dashboard": config.dashboard_port,
+    }
     readiness, liveness = container["readinessProbe"], container["livenessProbe"]
     assert readiness["grpc"]["port"] == liveness["grpc"]["port"] == ports["grpc"]
     assert readiness["failureThreshold"] == 1
@@ -109,7 +113,9 @@ def test_the_secret_holds_the_database_url_and_admin_token_for_the_pod():
     )
 
 
-def test_the_service_selects_the_pods_and_exposes_grpc_and_metrics():
+def test_the_service_selects_the_pods_and_exposes_grpc_metrics_and_the_dashboard():
+    """The Service publishes every container port (gRPC, /metrics, the web dashboard of issue 8) on the
+    port the server config gives it."""
     objects = manifests()
     service = objects["Service"]["spec"]
     labels = objects["Deployment"]["spec"]["template"]["metadata"]["labels"]
@@ -117,3 +123,5 @@ def test_the_service_selects_the_pods_and_exposes_grpc_and_metrics():
     assert objects["Deployment"]["spec"]["selector"]["matchLabels"].items() <= labels.items()
     container_ports = {p["name"] for p in _container()["ports"]}
     assert {p["targetPort"] for p in service["ports"]} == container_ports
+    by_name = {p["name"]: p["containerPort"] for p in _container()["ports"]}
+    assert {p["targetPort"]: p["port"] for p in service["ports"]} == by_name
