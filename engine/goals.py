@@ -6,7 +6,7 @@ state's flat lists (``headquarters``, ``missions``, ``eliminated_by``), so clone
 cover them. ``GameState`` calls a goal at four points: ``deal`` when the game starts, ``stage`` when the
 setup is over (a stage of decisions before the first turn), ``winner`` after every action once play has
 started and nothing is pending, and ``reveal`` when the game ends. A classic game has no goal object at
-all, so its hot path pays one ``is None`` test per action.
+all and applies actions through a handler table without the check, so it pays nothing for goals.
 """
 
 from __future__ import annotations
