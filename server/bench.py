@@ -463,8 +463,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--queues", nargs="+", default=["classic-4", "classic-2"], help="default queues to fill in run 1"
     )
-    parser.add_argument("--streams", type=int, default=16, help="bot streams in run 1 (default 16)")
-    parser.add_argument("--capacity", type=int, default=16, help="games per stream in run 1 (default 16)")
+    # Many bots with a few games each: the matchmaker caps how often two bots meet (server/pairing.py).
+    parser.add_argument("--streams", type=int, default=64, help="bot streams in run 1 (default 64)")
+    parser.add_argument("--capacity", type=int, default=4, help="games per stream in run 1 (default 4)")
     parser.add_argument("--turn-cap", type=int, default=20, help="turn cap of the bench queues (default 20)")
     args = parser.parse_args(argv)
     pin(CLIENT_CORE)

@@ -5,8 +5,9 @@ The server runs as in ``server.bench`` (its own process on ``SERVER_CORE``, no m
 INFO to a file, replays to a temporary directory) with one queue: a default queue, its deadlines unchanged,
 its turn cap lowered so the games end within minutes, and a limit of ``--games`` games seated in all.
 ``--clients`` client processes, all pinned to the other core, each hold a share of the bot streams
-(64 games per stream, the most a Hello may ask for); the streams join the queue before any game can
-start, so every game is seated at once and they all run side by side.
+(``STREAM_GAMES`` games per stream: enough distinct bots that the matchmaker's cap on how often two bots
+meet never holds a game back); all streams connect first and then join, so every game is seated at once
+and they all run side by side.
 
 Every bot sleeps a seeded random 50-200 ms before each Decision (the trivial ``first_choice`` policy),
 and records, per decision, its own reply time since the request arrived and the request's allowance
@@ -52,9 +53,9 @@ from server.bench import (
     serve_process,
 )
 from server.config import default_queues
-from server.session import MAX_CAPACITY
 
 THINK_S = (0.050, 0.200)
+STREAM_GAMES = 16
 LATE = "after its deadline"
 """What the server's DecisionRejected.reason says of a reply it judged late (server/runner.py)."""
 POLL_S = 0.5
@@ -97,14 +98,14 @@ class Bot:
         self.last: dict[str, tuple[int, float, int]] = {}
         """game id -> (request id, reply time in ms by the bot's clock, allowance in ms) of the last reply."""
         self.struck: dict[str, int] = {}
+        self.welcomed = asyncio.Event()
 
     async def run(self) -> None:
         async with channel(self.port) as chan:
             call = connect(chan)
             writer = asyncio.create_task(self._write(call))
-            hello = bot_pb2.Hello(name=self.name, capacity=MAX_CAPACITY, client_name="bench-capacity")
+            hello = bot_pb2.Hello(name=self.name, capacity=STREAM_GAMES, client_name="bench-capacity")
             self.outbox.put_nowait(bot_pb2.ConnectRequest(hello=hello))
-            self.outbox.put_nowait(bot_pb2.ConnectRequest(join_queue=bot_pb2.JoinQueue(queue=self.queue)))
             try:
                 while (raw := await call.read()) is not grpc.aio.EOF:
                     assert isinstance(raw, bytes)
@@ -112,6 +113,9 @@ class Bot:
                         self._receive(bot_pb2.ConnectResponse.FromString(raw))
             finally:
                 writer.cancel()
+
+    def join(self) -> None:
+        self.outbox.put_nowait(bot_pb2.ConnectRequest(join_queue=bot_pb2.JoinQueue(queue=self.queue)))
 
     async def _write(self, call: Any) -> None:
         while True:
@@ -141,6 +145,8 @@ class Bot:
                 tally.late_in_time += 1
             else:
                 tally.late_over_time += 1
+        elif kind == "welcome":
+            self.welcomed.set()
         elif kind == "game_started":
             tally.started.setdefault(message.game_started.game_id, time.monotonic())
         elif kind == "game_over":
@@ -175,13 +181,16 @@ def client_process(
     overs: Any,
     expected_overs: int,
     limit_s: float,
+    connected: Any,
     results: Any,
 ) -> None:
     """``streams`` bots in one asyncio loop until ``expected_overs`` GameOvers were seen by all clients
-    together (``overs``: a shared counter) or ``limit_s`` passed; puts its Tally on ``results``."""
+    together (``overs``: a shared counter) or ``limit_s`` passed; puts its Tally on ``results``. The bots
+    join the queue once every client's bots are connected (``connected``: a barrier), so that all games
+    are seated at once."""
     pin(CLIENT_CORE)
     tally = Tally()
-    asyncio.run(_client(index, port, streams, queue, overs, expected_overs, limit_s, tally))
+    asyncio.run(_client(index, port, streams, queue, overs, expected_overs, limit_s, connected, tally))
     tally.cpu_s = time.process_time()
     results.put(tally)
 
@@ -194,6 +203,7 @@ async def _client(
     overs: Any,
     expected_overs: int,
     limit_s: float,
+    connected: Any,
     tally: Tally,
 ) -> None:
     bots = [Bot(port, f"cap-{index}-{i}", queue, index * 1000 + i, tally) for i in range(streams)]
@@ -201,6 +211,10 @@ async def _client(
     counted = 0
     give_up = time.monotonic() + limit_s
     try:
+        await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 60)
+        await asyncio.to_thread(connected.wait, 60)
+        for bot in bots:
+            bot.join()
         while time.monotonic() < give_up:
             await asyncio.sleep(POLL_S)
             failed = [t for t in tasks if t.done()]
@@ -219,8 +233,9 @@ async def _client(
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def peak_concurrency(tallies: list[Tally]) -> int:
-    """The most games under way at once (from the first GameStarted to the last GameOver of each game)."""
+def concurrency(tallies: list[Tally]) -> tuple[int, float]:
+    """The most games under way at once (from the first GameStarted to the last GameOver of each game),
+    and the seconds from the first game's start to the last game's."""
     spans: dict[str, list[float]] = {}
     for tally in tallies:
         for game_id, at in tally.started.items():
@@ -234,7 +249,8 @@ def peak_concurrency(tallies: list[Tally]) -> int:
     for _, step in moments:
         running += step
         peak = max(peak, running)
-    return peak
+    starts = [start for start, _ in spans.values()]
+    return peak, max(starts) - min(starts)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -252,12 +268,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     games = 100 if args.quick else args.games
     players = next(q.players for q in default_queues() if q.name == args.queue)
-    streams = math.ceil(games * players / MAX_CAPACITY / args.clients) * args.clients
+    streams = math.ceil(games * players / STREAM_GAMES / args.clients) * args.clients
     print(
         f"capacity run: CPython {sys.version.split()[0]}, {os.cpu_count()} cores, server on core "
         f"{SERVER_CORE}, "
         f"{args.clients} client processes on core {CLIENT_CORE}; {games} games of {args.queue} (turn cap "
-        f"{args.turn_cap}), {streams} bot streams of {MAX_CAPACITY} games; think {THINK_S[0] * 1000:.0f}-"
+        f"{args.turn_cap}), {streams} bot streams of {STREAM_GAMES} games; think {THINK_S[0] * 1000:.0f}-"
         f"{THINK_S[1] * 1000:.0f} ms; load average {os.getloadavg()[0]:.2f} at start",
         flush=True,
     )
@@ -272,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
             began = time.monotonic()
             overs = SPAWN.Value("i", 0)
             results = SPAWN.Queue()
+            connected = SPAWN.Barrier(args.clients)
             clients = [
                 SPAWN.Process(
                     target=client_process,
@@ -283,6 +300,7 @@ def main(argv: list[str] | None = None) -> int:
                         overs,
                         games * players,
                         args.limit,
+                        connected,
                         results,
                     ),
                 )
@@ -323,7 +341,8 @@ def report(
         reasons[reason] = reasons.get(reason, 0) + 1
     how = ", ".join(f"{n} {r}" for r, n in sorted(reasons.items()))
     print(f"completed games: {len(ended)} of {games} ({how})")
-    print(f"peak concurrent games: {peak_concurrency(tallies)}")
+    peak, seating_s = concurrency(tallies)
+    print(f"peak concurrent games: {peak} (all games seated within {seating_s:.1f} s)")
     print(
         f"decisions: {decisions} in {wall:.1f} s = {decisions / wall:.0f}/s "
         f"({decisions / max(1, len(ended)):.0f} per game)"
