@@ -32,7 +32,8 @@ class Observation:
     trades_done: int
     next_trade_value: int
     reinforcements: int
-    """Armies still to place this turn (only meaningful to the seat whose turn it is)."""
+    """Armies still to place this turn (only meaningful to the seat whose turn it is); in ALLIED_REINFORCE
+    the Allied Army's armies still to place."""
     statuses: tuple[PlayerStatus, ...]
     pending_attack: tuple[int, int, int] | None
     """(source, target, attacker dice) while a defence choice is owed."""
