@@ -233,7 +233,12 @@ def action_to_pb(action: Action) -> pb.Action:
         return pb.Action(trade_cards=pb.TradeCardsAction(cards=action.cards, bonus_territory=bonus))
     if isinstance(action, ChooseDefence):
         return pb.Action(choose_defence=pb.ChooseDefenceAction(dice=action.dice))
-    return pb.Action(claim=pb.ClaimAction(territory=action.territory))
+    if isinstance(action, Claim):
+        return pb.Action(claim=pb.ClaimAction(territory=action.territory))
+    # An engine action the protocol cannot carry yet (e.g. the Capital preset's ChooseHeadquarters).
+    raise ValueError(
+        f"{type(action).__name__} has no protocol message yet; bot.proto/game.proto must add one"
+    )
 
 
 def event_to_pb(event: ev.Event, sequence: int) -> pb.GameEvent:
