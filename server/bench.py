@@ -10,6 +10,8 @@ Runs, each a fixed number of decisions (messages) after a fixed warm-up:
 
 1. games, per queue of ``--queues``: ``--streams`` bots with ``--capacity`` games each fill a default queue
    whose turn cap is lowered (``--turn-cap``) so games end and new ones are seated; every seat is a bot.
+   The matchmaker's cap on repeated pairings is off: pairing is not under test, and it would hold games
+   back between so few bots.
 2. echo, after each games run: a grpc.aio bidi stream on raw bytes, in its own process on the same core,
    answering every message with a pre-built payload of that run's mean DecisionRequest size; the same
    number of streams, each with as many messages in flight as the run had games per stream, each message
@@ -50,9 +52,12 @@ import grpc
 
 from conquest.v1 import bot_pb2, game_pb2
 from engine import preset
-from server.app import build_lobby, create_server
+from server.app import create_server
 from server.config import QueueConfig, ServerConfig, default_queues
+from server.lobby import Lobby
 from server.logs import configure_logging
+from server.pairing import LADDER
+from server.replays import DirectoryReplayWriter
 
 SERVER_CORE = 0
 CLIENT_CORE = 1
@@ -103,6 +108,8 @@ class ServerSpec:
     house_opponents: tuple[str, ...] = ()
     games: int | None = None
     """Seat at most this many games (None: no limit)."""
+    pair_cap: int = LADDER.pair_cap
+    """The matchmaker's cap on how often two bots meet (0: none, so a throughput run never waits on it)."""
 
 
 def serve_process(spec: ServerSpec, log_path: str, replay_dir: str, ready: Any) -> None:
@@ -120,7 +127,8 @@ async def _serve(spec: ServerSpec, replay_dir: Path, ready: Any) -> None:
     config = ServerConfig(
         address="127.0.0.1:0", replay_dir=replay_dir, metrics_port=0, database_url="", queues=(queue,)
     )
-    lobby = build_lobby(config, None)
+    policy = dataclasses.replace(LADDER, pair_cap=spec.pair_cap)
+    lobby = Lobby(config, DirectoryReplayWriter(replay_dir), policy=policy)  # build_lobby without a store
     lobby.games_left = spec.games
     server, port = create_server(config, config.address, lobby)
     stop = asyncio.Event()
@@ -463,7 +471,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--queues", nargs="+", default=["classic-4", "classic-2"], help="default queues to fill in run 1"
     )
-    # Many bots with a few games each: the matchmaker caps how often two bots meet (server/pairing.py).
     parser.add_argument("--streams", type=int, default=64, help="bot streams in run 1 (default 64)")
     parser.add_argument("--capacity", type=int, default=4, help="games per stream in run 1 (default 4)")
     parser.add_argument("--turn-cap", type=int, default=20, help="turn cap of the bench queues (default 20)")
@@ -483,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
         workdir = Path(tmp)
         for queue in args.queues:
             players = next(q.players for q in default_queues() if q.name == queue)
-            spec = ServerSpec(queue, args.turn_cap)
+            spec = ServerSpec(queue, args.turn_cap, pair_cap=0)
             games = game_run(spec, args.streams, args.capacity, warmup, measured, workdir)
             in_flight = max(1, args.capacity // players)
             answers = round(games["answers"])
