@@ -114,7 +114,7 @@ class TournamentDirector:
         self.lobby = lobby
         self.store = store
         self._appointed: set[int] = set()
-        """Tournament table ids waiting in the lobby or being played."""
+        """Tournament table ids waiting in the lobby, being played, or whose game is being linked."""
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -215,8 +215,8 @@ class TournamentDirector:
         )
 
         def over(runner: GameRunner) -> None:
-            self._appointed.discard(table_id)
             if runner.reason == SHUTDOWN:  # cut short by a stop: the table is played again after the restart
+                self._appointed.discard(table_id)
                 return
             task = asyncio.create_task(self._played(record.name, table_id, runner.game_id))
             self._tasks.add(task)
@@ -226,7 +226,10 @@ class TournamentDirector:
 
     async def _played(self, name: str, table_id: int, game_id: str) -> None:
         try:
-            await asyncio.to_thread(self.store.link_table, table_id, game_id)
+            try:
+                await asyncio.to_thread(self.store.link_table, table_id, game_id)
+            finally:  # only now: another table's advance in between must not seat this one again
+                self._appointed.discard(table_id)
             await self.advance(name)
         except Exception:
             log.exception("tournament_advance_failed", tournament=name, table=table_id, game_id=game_id)
