@@ -229,9 +229,9 @@ class Arena:
             raise InvalidInputError(
                 f"ListGamesRequest.limit = {limit}: use 1 to {MAX_GAMES}, or 0 for {DEFAULT_GAMES}"
             )
-        if queue:
-            self._check_queue(queue)
         games = self.store.games(queue=queue or None, bot=bot or None, limit=limit or DEFAULT_GAMES)
+        if queue and not games:  # unrated queues (tournaments, challenges) are known by their games
+            self._check_queue(queue)
         return arena_pb2.ListGamesResponse(games=[_game(g) for g in games])
 
     def game(self, game_id: str) -> arena_pb2.GetGameResponse:
@@ -294,8 +294,12 @@ class Arena:
             raise
 
     def _check_queue(self, queue: str) -> None:
-        if queue not in self.lobby.queues and queue not in self.store.queues():
-            known = sorted(set(self.lobby.queues) | set(self.store.queues()))
+        """Raises NotFoundError unless ``queue`` is configured, has ratings or is a tournament's."""
+        if queue in self.lobby.queues or queue in self.store.queues():
+            return
+        tournaments = {r.queue for r in self.store.tournaments()}
+        if queue not in tournaments:
+            known = sorted(set(self.lobby.queues) | set(self.store.queues()) | tournaments)
             raise NotFoundError(f"no queue {queue!r}; queues: {', '.join(known)}")
 
     # ------------------------------------------------------------------ challenges, tournaments (event loop)

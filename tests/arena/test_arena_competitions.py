@@ -209,3 +209,8 @@ async def test_a_tournament_survives_a_restart_mid_way(start_arena) -> None:
     assert scores == sorted(scores, reverse=True) and sum(scores) == pytest.approx(6)
     listed = (await arena.ListTournaments(arena_pb2.ListTournamentsRequest())).tournaments
     assert [(t.name, t.entrants, t.finished_at_ms > 0) for t in listed] == [("cup", 4, True)]
+    # ListGames filters by the tournament's own (unrated, unconfigured) queue (issue 8: games "with filters
+    # (queue, bot, tournament)"); games the restart cut short or left unlinked are in it too
+    recorded = (await arena.ListGames(arena_pb2.ListGamesRequest(queue=cup.queue, limit=100))).games
+    assert {t.game_id for r in cup.rounds for t in r.tables} <= {g.game_id for g in recorded}
+    assert {g.queue for g in recorded} == {"tournament-cup"}
