@@ -5,8 +5,9 @@ dashboard shows exactly what the Arena API returns (its protobuf answers as JSON
 ``Arena.watch_live``: the spectator stream of WatchGame (public events only, every hidden card -1), sent
 to the browser as server-sent events. The pages are plain files in ``server/web/static`` (no build step).
 
-JSON endpoints (docs/dashboard.md): ``/api/queues``, ``/api/leaderboard?queue=``, ``/api/games?queue=&bot=``,
-``/api/games/<id>``, ``/api/games/<id>/replay``, ``/api/games/<id>/watch`` (SSE), ``/api/bots/<name>``,
+JSON endpoints (docs/dashboard.md): ``/api/queues``, ``/api/leaderboard?queue=``,
+``/api/games?queue=&bot=&tournament=``, ``/api/games/<id>``, ``/api/games/<id>/replay``,
+``/api/games/<id>/watch`` (SSE), ``/api/bots/<name>``, ``/api/tournaments``, ``/api/tournaments/<name>``,
 ``/api/odds?attackers=&defenders=&dice=&repeat_until=``.
 """
 
@@ -87,6 +88,8 @@ class Dashboard:
                 Route("/api/games/{game_id}/replay", self.replay),
                 Route("/api/games/{game_id}/watch", self.watch),
                 Route("/api/bots/{name}", self.bot),
+                Route("/api/tournaments", self.tournaments),
+                Route("/api/tournaments/{name}", self.tournament),
                 Route("/api/odds", self.odds),
                 Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
             ],
@@ -128,20 +131,34 @@ class Dashboard:
         return board
 
     async def games(self, request: Request) -> Response:
+        """Live and finished games, filtered by queue, bot and tournament (a tournament's games are those
+        of its queue, ``tournament-<name>``)."""
         queue = request.query_params.get("queue", "")
         bot = request.query_params.get("bot", "")
+        tournament = request.query_params.get("tournament", "")
         try:
             limit = _number(request, "limit", 50, 1, MAX_GAMES)
-            live = as_json(self.arena.live_games(queue))["games"]  # lobby state: on the event loop
+            if tournament:
+                if queue:
+                    raise InvalidInputError(
+                        f"queue {queue!r} and tournament {tournament!r} both given: a tournament's games "
+                        "have a queue of their own; filter by one of them"
+                    )
+                queue = (await asyncio.to_thread(self.arena.tournament, tournament)).tournament.queue
+            finished = await asyncio.to_thread(self.arena.list_games, queue, bot, limit)  # checks the queue
         except StorageError as error:
             return _error(error)
-        if bot:
-            live = [g for g in live if any(p["name"] == bot for p in g["players"])]
-        try:
-            finished = await asyncio.to_thread(self.arena.list_games, queue, bot, limit)
-        except StorageError as error:
-            return _error(error)
+        live = [  # every queue's live games, so unconfigured ones (tournaments, challenges) filter too
+            g
+            for g in self._live_games()
+            if (not queue or g["queue"] == queue) and (not bot or any(p["name"] == bot for p in g["players"]))
+        ]
         return JSONResponse({"live": live, "games": as_json(finished)["games"]})
+
+    def _live_games(self) -> list[dict[str, Any]]:
+        """Every game being played (lobby state: call on the event loop)."""
+        games: list[dict[str, Any]] = as_json(self.arena.live_games(""))["games"]
+        return games
 
     async def game(self, request: Request) -> Response:
         return await self._answer(self.arena.game, request.path_params["game_id"])
@@ -215,6 +232,29 @@ class Dashboard:
             "games": games[:30],
             "latency": None,  # the server keeps no per-bot decision times yet (docs/dashboard.md)
         }
+
+    async def tournaments(self, request: Request) -> Response:
+        return await self._answer(self.arena.tournaments)
+
+    async def tournament(self, request: Request) -> Response:
+        """GetTournament's answer; each unplayed table also gets ``live_game_id``, the game its bots are
+        playing now in the tournament's queue (a table is linked to its game only once it is recorded)."""
+        try:
+            found = await asyncio.to_thread(self.arena.tournament, request.path_params["name"])
+        except StorageError as error:
+            return _error(error)
+        answer = as_json(found)
+        queue = answer["tournament"]["queue"]
+        playing = {
+            frozenset(p["name"] for p in g["players"]): g["game_id"]
+            for g in self._live_games()
+            if g["queue"] == queue
+        }
+        for round_ in answer["tournament"]["rounds"]:
+            for table in round_["tables"]:
+                if not table["game_id"] and len(table["bots"]) > 1:
+                    table["live_game_id"] = playing.get(frozenset(table["bots"]), "")
+        return JSONResponse(answer)
 
     async def odds(self, request: Request) -> Response:
         try:

@@ -10,6 +10,7 @@ the browser watches it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -18,10 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 from playwright.async_api import Browser, Page, async_playwright
 from raw_client import RawBot
 
+from conquest.v1 import arena_pb2, arena_pb2_grpc
 from engine import Attack, preset
 from engine.events import Drew
 from engine.replay import Replay, simulate
@@ -232,4 +235,70 @@ async def test_the_rendered_page_works_from_a_file(site: Site, browser: Browser,
         final.apply(action)
     await page.keyboard.press("End")
     assert await board(page) == (list(final.owner), list(final.armies))
+    assert errors == []
+
+
+async def _keep_playing(bot: RawBot, rng: random.Random) -> None:
+    """Answer every decision of every game the bot is seated in (tournament tables), until cancelled."""
+    while True:
+        with contextlib.suppress(TimeoutError):
+            await bot.play_until_over(rng)
+
+
+async def test_a_tournament_page_shows_standings_rounds_and_the_bracket(site: Site, browser: Browser) -> None:
+    """Issue 8: "Tournaments: standings, rounds, brackets" and "Games: live and finished games with filters
+    (queue, bot, tournament)"; "pages load with no console errors". A single elimination of four
+    registered bots, created through the ArenaService: once its three games are played, the page shows
+    GetTournament's standings, every round's tables with links to their replays, and a bracket whose
+    champion is the bot ranked first."""
+    names = ["ann", "ben", "cy", "dee"]
+    bots = [RawBot(site.port) for _ in names]
+    for bot, name in zip(bots, names, strict=True):
+        await bot.hello(name, token=site.store.register_bot(name, admin_token=ADMIN).token)
+    players = [asyncio.create_task(_keep_playing(b, random.Random(i))) for i, b in enumerate(bots)]
+    channel = grpc.aio.insecure_channel(f"localhost:{site.port}")
+    arena = arena_pb2_grpc.ArenaServiceStub(channel)
+    try:
+        await arena.CreateTournament(
+            arena_pb2.CreateTournamentRequest(
+                name="cup",
+                format=arena_pb2.TOURNAMENT_FORMAT_SINGLE_ELIMINATION,
+                bots=names,
+                queue="classic-2",
+            ),
+            metadata=(("authorization", f"Bearer {ADMIN}"),),
+        )
+        page, errors = await open_page(browser, f"{site.url}#/tournament/cup")
+        await page.wait_for_selector("main[data-finished='1']", timeout=120_000)
+        cup = (await arena.GetTournament(arena_pb2.GetTournamentRequest(name="cup"))).tournament
+    finally:
+        for task in players:
+            task.cancel()
+        for bot in bots:
+            await bot.close()
+        await channel.close()
+    assert [len(r.tables) for r in cup.rounds] == [2, 1]
+    rows = page.locator(".standings tbody tr")
+    assert await rows.count() == 4
+    shown = [
+        (await rows.nth(i).get_attribute("data-bot"), float(await rows.nth(i).locator(".score").inner_text()))
+        for i in range(4)
+    ]
+    assert shown == [(s.bot, pytest.approx(s.score, abs=0.005)) for s in cup.standings]
+    game_ids = {t.game_id for r in cup.rounds for t in r.tables}
+    links = await page.eval_on_selector_all(".round a[href^='#/game/']", "as => as.map(a => a.hash)")
+    assert {link.removeprefix("#/game/") for link in links} == game_ids
+    assert await page.locator(".bracket .match").count() == 3
+    champion = page.locator(".bracket .entrant.champion a")
+    assert await champion.count() == 1 and await champion.inner_text() == cup.standings[0].bot
+
+    await page.goto(f"{site.url}#/tournaments")
+    await page.wait_for_selector(".tournaments tbody tr")
+    assert "cup" in await page.locator(".tournaments").inner_text()
+    await page.goto(f"{site.url}#/games?tournament=cup")
+    await page.wait_for_selector(".finished-games tbody tr")
+    listed = await page.eval_on_selector_all(
+        ".finished-games a[href^='#/game/']", "as => as.map(a => a.hash)"
+    )
+    assert {link.removeprefix("#/game/") for link in listed} == game_ids  # not the rated game of the fixture
     assert errors == []

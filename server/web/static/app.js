@@ -52,14 +52,17 @@
 
   // ---------------------------------------------------------------- games with filters
   async function games(params) {
-    const { queues } = await api("/api/queues");
+    const [{ queues }, { tournaments }] = await Promise.all([api("/api/queues"), api("/api/tournaments").catch(() => ({ tournaments: [] }))]);
     const queue = params.get("queue") || "";
     const bot = params.get("bot") || "";
+    const tournament = params.get("tournament") || "";
+    const tournamentQueues = new Set(tournaments.map((t) => t.queue));
     view.innerHTML = `<h2>Games</h2>
       <form class="filters"><label>queue <select name="queue"><option value="">all</option>
-        ${queues.map((q) => `<option ${q === queue ? "selected" : ""}>${esc(q)}</option>`).join("")}</select></label>
-        <label>bot <input name="bot" value="${esc(bot)}" placeholder="any"></label><button>filter</button>
-        <span class="muted">(tournaments: not on this server yet)</span></form>
+        ${queues.filter((q) => !tournamentQueues.has(q)).map((q) => `<option ${q === queue ? "selected" : ""}>${esc(q)}</option>`).join("")}</select></label>
+        <label>tournament <select name="tournament"><option value="">any</option>
+        ${tournaments.map((t) => `<option ${t.name === tournament ? "selected" : ""}>${esc(t.name)}</option>`).join("")}</select></label>
+        <label>bot <input name="bot" value="${esc(bot)}" placeholder="any"></label><button>filter</button></form>
       <div class="lists"></div>`;
     view.querySelector("form").addEventListener("submit", (e) => {
       e.preventDefault();
@@ -67,7 +70,7 @@
       location.hash = `#/games?${new URLSearchParams([...form].filter(([, v]) => v))}`;
     });
     async function refresh() {
-      const data = await api(`/api/games?${new URLSearchParams({ queue, bot })}`);
+      const data = await api(`/api/games?${new URLSearchParams({ queue, bot, tournament })}`);
       view.querySelector(".lists").innerHTML = `
         <h3>Live <span class="badge">${data.live.length}</span></h3>
         ${data.live.length ? `<table class="live-games"><thead><tr><th>game</th><th>queue</th><th class="num">turn</th><th>players</th><th>started</th></tr></thead><tbody>
@@ -191,6 +194,79 @@
         ${data.games.map((g) => `<tr><td>${gameLink(g.game_id)}</td><td>${esc(g.queue)}</td><td>${when(g.finished_at_ms)}</td><td>${seatsCell(g.seats)}</td></tr>`).join("")}</tbody></table>`;
   }
 
+  // ---------------------------------------------------------------- tournaments (docs/tournaments.md)
+  const FORMATS = { TOURNAMENT_FORMAT_ROUND_ROBIN: "round robin", TOURNAMENT_FORMAT_SWISS: "Swiss", TOURNAMENT_FORMAT_SINGLE_ELIMINATION: "single elimination" };
+  const tournamentLink = (name) => `<a href="#/tournament/${encodeURIComponent(name)}">${esc(name)}</a>`;
+  const progress = (t) => (Number(t.finished_at_ms) ? `finished ${when(t.finished_at_ms)}` : `round ${t.current_round} being played`);
+
+  async function tournaments() {
+    view.innerHTML = `<h2>Tournaments</h2><div class="tournament-list"></div>`;
+    async function refresh() {
+      const data = await api("/api/tournaments");
+      view.querySelector(".tournament-list").innerHTML = data.tournaments.length ? `<table class="tournaments"><thead><tr><th>tournament</th><th>format</th>
+        <th>rules</th><th class="num">seats</th><th class="num">entrants</th><th>created</th><th>state</th></tr></thead><tbody>
+        ${data.tournaments.map((t) => `<tr><td>${tournamentLink(t.name)}</td><td>${FORMATS[t.format] || esc(t.format)}</td><td>${esc(t.rules)}</td>
+          <td class="num">${t.table_size}</td><td class="num">${t.entrants}</td><td>${when(t.created_at_ms)}</td><td>${progress(t)}</td></tr>`).join("")}
+        </tbody></table>` : `<p class="muted">No tournaments yet (conquest tournament create, docs/tournaments.md).</p>`;
+    }
+    await refresh();
+    const timer = setInterval(() => refresh().catch(() => {}), 5000);
+    leave = () => clearInterval(timer);
+  }
+
+  // A table's seats with their places (best first once played), and its game: the replay, the live game, or why there is none.
+  function tableCells(table) {
+    if (table.bots.length === 1) return { seats: botLink(table.bots[0]), game: `<span class="muted">bye</span>` };
+    const order = table.bots.map((name, seat) => ({ name, place: table.places[seat] })).sort((a, b) => (a.place || 0) - (b.place || 0));
+    const seats = order.map((s) => `${botLink(s.name)}${s.place ? ` <span class="place">#${s.place}</span>` : ""}`).join(", ");
+    const game = table.game_id ? gameLink(table.game_id, "replay")
+      : table.live_game_id ? `<span class="badge live">LIVE</span> ${gameLink(table.live_game_id, "watch")}` : `<span class="muted">waiting for its bots</span>`;
+    return { seats, game };
+  }
+
+  // Single elimination: one column per round; at a played table, whoever was not knocked out in that round went on.
+  function bracket(t) {
+    const out = new Map(t.standings.map((s) => [s.bot, s.eliminated_in]));
+    const done = Number(t.finished_at_ms) > 0;
+    return `<div class="bracket">${t.rounds.map((r) => `<div class="bracket-round"><h4>Round ${r.round}</h4>
+      ${r.tables.map((table) => {
+        const played = table.bots.length === 1 || table.game_id;
+        return `<div class="match" data-round="${r.round}" data-table="${table.number}">${table.bots.map((name, seat) => {
+          const on = played && out.get(name) !== r.round;
+          const champion = done && on && r.round === t.rounds.length;
+          return `<div class="entrant${on ? " advanced" : ""}${played && !on ? " out" : ""}${champion ? " champion" : ""}">${botLink(name)}
+            ${table.places[seat] ? `<span class="place">#${table.places[seat]}</span>` : table.bots.length === 1 ? `<span class="place">bye</span>` : ""}</div>`;
+        }).join("")}${table.game_id ? `<div class="match-game">${gameLink(table.game_id, "replay")}</div>` : table.live_game_id ? `<div class="match-game">${gameLink(table.live_game_id, "watch live")}</div>` : ""}</div>`;
+      }).join("")}</div>`).join("")}</div>`;
+  }
+
+  async function tournament(name) {
+    view.innerHTML = `<p class="muted">Loading tournament ${esc(name)}…</p>`;
+    async function refresh() {
+      const { tournament: t } = await api(`/api/tournaments/${encodeURIComponent(name)}`);
+      const elimination = t.format === "TOURNAMENT_FORMAT_SINGLE_ELIMINATION";
+      view.innerHTML = `<h2>${esc(t.name)}</h2>
+        <p class="muted">${FORMATS[t.format] || esc(t.format)} · rules ${esc(t.rules)} · tables of ${t.table_size} · ${t.entrants} entrants
+          ${t.planned_rounds ? ` · ${t.planned_rounds} rounds` : ""} · ${progress(t)} · <a href="#/games?tournament=${encodeURIComponent(t.name)}">its games</a></p>
+        <h3>Standings</h3><p class="muted">Ranked by ${elimination ? "the round reached, then " : ""}score, then Buchholz, head-to-head and starting rating (docs/tournaments.md).</p>
+        <table class="standings"><thead><tr><th class="num">rank</th><th>bot</th><th class="num">seed</th><th class="num">score</th><th class="num">games</th>
+          <th class="num">byes</th><th class="num">Buchholz</th><th class="num">head-to-head</th><th class="num">rating</th>${elimination ? `<th>knocked out</th>` : ""}</tr></thead><tbody>
+        ${t.standings.map((s) => `<tr data-bot="${esc(s.bot)}"><td class="num">${s.rank}</td><td>${botLink(s.bot)}</td><td class="num">${s.seed}</td><td class="num score">${fmt(s.score)}</td>
+          <td class="num">${s.games}</td><td class="num">${s.byes}</td><td class="num">${fmt(s.buchholz)}</td><td class="num">${fmt(s.head_to_head)}</td>
+          <td class="num">${fmt(s.rating)}</td>${elimination ? `<td>${s.eliminated_in ? `round ${s.eliminated_in}` : Number(t.finished_at_ms) ? "winner" : "still in"}</td>` : ""}</tr>`).join("")}</tbody></table>
+        ${elimination ? `<h3>Bracket</h3>${bracket(t)}` : ""}
+        <h3>Rounds</h3>${t.rounds.map((r) => `<section class="round" data-round="${r.round}"><h4>Round ${r.round}</h4>
+          <table><thead><tr><th class="num">table</th><th>seats (place)</th><th>game</th></tr></thead><tbody>
+          ${r.tables.map((table) => { const c = tableCells(table); return `<tr><td class="num">${table.number}</td><td>${c.seats}</td><td>${c.game}</td></tr>`; }).join("")}
+          </tbody></table></section>`).join("")}`;
+      view.dataset.finished = Number(t.finished_at_ms) ? "1" : "0";
+      return Number(t.finished_at_ms) > 0;
+    }
+    if (await refresh()) return;
+    const timer = setInterval(() => refresh().then((over) => over && clearInterval(timer)).catch(() => {}), 3000);
+    leave = () => clearInterval(timer);
+  }
+
   // ---------------------------------------------------------------- the odds calculator
   function odds() {
     view.innerHTML = `<h2>Exact battle odds</h2><p class="muted">Computed exactly from the dice rules (engine/odds.py), not simulated.</p>
@@ -221,6 +297,8 @@
       if (parts[0] === "games") await games(params);
       else if (parts[0] === "game" && parts[1]) game(parts[1]);
       else if (parts[0] === "bot" && parts[1]) await bot(parts[1]);
+      else if (parts[0] === "tournaments") await tournaments();
+      else if (parts[0] === "tournament" && parts[1]) await tournament(parts[1]);
       else if (parts[0] === "odds") odds();
       else await leaderboards();
     } catch (error) {
