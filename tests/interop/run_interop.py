@@ -37,11 +37,18 @@ FINISHED = {"conquest", "turn_cap"}
 BAD_EVENTS = {"decision_rejected", "decision_timeout", "seat_forfeited"}
 # Generous clocks: this checks correctness on a busy 2-core machine, not speed. Defenders choose their
 # dice so PHASE_DEFEND is exercised; the melee's connected free moves and turn cap bound the game.
-DUEL = """
+# Each kit has its own queues, so every game it plays has Python bots in its other seats, and no kit
+# waits on another (a shared melee could fill with kits alone, or starve once the other kits are done).
+KIT_QUEUES = """
 [queues.duel-{kit}]
 rules = "classic_two_player"
 players = 2
 rules_options = {{ defender_dice = "choose" }}
+
+[queues.melee-{kit}]
+rules = "classic"
+players = 4
+rules_options = {{ defender_dice = "choose", fortify = "connected", turn_cap = 200 }}
 """
 CONFIG = """
 [server]
@@ -55,11 +62,6 @@ dashboard_port = 0
 decision_ms = 5000
 first_decision_ms = 10000
 initial_timebank_ms = 30000
-
-[queues.melee]
-rules = "classic"
-players = {melee_players}
-rules_options = {{ defender_dice = "choose", fortify = "connected", turn_cap = 200 }}
 """
 
 
@@ -144,11 +146,8 @@ async def play(runs: list[KitRun], work: Path, timeout: float) -> list[str]:
     port = free_port()
     replays = work / "replays"
     config = work / "interop.toml"
-    kits_played = sorted({r.kit for r in runs})
-    duels = "".join(DUEL.format(kit=kit) for kit in kits_played)
-    # One seat more than there are kits, so every melee game holds a Python bot (classic: 3-6 seats).
-    melee_players = min(max(len(kits_played) + 1, 4), 6)
-    config.write_text(CONFIG.format(port=port, replays=replays, melee_players=melee_players) + duels)
+    kit_queues = "".join(KIT_QUEUES.format(kit=kit) for kit in sorted({r.kit for r in runs}))
+    config.write_text(CONFIG.format(port=port, replays=replays) + kit_queues)
     server_log = work / "server.log"
     server = await spawn(
         [str(PYTHON), "-m", "server.cli", "serve", "--config", str(config), "--log-format", "json"],
@@ -166,14 +165,17 @@ async def play(runs: list[KitRun], work: Path, timeout: float) -> list[str]:
             await asyncio.sleep(0.1)
         address = f"127.0.0.1:{port}"
         duels = sorted({r.queue for r in runs if r.queue.startswith("duel")})
+        melees = sorted({r.queue for r in runs if r.queue.startswith("melee")})
+        # Capacity for every game the kits can ask for at once (two per kit process).
+        capacity = f"--capacity={min(64, 2 * len(runs))}"
         for bot, queues in (
-            ("aggressive", [*duels, "melee"]),
-            ("strategist", ["melee"]),
-            ("random_bot", ["melee"]),
+            ("aggressive", [*duels, *melees]),
+            ("strategist", melees),
+            ("random_bot", melees),
         ):
             flags = [f"--queue={q}" for q in queues]
             args = [str(PYTHON), "-m", f"conquest_bots.{bot}", f"--address={address}", f"--name=py-{bot}"]
-            python_bots.append(await spawn([*args, *flags, "--capacity=6"], work / f"py-{bot}.log"))
+            python_bots.append(await spawn([*args, *flags, capacity], work / f"py-{bot}.log"))
         droppers = []
         for run in runs:
             target = address
@@ -216,11 +218,11 @@ def check_results(runs: list[KitRun], replays: Path, server_log: Path) -> list[s
         with contextlib.suppress(json.JSONDecodeError):
             events.append(json.loads(line))
     records = [json.loads(path.read_text()) for path in sorted(replays.glob("*.json"))]
-    print(f"{'bot':<14} {'queue':<8} {'games':>5} {'won':>4}  places")
+    print(f"{'bot':<14} {'queue':<10} {'games':>5} {'won':>4}  places")
     for run in runs:
         games = [r for r in records if run.name in r["seats"]]
         places = [r["places"][r["seats"].index(run.name)] for r in games]
-        print(f"{run.name:<14} {run.queue:<8} {len(games):>5} {places.count(1):>4}  {places}")
+        print(f"{run.name:<14} {run.queue:<10} {len(games):>5} {places.count(1):>4}  {places}")
         if len(games) < run.games:
             problems.append(f"{run.name}: {len(games)} games recorded, expected {run.games}")
         for record in games:
@@ -253,7 +255,7 @@ def main() -> int:
     runs = []
     for kit in args.kits.split(","):
         runs.append(KitRun(kit, f"{kit}-kit-duel", f"duel-{kit}", args.games, dropped=kit == "go"))
-        runs.append(KitRun(kit, f"{kit}-kit-melee", "melee", args.games, dropped=kit != "go"))
+        runs.append(KitRun(kit, f"{kit}-kit-melee", f"melee-{kit}", args.games, dropped=kit != "go"))
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix="conquest-interop-"))
     problems = asyncio.run(play(runs, work, args.timeout))
