@@ -228,8 +228,9 @@ class TournamentDirector:
         try:
             try:
                 await asyncio.to_thread(self.store.link_table, table_id, game_id)
-            finally:  # only now: another table's advance in between must not seat this one again
-                self._appointed.discard(table_id)
+            finally:  # once linked, and under the lock: an advance that read the tournament before the
+                async with self._lock:  # link must still see the table as appointed, or it seats it again
+                    self._appointed.discard(table_id)
             await self.advance(name)
         except Exception:
             log.exception("tournament_advance_failed", tournament=name, table=table_id, game_id=game_id)
