@@ -71,7 +71,7 @@ def ladder(database_url: str, address: str, games: int, replay_dir: Path, dashbo
     store = Store.open(database_url, admin_token=admin_token)
     entrants = parse_entrants(LADDER_BOTS)
     for entrant in entrants:
-        entrant.command = f"{entrant.command} --token {{token}}"
+        entrant.command = f"{entrant.command} --token={{token}}"  # a token may start with "-"
     return Ladder(
         entrants,
         match_rules(len(entrants)),
