@@ -1,15 +1,38 @@
-"""The ``conquest`` command: one function per subcommand (``cmd_<name>``), registered in ``build_parser``.
+"""The ``conquest`` command: one function per subcommand (``cmd_<name>``), registered in ``build_parser``;
+the Arena API commands (bot, leaderboard, games, challenge, tournament, replay download) are in
+``server/arena_cli.py``. Every subcommand, as in docs/cli.md (tests/cli/test_cli_docs.py keeps both in step):
 
 conquest serve [--config FILE] [--address HOST:PORT] [--replay-dir DIR] [--log-format console|json]
-    (settings: defaults, then FILE, then CONQUEST_* environment variables, then flags; docs/configuration.md)
-conquest health [--address HOST:PORT]      (exit 0 when the server reports SERVING: container health checks)
-conquest practice [--address HOST:PORT] [--queue NAME ...] [--opponent KIND] [--games N]   (docs/cli.md)
-conquest match BOT BOT ... [--games N] [--queue-rules PRESET] [--parallel K]                 (docs/cli.md)
-conquest demo [--address HOST:PORT] [--database-url URL] [--games N]   (the README's run command)
+        [--no-practice]
+conquest health [--address HOST:PORT] [--timeout SECONDS]
+conquest practice [--address HOST:PORT] [--queue NAME ...] [--opponent aggressive|random] [--games N]
+        [--turn-cap T] [--replay-dir DIR]
+conquest match BOT BOT ... [--games N] [--queue-rules PRESET] [--parallel K] [--turn-cap T]
+        [--replay-dir DIR] [--connect-timeout SECONDS]
+conquest demo [--address HOST:PORT] [--database-url URL] [--games N] [--replay-dir DIR]
+        [--dashboard-port PORT]
 conquest replay show FILE
 conquest replay verify FILE [FILE ...]
-conquest replay render FILE [-o game.html]   (one self-contained page: the replay viewer, no server)
-conquest bot|leaderboard|games|replay download ...   (a running server's Arena API: server/arena_cli.py)
+conquest replay render FILE [-o|--output game.html]
+conquest replay download GAME_ID -o|--output FILE [--server HOST:PORT]
+conquest bot register NAME [--server HOST:PORT] [--admin-token TOKEN]
+conquest bot rotate NAME [--server HOST:PORT] [--admin-token TOKEN]
+conquest bot revoke NAME [--server HOST:PORT] [--admin-token TOKEN]
+conquest bot list [--server HOST:PORT]
+conquest leaderboard QUEUE [--limit N] [--server HOST:PORT]
+conquest games [--queue NAME] [--bot NAME] [--limit N] [--server HOST:PORT]
+conquest challenge BOT BOT ... (--queue NAME | --rules PRESET) [--games N] [--server HOST:PORT]
+        [--admin-token TOKEN]
+conquest tournament create NAME --format round_robin|swiss|single_elimination --bots BOT ...
+        (--queue NAME | --rules PRESET) [--table-size N] [--rounds N] [--server HOST:PORT]
+        [--admin-token TOKEN]
+conquest tournament show NAME [--server HOST:PORT]
+conquest tournament list [--server HOST:PORT]
+
+serve reads defaults, then FILE, then CONQUEST_* environment variables, then flags (docs/configuration.md);
+health exits 0 only when the server reports SERVING (container health checks); demo is the README's run
+command; replay render writes one self-contained page (the replay viewer, no server); the Arena API
+commands talk to a running server (docs/arena.md).
 """
 
 from __future__ import annotations
