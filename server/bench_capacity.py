@@ -74,6 +74,10 @@ class Tally:
     strikes: int = 0
     """Timeout strikes the requests reported (the increase of DecisionRequest.strikes)."""
     forfeits: int = 0
+    unknown_in_time: int = 0
+    """Replies sent within the allowance that the server answered with unknown_game: the game had ended
+    without applying them (a server-caused miss too)."""
+    unknown_over_time: int = 0
     other_rejections: list[str] = field(default_factory=list)
     overheads_ms: list[float] = field(default_factory=list)
     started: dict[str, float] = field(default_factory=dict)
@@ -154,12 +158,19 @@ class Bot:
             tally.ended[over.game_id] = time.monotonic()
             tally.game_overs += 1
             tally.reasons[over.game_id] = over.reason
-            self.last.pop(over.game_id, None)
             self.struck.pop(over.game_id, None)
         elif kind == "error":
-            if message.error.code != "seat_forfeited":
-                raise RuntimeError(f"{self.name}: {message.error.code}: {message.error.message}")
-            tally.forfeits += 1
+            error = message.error
+            if error.code == "seat_forfeited":
+                tally.forfeits += 1
+            elif error.code == "unknown_game" and error.game_id in self.last:
+                _, reply_ms, allowance_ms = self.last.pop(error.game_id)
+                if reply_ms <= allowance_ms:
+                    tally.unknown_in_time += 1
+                else:
+                    tally.unknown_over_time += 1
+            else:
+                raise RuntimeError(f"{self.name}: {error.code}: {error.message}")
 
     def _answer(self, request: bot_pb2.DecisionRequest, arrived: float) -> None:
         reply_ms = (time.monotonic() - arrived) * 1000
@@ -334,7 +345,7 @@ def report(
     ended = {g: r for t in tallies for g, r in t.reasons.items()}
     decisions = sum(t.decisions for t in tallies)
     overheads = [o for t in tallies for o in t.overheads_ms]
-    misses = sum(t.late_in_time for t in tallies)
+    misses = sum(t.late_in_time + t.unknown_in_time for t in tallies)
     other = [r for t in tallies for r in t.other_rejections]
     reasons: dict[str, int] = {}
     for reason in ended.values():
@@ -367,8 +378,10 @@ def report(
         f"deadline misses caused by the server: {misses} (bar: 0); replies after their allowance by the "
         f"bots' clocks: {sum(t.over_allowance for t in tallies)}, of them rejected as late: "
         f"{sum(t.late_over_time for t in tallies)}; timeout strikes: {sum(t.strikes for t in tallies)}; "
-        f"forfeits: {sum(t.forfeits for t in tallies)}; other rejections: {len(other)}"
-        + (f" (first: {other[0]})" if other else "")
+        f"forfeits: {sum(t.forfeits for t in tallies)}; replies to games already over (unknown_game): "
+        f"{sum(t.unknown_in_time for t in tallies)} in time, "
+        f"{sum(t.unknown_over_time for t in tallies)} late; "
+        f"other rejections: {len(other)}" + (f" (first: {other[0]})" if other else "")
     )
     print(f"server log: {log_lines} lines; load average {os.getloadavg()[0]:.2f} at the end")
 
