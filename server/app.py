@@ -99,7 +99,7 @@ def create_server(
 
     Returns the server and the bound port (useful with port 0).
     """
-    server, port, _, _ = _build(config, address, lobby or build_lobby(config, store), store)
+    server, port, _, _ = build_server(config, address, lobby or build_lobby(config, store), store)
     return server, port
 
 
@@ -119,11 +119,12 @@ def build_lobby(config: ServerConfig, store: Store | None) -> Lobby:
     )
 
 
-def _build(
+def build_server(
     config: ServerConfig, address: str, lobby: Lobby, store: Store | None
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer, Arena]:
     """The gRPC server, its port, its health servicer and the Arena its ArenaService (and the web
-    dashboard) read through."""
+    dashboard) read through. Give the dashboard this Arena: a second one over the same lobby would run a
+    second tournament director and seat a resumed tournament's tables twice."""
     server = grpc.aio.server()
     bot_pb2_grpc.add_BotServiceServicer_to_server(BotService(lobby), server)
     arena = Arena(lobby, store)
@@ -142,7 +143,7 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
     """Run until SIGTERM or SIGINT; then stop seating bots, give in-flight games
     ``config.shutdown_grace_ms`` to finish, end and record the rest, and stop."""
     lobby = build_lobby(config, store)
-    server, port, health_servicer, arena = _build(config, config.address, lobby, store)
+    server, port, health_servicer, arena = build_server(config, config.address, lobby, store)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import TextIO
 
 from engine import Rules, RulesConfigError, preset
-from server.app import build_lobby, create_server
-from server.arena import Arena
+from server.app import build_lobby, build_server
 from server.config import QueueConfig, ServerConfig, TimeControl
 from server.dashboard import start_dashboard
 from server.lobby import Lobby
@@ -208,11 +207,11 @@ class Match:
         lobby = build_lobby(config, self.store)
         lobby.on_game_over = self._game_over
         lobby.games_left = self.games
-        server, port = create_server(config, config.address, lobby, self.store)
+        server, port, _, arena = build_server(config, config.address, lobby, self.store)
         await server.start()
         self._started_at = time.monotonic()
         dashboard = (
-            await start_dashboard(Arena(lobby, self.store), self.dashboard_port)
+            await start_dashboard(arena, self.dashboard_port)
             if self.dashboard_port
             else None
         )

@@ -28,8 +28,7 @@ from conquest.v1 import arena_pb2, arena_pb2_grpc
 from engine import Attack, preset
 from engine.events import Drew
 from engine.replay import Replay, simulate
-from server.app import build_lobby, create_server
-from server.arena import Arena
+from server.app import build_lobby, build_server
 from server.cli import main
 from server.config import QueueConfig, ServerConfig, TimeControl
 from server.dashboard import RunningDashboard, start_dashboard
@@ -77,9 +76,9 @@ async def site(tmp_path: Path) -> AsyncIterator[Site]:
     )
     store = Store.open(config.database_url, admin_token=ADMIN)
     lobby = build_lobby(config, store)
-    server, port = create_server(config, "localhost:0", lobby, store)
+    server, port, _, arena = build_server(config, "localhost:0", lobby, store)
     await server.start()
-    dashboard = await start_dashboard(Arena(lobby, store), 0, host="127.0.0.1")
+    dashboard = await start_dashboard(arena, 0, host="127.0.0.1")  # the server's own Arena: one director
     bots = [RawBot(port), RawBot(port)]
     try:
         for bot, name in zip(bots, ("alice", "bob"), strict=True):
