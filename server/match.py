@@ -210,11 +210,7 @@ class Match:
         server, port, _, arena = build_server(config, config.address, lobby, self.store)
         await server.start()
         self._started_at = time.monotonic()
-        dashboard = (
-            await start_dashboard(arena, self.dashboard_port)
-            if self.dashboard_port
-            else None
-        )
+        dashboard = await start_dashboard(arena, self.dashboard_port) if self.dashboard_port else None
         try:
             for entrant in self.entrants:
                 if entrant.command is not None:
