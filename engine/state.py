@@ -525,8 +525,13 @@ class GameState:
 
     # ------------------------------------------------------------------ applying actions
 
-    def apply(self, action: Action, seat: int | None = None) -> list[Event]:
+    def apply(
+        self, action: Action, seat: int | None = None, legal: LegalActions | None = None
+    ) -> list[Event]:
         """Check ``action`` (by ``seat``, if given) against the rules, apply it and return its events.
+
+        ``legal`` is this state's ``legal_actions()`` when the caller already has them (the server built
+        them for its DecisionRequest); they are computed here otherwise.
 
         Raises:
             NotYourTurnError: ``seat`` is not the seat to act.
@@ -536,7 +541,8 @@ class GameState:
         if seat is not None and seat != self.to_act:
             who = "nobody (the game is over)" if self.to_act < 0 else f"seat {self.to_act}"
             raise NotYourTurnError(f"seat {seat} tried to act in {self.phase.name}, but {who} is to act")
-        legal = self.legal_actions()
+        if legal is None:
+            legal = self.legal_actions()
         try:
             check_well_formed(action, self.board.size, self.board.card_count)
         except MalformedActionError as bad:

@@ -189,10 +189,10 @@ class GameRunner:
     async def _decide(self, index: int) -> tuple[Action, str, list[Event] | None]:
         """The seat's action, its annotation, and its events if it was already applied (checked)."""
         seat = self.seats[index]
-        legal = self.state.legal_actions()
         if isinstance(seat, HouseSeat):
             await asyncio.sleep(0)  # let the other games and streams run between house moves
             return seat.policy(self.state), "", None
+        legal = self.state.legal_actions()
         if seat.forfeit is not None:
             await asyncio.sleep(0)
             return default_action(legal), "", None
@@ -238,7 +238,7 @@ class GameRunner:
             try:  # the engine's checked path: every rule and id check applies, nothing changes on error
                 action = wire.action_from_pb(decision.action)
                 applying = time.perf_counter()
-                events = self.state.apply(action, index)
+                events = self.state.apply(action, index, legal)  # the legal actions the request carried
                 self.metrics.engine_step.observe(time.perf_counter() - applying)
             except ActionError as bad:
                 kind = "malformed" if isinstance(bad, MalformedActionError) else "illegal"
