@@ -6,8 +6,9 @@ Conquest game data: the board, the rules, what a seat sees, what it may do, and 
 Conventions used throughout:
 - A territory id is an index into the map's `territories` list (0-based). Per-territory state is sent
   as packed arrays indexed by territory id (`owners[t]`, `armies[t]`), never as a message per territory.
-- A seat is 0..players-1 in seat order. In the two-player neutral game the neutral army is owner
-  number `players` (2); it never acts.
+- A seat is 0..players-1 in seat order. In the two-player games the third army (the neutral army, or
+  the Allied Army of the `allied_claim` game) is owner number `players` (2); it has no seat: the
+  players place, defend and (Allied Army) attack for it, as LegalActions.army says.
 - A card id is 0..T-1 for the card picturing territory T's id, then T.. for the wild cards.
 - Army and dice counts are plain counts. Times are in milliseconds and say so in their names.
 """
@@ -47,18 +48,31 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     PHASE_ATTACK: _Phase.ValueType  # 4
     """Attack an adjacent enemy territory, or end attacking."""
     PHASE_DEFEND: _Phase.ValueType  # 5
-    """Choose how many dice defend (only in rules where the defender chooses). In the two-player game you
-    are also asked to defend a neutral territory that your opponent attacks.
+    """Choose how many dice defend (only in rules where the defender chooses, RulesInfo.defender_dice
+    "choose"). In the two-player games you also defend a neutral or Allied territory that your opponent
+    attacks (LegalActions.army is then the third army). The deadline is TimeControl.defend_decision_ms.
     """
     PHASE_OCCUPY: _Phase.ValueType  # 6
-    """Move armies into the territory you just captured."""
+    """Move armies into the territory you just captured (or the Allied Army captured under your command)."""
     PHASE_FORTIFY: _Phase.ValueType  # 7
     """One free move between your territories, or end the turn."""
     PHASE_GAME_OVER: _Phase.ValueType  # 8
     """The game has ended."""
+    PHASE_CHOOSE_HEADQUARTERS: _Phase.ValueType  # 9
+    """Capital Risk, after the setup: choose one of your territories as your headquarters. Every seat
+    chooses in turn; the choices stay hidden until all have chosen (HeadquartersRevealedEvent).
+    """
+    PHASE_ALLIED_REINFORCE: _Phase.ValueType  # 10
+    """Allied Army game, on your opponent's turn after its attacks: place the Allied Army's armies
+    (Observation.reinforcements of them) on Allied territories, one PlaceAction at a time.
+    """
+    PHASE_ALLIED_ATTACK: _Phase.ValueType  # 11
+    """Allied Army game, right after PHASE_ALLIED_REINFORCE: attack your opponent (only) with the Allied
+    Army, or end attacking; your opponent then takes its free move.
+    """
 
 class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper):
-    """The step of the game a seat is asked to act in."""
+    """The step of the game a seat is asked to act in. Each value is the engine's phase number plus one."""
 
 PHASE_UNSPECIFIED: Phase.ValueType  # 0
 """Not set; never sent by the server."""
@@ -73,15 +87,28 @@ PHASE_REINFORCE: Phase.ValueType  # 3
 PHASE_ATTACK: Phase.ValueType  # 4
 """Attack an adjacent enemy territory, or end attacking."""
 PHASE_DEFEND: Phase.ValueType  # 5
-"""Choose how many dice defend (only in rules where the defender chooses). In the two-player game you
-are also asked to defend a neutral territory that your opponent attacks.
+"""Choose how many dice defend (only in rules where the defender chooses, RulesInfo.defender_dice
+"choose"). In the two-player games you also defend a neutral or Allied territory that your opponent
+attacks (LegalActions.army is then the third army). The deadline is TimeControl.defend_decision_ms.
 """
 PHASE_OCCUPY: Phase.ValueType  # 6
-"""Move armies into the territory you just captured."""
+"""Move armies into the territory you just captured (or the Allied Army captured under your command)."""
 PHASE_FORTIFY: Phase.ValueType  # 7
 """One free move between your territories, or end the turn."""
 PHASE_GAME_OVER: Phase.ValueType  # 8
 """The game has ended."""
+PHASE_CHOOSE_HEADQUARTERS: Phase.ValueType  # 9
+"""Capital Risk, after the setup: choose one of your territories as your headquarters. Every seat
+chooses in turn; the choices stay hidden until all have chosen (HeadquartersRevealedEvent).
+"""
+PHASE_ALLIED_REINFORCE: Phase.ValueType  # 10
+"""Allied Army game, on your opponent's turn after its attacks: place the Allied Army's armies
+(Observation.reinforcements of them) on Allied territories, one PlaceAction at a time.
+"""
+PHASE_ALLIED_ATTACK: Phase.ValueType  # 11
+"""Allied Army game, right after PHASE_ALLIED_REINFORCE: attack your opponent (only) with the Allied
+Army, or end attacking; your opponent then takes its free move.
+"""
 Global___Phase: _TypeAlias = Phase  # noqa: Y015
 
 class _PlayerStatus:
@@ -97,7 +124,7 @@ class _PlayerStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PlayerSt
     PLAYER_STATUS_ELIMINATED: _PlayerStatus.ValueType  # 2
     """Lost its last territory."""
     PLAYER_STATUS_NEUTRAL: _PlayerStatus.ValueType  # 3
-    """The neutral army of the two-player game (never acts)."""
+    """The third army of a two-player game: the neutral army, or the Allied Army (no seat of its own)."""
 
 class PlayerStatus(_PlayerStatus, metaclass=_PlayerStatusEnumTypeWrapper):
     """A player's standing in the game."""
@@ -109,7 +136,7 @@ PLAYER_STATUS_ALIVE: PlayerStatus.ValueType  # 1
 PLAYER_STATUS_ELIMINATED: PlayerStatus.ValueType  # 2
 """Lost its last territory."""
 PLAYER_STATUS_NEUTRAL: PlayerStatus.ValueType  # 3
-"""The neutral army of the two-player game (never acts)."""
+"""The third army of a two-player game: the neutral army, or the Allied Army (no seat of its own)."""
 Global___PlayerStatus: _TypeAlias = PlayerStatus  # noqa: Y015
 
 class _CardDesign:
@@ -286,12 +313,24 @@ class RulesInfo(_message.Message):
     FORTIFY_FIELD_NUMBER: _builtins.int
     DEFENDER_DICE_FIELD_NUMBER: _builtins.int
     TURN_CAP_FIELD_NUMBER: _builtins.int
+    OBJECTIVE_FIELD_NUMBER: _builtins.int
+    CAPITAL_GOAL_FIELD_NUMBER: _builtins.int
+    HEADQUARTERS_NEEDED_FIELD_NUMBER: _builtins.int
+    THREE_CONTINENT_MISSIONS_FIELD_NUMBER: _builtins.int
+    ALLIED_ARMY_FIELD_NUMBER: _builtins.int
+    ELIMINATION_EXTRA_TRADES_FIELD_NUMBER: _builtins.int
+    MISSIONS_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
-    """Preset name: "classic", "classic_dealt" or "classic_two_player"."""
+    """Preset name: "classic", "classic_dealt", "classic_two_player", "older_edition", "capital",
+    "secret_mission" or "allied_two_player".
+    """
     setup: _builtins.str
-    """Setup: "claim" (claim then place), "dealt" (territories dealt, then place) or "neutral_piles"."""
+    """Setup: "claim" (claim then place), "dealt" (territories dealt, then place), "neutral_piles"
+    (two-player game with a neutral army) or "allied_claim" (two-player game: claim in turn until each
+    holds 14, the rest go to the Allied Army with 2 armies each, then place).
+    """
     neutral: _builtins.bool
-    """True when a neutral army holds territories (two-player game)."""
+    """True when a third army holds territories (the two-player games: neutral army or Allied Army)."""
     starting_armies: _builtins.int
     """Starting armies per player (including the neutral army in the two-player game), in armies."""
     trade_increment: _builtins.int
@@ -312,9 +351,38 @@ class RulesInfo(_message.Message):
     """Defender dice: "max" (always the most allowed) or "choose" (the defender is asked)."""
     turn_cap: _builtins.int
     """The game ends after this many turns (every seat's turns counted), in turns; 0 means no cap."""
+    objective: _builtins.str
+    """How the game is won besides eliminating everyone else: "conquest" (only that), "headquarters"
+    (Capital Risk) or "missions" (Secret Mission Risk).
+    """
+    capital_goal: _builtins.str
+    """Capital Risk: "all" (hold every opposing headquarters and your own) or "shortened" (4 players: any
+    2 opposing ones; 5-6 players: any 3). "all" in other games.
+    """
+    headquarters_needed: _builtins.int
+    """Capital Risk: opposing headquarters you must hold (while holding your own) to win, in headquarters;
+    0 in other games.
+    """
+    three_continent_missions: _builtins.bool
+    """Secret Mission Risk: the two three-continent missions are in the mission deck."""
+    allied_army: _builtins.bool
+    """The third army of the two-player game is the Allied Army: each turn it receives half the active
+    player's armies (rounded down), placed and commanded by the opponent (PHASE_ALLIED_REINFORCE,
+    PHASE_ALLIED_ATTACK); it draws no cards and never fortifies.
+    """
+    elimination_extra_trades: _builtins.bool
+    """After the forced trade-down that follows an elimination, further sets may still be traded before
+    the first placement (older edition); false: trading stops at elimination_trade_down_to cards.
+    """
     @_builtins.property
     def trade_values(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Armies for the 1st, 2nd, ... set traded by anyone, in armies."""
+
+    @_builtins.property
+    def missions(self) -> _containers.RepeatedCompositeFieldContainer[Global___Mission]:
+        """Secret Mission Risk: every mission card by mission id (Observation.mission indexes this list; ids
+        whose card is not in this game's deck are listed too, with in_deck false). Empty in other games.
+        """
 
     def __init__(
         self,
@@ -333,14 +401,73 @@ class RulesInfo(_message.Message):
         fortify: _builtins.str = ...,
         defender_dice: _builtins.str = ...,
         turn_cap: _builtins.int = ...,
+        objective: _builtins.str = ...,
+        capital_goal: _builtins.str = ...,
+        headquarters_needed: _builtins.int = ...,
+        three_continent_missions: _builtins.bool = ...,
+        allied_army: _builtins.bool = ...,
+        elimination_extra_trades: _builtins.bool = ...,
+        missions: _abc.Iterable[Global___Mission] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["defender_dice", b"defender_dice", "elimination_trade_at", b"elimination_trade_at", "elimination_trade_down_to", b"elimination_trade_down_to", "forced_trade_at", b"forced_trade_at", "fortify", b"fortify", "neutral", b"neutral", "preset", b"preset", "setup", b"setup", "starting_armies", b"starting_armies", "territory_bonus", b"territory_bonus", "territory_bonus_mode", b"territory_bonus_mode", "trade_increment", b"trade_increment", "trade_values", b"trade_values", "turn_cap", b"turn_cap"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["allied_army", b"allied_army", "capital_goal", b"capital_goal", "defender_dice", b"defender_dice", "elimination_extra_trades", b"elimination_extra_trades", "elimination_trade_at", b"elimination_trade_at", "elimination_trade_down_to", b"elimination_trade_down_to", "forced_trade_at", b"forced_trade_at", "fortify", b"fortify", "headquarters_needed", b"headquarters_needed", "missions", b"missions", "neutral", b"neutral", "objective", b"objective", "preset", b"preset", "setup", b"setup", "starting_armies", b"starting_armies", "territory_bonus", b"territory_bonus", "territory_bonus_mode", b"territory_bonus_mode", "three_continent_missions", b"three_continent_missions", "trade_increment", b"trade_increment", "trade_values", b"trade_values", "turn_cap", b"turn_cap"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RulesInfo: _TypeAlias = RulesInfo  # noqa: Y015
+
+@_typing.final
+class Mission(_message.Message):
+    """A Secret Mission card. The mission is complete when every condition it sets holds; the game checks
+    after every action of play (not during setup), the seat whose turn it is first.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TEXT_FIELD_NUMBER: _builtins.int
+    CONTINENTS_FIELD_NUMBER: _builtins.int
+    OTHER_CONTINENTS_FIELD_NUMBER: _builtins.int
+    TERRITORIES_FIELD_NUMBER: _builtins.int
+    MIN_ARMIES_FIELD_NUMBER: _builtins.int
+    DESTROY_FIELD_NUMBER: _builtins.int
+    IN_DECK_FIELD_NUMBER: _builtins.int
+    text: _builtins.str
+    """The card's text, e.g. "Conquer Asia and Africa."."""
+    other_continents: _builtins.int
+    """Further whole continents of your choice to hold on top of `continents`, in continents."""
+    territories: _builtins.int
+    """Territories to occupy, in territories (0: no such condition)..."""
+    min_armies: _builtins.int
+    """...each with at least this many armies, in armies."""
+    destroy: _builtins.int
+    """The seat whose armies you must destroy yourself, or -1. If it is your own seat, or another player
+    eliminates it, your mission becomes "occupy 24 territories".
+    """
+    in_deck: _builtins.bool
+    """True when the card is in this game's mission deck (destroy cards only for seats at the table)."""
+    @_builtins.property
+    def continents(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Continents to hold, by index into MapInfo.continents."""
+
+    def __init__(
+        self,
+        *,
+        text: _builtins.str = ...,
+        continents: _abc.Iterable[_builtins.int] | None = ...,
+        other_continents: _builtins.int = ...,
+        territories: _builtins.int = ...,
+        min_armies: _builtins.int = ...,
+        destroy: _builtins.int = ...,
+        in_deck: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["continents", b"continents", "destroy", b"destroy", "in_deck", b"in_deck", "min_armies", b"min_armies", "other_continents", b"other_continents", "territories", b"territories", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Mission: _TypeAlias = Mission  # noqa: Y015
 
 @_typing.final
 class Observation(_message.Message):
@@ -364,6 +491,9 @@ class Observation(_message.Message):
     PENDING_SOURCE_FIELD_NUMBER: _builtins.int
     PENDING_TARGET_FIELD_NUMBER: _builtins.int
     PENDING_COUNT_FIELD_NUMBER: _builtins.int
+    HEADQUARTERS_FIELD_NUMBER: _builtins.int
+    MISSION_FIELD_NUMBER: _builtins.int
+    MISSIONS_FIELD_NUMBER: _builtins.int
     phase: Global___Phase.ValueType
     """The step the game is in."""
     to_act: _builtins.int
@@ -390,6 +520,10 @@ class Observation(_message.Message):
     """During PHASE_DEFEND: the attacker's dice for this roll; during PHASE_OCCUPY: the minimum move-in,
     in armies; else 0.
     """
+    mission: _builtins.int
+    """Secret Mission Risk: your mission id (index into RulesInfo.missions); -1 in other games and for a
+    spectator.
+    """
     @_builtins.property
     def owners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Owner of each territory by territory id (seat number; the neutral army is `players`; -1 unclaimed)."""
@@ -410,6 +544,16 @@ class Observation(_message.Message):
     def statuses(self) -> _containers.RepeatedScalarFieldContainer[Global___PlayerStatus.ValueType]:
         """Status of each player by seat (plus the neutral army last, when there is one)."""
 
+    @_builtins.property
+    def headquarters(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Capital Risk: each seat's headquarters territory id, by seat; -1 for a seat that has not chosen
+        yet and, until every seat has chosen, for the other seats. Empty in other games.
+        """
+
+    @_builtins.property
+    def missions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Secret Mission Risk: every seat's mission id by seat, once the game is over; empty before."""
+
     def __init__(
         self,
         *,
@@ -429,10 +573,13 @@ class Observation(_message.Message):
         pending_source: _builtins.int = ...,
         pending_target: _builtins.int = ...,
         pending_count: _builtins.int = ...,
+        headquarters: _abc.Iterable[_builtins.int] | None = ...,
+        mission: _builtins.int = ...,
+        missions: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["armies", b"armies", "deck_size", b"deck_size", "hand", b"hand", "hand_sizes", b"hand_sizes", "next_trade_value", b"next_trade_value", "owners", b"owners", "pending_count", b"pending_count", "pending_source", b"pending_source", "pending_target", b"pending_target", "phase", b"phase", "reinforcements", b"reinforcements", "statuses", b"statuses", "to_act", b"to_act", "trades_done", b"trades_done", "turn", b"turn", "turn_seat", b"turn_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["armies", b"armies", "deck_size", b"deck_size", "hand", b"hand", "hand_sizes", b"hand_sizes", "headquarters", b"headquarters", "mission", b"mission", "missions", b"missions", "next_trade_value", b"next_trade_value", "owners", b"owners", "pending_count", b"pending_count", "pending_source", b"pending_source", "pending_target", b"pending_target", "phase", b"phase", "reinforcements", b"reinforcements", "statuses", b"statuses", "to_act", b"to_act", "trades_done", b"trades_done", "turn", b"turn", "turn_seat", b"turn_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -464,6 +611,8 @@ class LegalActions(_message.Message):
     FORTIFY_MAX_ARMIES_FIELD_NUMBER: _builtins.int
     CAN_END_FIELD_NUMBER: _builtins.int
     PLACE_NEUTRAL_FIELD_NUMBER: _builtins.int
+    HEADQUARTERS_FIELD_NUMBER: _builtins.int
+    ARMY_FIELD_NUMBER: _builtins.int
     place_min: _builtins.int
     """Least armies one Place may put down."""
     place_max: _builtins.int
@@ -481,8 +630,14 @@ class LegalActions(_message.Message):
     can_end: _builtins.bool
     """True when EndPhaseAction is legal (end attacking, or end the turn without a free move)."""
     place_neutral: _builtins.bool
-    """True when the Place asked for puts down a neutral army (two-player setup: after your own two armies
-    you place one neutral army on a neutral territory); place_territories are then neutral territories.
+    """True when the Place asked for puts down the third army's armies: the neutral army's (two-player
+    setup: after your own two armies you place one neutral army) or the Allied Army's
+    (PHASE_ALLIED_REINFORCE); place_territories are then its territories.
+    """
+    army: _builtins.int
+    """Whose armies this decision commands (owner number): your own seat, or `players` (the third army)
+    when you place neutral or Allied armies, attack with the Allied Army, move it into a territory it
+    captured, or choose dice for an attacked neutral or Allied territory.
     """
     @_builtins.property
     def claim(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -490,7 +645,9 @@ class LegalActions(_message.Message):
 
     @_builtins.property
     def place_territories(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Territory ids you may place on (setup or reinforcement)."""
+        """Territory ids you may place on (setup, reinforcement, or the Allied Army's in
+        PHASE_ALLIED_REINFORCE).
+        """
 
     @_builtins.property
     def trades(self) -> _containers.RepeatedCompositeFieldContainer[Global___CardSet]:
@@ -500,11 +657,15 @@ class LegalActions(_message.Message):
 
     @_builtins.property
     def attack_sources(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Attack options, parallel with attack_targets, attack_max_dice and attack_source_armies: source ids."""
+        """Attack options, parallel with attack_targets, attack_max_dice and attack_source_armies: source ids
+        (the Allied Army's territories in PHASE_ALLIED_ATTACK).
+        """
 
     @_builtins.property
     def attack_targets(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Attack options: target ids (adjacent enemy or neutral territories)."""
+        """Attack options: target ids (adjacent enemy or neutral territories; in PHASE_ALLIED_ATTACK only the
+        territories of the seat whose turn it is).
+        """
 
     @_builtins.property
     def attack_max_dice(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -525,6 +686,10 @@ class LegalActions(_message.Message):
     @_builtins.property
     def fortify_max_armies(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Free moves: the most armies that may move (all but one on the source), in armies."""
+
+    @_builtins.property
+    def headquarters(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """PHASE_CHOOSE_HEADQUARTERS: territory ids you may choose as your headquarters (all of yours)."""
 
     def __init__(
         self,
@@ -547,10 +712,12 @@ class LegalActions(_message.Message):
         fortify_max_armies: _abc.Iterable[_builtins.int] | None = ...,
         can_end: _builtins.bool = ...,
         place_neutral: _builtins.bool = ...,
+        headquarters: _abc.Iterable[_builtins.int] | None = ...,
+        army: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attack_max_dice", b"attack_max_dice", "attack_source_armies", b"attack_source_armies", "attack_sources", b"attack_sources", "attack_targets", b"attack_targets", "can_end", b"can_end", "claim", b"claim", "defend_max", b"defend_max", "fortify_max_armies", b"fortify_max_armies", "fortify_sources", b"fortify_sources", "fortify_targets", b"fortify_targets", "must_trade", b"must_trade", "occupy_max", b"occupy_max", "occupy_min", b"occupy_min", "place_max", b"place_max", "place_min", b"place_min", "place_neutral", b"place_neutral", "place_territories", b"place_territories", "trades", b"trades"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["army", b"army", "attack_max_dice", b"attack_max_dice", "attack_source_armies", b"attack_source_armies", "attack_sources", b"attack_sources", "attack_targets", b"attack_targets", "can_end", b"can_end", "claim", b"claim", "defend_max", b"defend_max", "fortify_max_armies", b"fortify_max_armies", "fortify_sources", b"fortify_sources", "fortify_targets", b"fortify_targets", "headquarters", b"headquarters", "must_trade", b"must_trade", "occupy_max", b"occupy_max", "occupy_min", b"occupy_min", "place_max", b"place_max", "place_min", b"place_min", "place_neutral", b"place_neutral", "place_territories", b"place_territories", "trades", b"trades"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -600,6 +767,7 @@ class Action(_message.Message):
     OCCUPY_FIELD_NUMBER: _builtins.int
     FORTIFY_FIELD_NUMBER: _builtins.int
     END_PHASE_FIELD_NUMBER: _builtins.int
+    CHOOSE_HEADQUARTERS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def claim(self) -> Global___ClaimAction:
         """Claim an empty territory (PHASE_SETUP_CLAIM)."""
@@ -630,7 +798,13 @@ class Action(_message.Message):
 
     @_builtins.property
     def end_phase(self) -> Global___EndPhaseAction:
-        """End attacking (PHASE_ATTACK) or end the turn without a free move (PHASE_FORTIFY)."""
+        """End attacking (PHASE_ATTACK, PHASE_ALLIED_ATTACK) or end the turn without a free move
+        (PHASE_FORTIFY).
+        """
+
+    @_builtins.property
+    def choose_headquarters(self) -> Global___ChooseHeadquartersAction:
+        """Choose your headquarters (PHASE_CHOOSE_HEADQUARTERS)."""
 
     def __init__(
         self,
@@ -643,12 +817,13 @@ class Action(_message.Message):
         occupy: Global___OccupyAction | None = ...,
         fortify: Global___FortifyAction | None = ...,
         end_phase: Global___EndPhaseAction | None = ...,
+        choose_headquarters: Global___ChooseHeadquartersAction | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["attack", b"attack", "choose_defence", b"choose_defence", "claim", b"claim", "end_phase", b"end_phase", "fortify", b"fortify", "kind", b"kind", "occupy", b"occupy", "place", b"place", "trade_cards", b"trade_cards"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["attack", b"attack", "choose_defence", b"choose_defence", "choose_headquarters", b"choose_headquarters", "claim", b"claim", "end_phase", b"end_phase", "fortify", b"fortify", "kind", b"kind", "occupy", b"occupy", "place", b"place", "trade_cards", b"trade_cards"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attack", b"attack", "choose_defence", b"choose_defence", "claim", b"claim", "end_phase", b"end_phase", "fortify", b"fortify", "kind", b"kind", "occupy", b"occupy", "place", b"place", "trade_cards", b"trade_cards"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attack", b"attack", "choose_defence", b"choose_defence", "choose_headquarters", b"choose_headquarters", "claim", b"claim", "end_phase", b"end_phase", "fortify", b"fortify", "kind", b"kind", "occupy", b"occupy", "place", b"place", "trade_cards", b"trade_cards"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["claim", "place", "trade_cards", "attack", "choose_defence", "occupy", "fortify", "end_phase"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["claim", "place", "trade_cards", "attack", "choose_defence", "occupy", "fortify", "end_phase", "choose_headquarters"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -769,6 +944,28 @@ class AttackAction(_message.Message):
 Global___AttackAction: _TypeAlias = AttackAction  # noqa: Y015
 
 @_typing.final
+class ChooseHeadquartersAction(_message.Message):
+    """Choose your headquarters (Capital Risk)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TERRITORY_FIELD_NUMBER: _builtins.int
+    territory: _builtins.int
+    """Territory id, one of LegalActions.headquarters."""
+    def __init__(
+        self,
+        *,
+        territory: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["territory", b"territory"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ChooseHeadquartersAction: _TypeAlias = ChooseHeadquartersAction  # noqa: Y015
+
+@_typing.final
 class ChooseDefenceAction(_message.Message):
     """Choose how many dice defend the attacked territory."""
 
@@ -861,7 +1058,9 @@ Global___EndPhaseAction: _TypeAlias = EndPhaseAction  # noqa: Y015
 
 @_typing.final
 class GameEvent(_message.Message):
-    """Something that happened in a game, in order. Card ids of other seats' cards are -1."""
+    """Something that happened in a game, in order. Other seats' card ids, missions and (until all have
+    chosen) headquarters are -1.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -881,6 +1080,10 @@ class GameEvent(_message.Message):
     FORTIFIED_FIELD_NUMBER: _builtins.int
     TURN_ENDED_FIELD_NUMBER: _builtins.int
     GAME_ENDED_FIELD_NUMBER: _builtins.int
+    MISSION_DEALT_FIELD_NUMBER: _builtins.int
+    MISSIONS_REVEALED_FIELD_NUMBER: _builtins.int
+    HEADQUARTERS_CHOSEN_FIELD_NUMBER: _builtins.int
+    HEADQUARTERS_REVEALED_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Position of this event in the game's event list, from 0."""
     @_builtins.property
@@ -943,6 +1146,22 @@ class GameEvent(_message.Message):
     def game_ended(self) -> Global___GameEndedEvent:
         """The game ended."""
 
+    @_builtins.property
+    def mission_dealt(self) -> Global___MissionDealtEvent:
+        """A Secret Mission card was dealt (the mission hidden from other seats)."""
+
+    @_builtins.property
+    def missions_revealed(self) -> Global___MissionsRevealedEvent:
+        """Every seat's mission, told when the game ends."""
+
+    @_builtins.property
+    def headquarters_chosen(self) -> Global___HeadquartersChosenEvent:
+        """A seat chose its headquarters (the territory hidden from other seats)."""
+
+    @_builtins.property
+    def headquarters_revealed(self) -> Global___HeadquartersRevealedEvent:
+        """Every seat's headquarters, told once all have chosen."""
+
     def __init__(
         self,
         *,
@@ -962,12 +1181,16 @@ class GameEvent(_message.Message):
         fortified: Global___FortifiedEvent | None = ...,
         turn_ended: Global___TurnEndedEvent | None = ...,
         game_ended: Global___GameEndedEvent | None = ...,
+        mission_dealt: Global___MissionDealtEvent | None = ...,
+        missions_revealed: Global___MissionsRevealedEvent | None = ...,
+        headquarters_chosen: Global___HeadquartersChosenEvent | None = ...,
+        headquarters_revealed: Global___HeadquartersRevealedEvent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["captured", b"captured", "cards_taken", b"cards_taken", "claimed", b"claimed", "dealt", b"dealt", "drew", b"drew", "eliminated", b"eliminated", "first_player_rolled", b"first_player_rolled", "fortified", b"fortified", "game_ended", b"game_ended", "kind", b"kind", "occupied", b"occupied", "placed", b"placed", "rolled", b"rolled", "traded", b"traded", "turn_ended", b"turn_ended", "turn_started", b"turn_started"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["captured", b"captured", "cards_taken", b"cards_taken", "claimed", b"claimed", "dealt", b"dealt", "drew", b"drew", "eliminated", b"eliminated", "first_player_rolled", b"first_player_rolled", "fortified", b"fortified", "game_ended", b"game_ended", "headquarters_chosen", b"headquarters_chosen", "headquarters_revealed", b"headquarters_revealed", "kind", b"kind", "mission_dealt", b"mission_dealt", "missions_revealed", b"missions_revealed", "occupied", b"occupied", "placed", b"placed", "rolled", b"rolled", "traded", b"traded", "turn_ended", b"turn_ended", "turn_started", b"turn_started"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["captured", b"captured", "cards_taken", b"cards_taken", "claimed", b"claimed", "dealt", b"dealt", "drew", b"drew", "eliminated", b"eliminated", "first_player_rolled", b"first_player_rolled", "fortified", b"fortified", "game_ended", b"game_ended", "kind", b"kind", "occupied", b"occupied", "placed", b"placed", "rolled", b"rolled", "sequence", b"sequence", "traded", b"traded", "turn_ended", b"turn_ended", "turn_started", b"turn_started"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["captured", b"captured", "cards_taken", b"cards_taken", "claimed", b"claimed", "dealt", b"dealt", "drew", b"drew", "eliminated", b"eliminated", "first_player_rolled", b"first_player_rolled", "fortified", b"fortified", "game_ended", b"game_ended", "headquarters_chosen", b"headquarters_chosen", "headquarters_revealed", b"headquarters_revealed", "kind", b"kind", "mission_dealt", b"mission_dealt", "missions_revealed", b"missions_revealed", "occupied", b"occupied", "placed", b"placed", "rolled", b"rolled", "sequence", b"sequence", "traded", b"traded", "turn_ended", b"turn_ended", "turn_started", b"turn_started"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["first_player_rolled", "dealt", "claimed", "placed", "turn_started", "traded", "rolled", "captured", "occupied", "eliminated", "cards_taken", "drew", "fortified", "turn_ended", "game_ended"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["first_player_rolled", "dealt", "claimed", "placed", "turn_started", "traded", "rolled", "captured", "occupied", "eliminated", "cards_taken", "drew", "fortified", "turn_ended", "game_ended", "mission_dealt", "missions_revealed", "headquarters_chosen", "headquarters_revealed"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -1406,7 +1629,9 @@ class GameEndedEvent(_message.Message):
     PLACES_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
     reason: _builtins.str
-    """"conquest" (one player left) or "turn_cap"."""
+    """"conquest" (one player left), "turn_cap", "headquarters" (Capital Risk: a player held the
+    headquarters its goal asks for) or "mission" (Secret Mission Risk: a player completed its mission).
+    """
     @_builtins.property
     def places(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Place of each seat by seat number, 1 = best; tied seats share a place."""
@@ -1424,3 +1649,103 @@ class GameEndedEvent(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameEndedEvent: _TypeAlias = GameEndedEvent  # noqa: Y015
+
+@_typing.final
+class MissionDealtEvent(_message.Message):
+    """A Secret Mission card was dealt."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    MISSION_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat it was dealt to."""
+    mission: _builtins.int
+    """Its mission id (index into RulesInfo.missions); -1 unless it is yours."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        mission: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["mission", b"mission", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MissionDealtEvent: _TypeAlias = MissionDealtEvent  # noqa: Y015
+
+@_typing.final
+class MissionsRevealedEvent(_message.Message):
+    """The missions, revealed at the end of a Secret Mission game."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MISSIONS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def missions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Every seat's mission id by seat (index into RulesInfo.missions)."""
+
+    def __init__(
+        self,
+        *,
+        missions: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["missions", b"missions"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MissionsRevealedEvent: _TypeAlias = MissionsRevealedEvent  # noqa: Y015
+
+@_typing.final
+class HeadquartersChosenEvent(_message.Message):
+    """A seat chose its headquarters."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    TERRITORY_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The choosing seat."""
+    territory: _builtins.int
+    """Territory id; -1 unless it is yours."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        territory: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "territory", b"territory"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HeadquartersChosenEvent: _TypeAlias = HeadquartersChosenEvent  # noqa: Y015
+
+@_typing.final
+class HeadquartersRevealedEvent(_message.Message):
+    """The headquarters, revealed once every seat has chosen."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TERRITORIES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def territories(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Every seat's headquarters territory id by seat."""
+
+    def __init__(
+        self,
+        *,
+        territories: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["territories", b"territories"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HeadquartersRevealedEvent: _TypeAlias = HeadquartersRevealedEvent  # noqa: Y015

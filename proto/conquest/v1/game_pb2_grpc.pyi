@@ -6,8 +6,9 @@ Conquest game data: the board, the rules, what a seat sees, what it may do, and 
 Conventions used throughout:
 - A territory id is an index into the map's `territories` list (0-based). Per-territory state is sent
   as packed arrays indexed by territory id (`owners[t]`, `armies[t]`), never as a message per territory.
-- A seat is 0..players-1 in seat order. In the two-player neutral game the neutral army is owner
-  number `players` (2); it never acts.
+- A seat is 0..players-1 in seat order. In the two-player games the third army (the neutral army, or
+  the Allied Army of the `allied_claim` game) is owner number `players` (2); it has no seat: the
+  players place, defend and (Allied Army) attack for it, as LegalActions.army says.
 - A card id is 0..T-1 for the card picturing territory T's id, then T.. for the wild cards.
 - Army and dice counts are plain counts. Times are in milliseconds and say so in their names.
 """
