@@ -35,7 +35,7 @@ class _SeatOutcomeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SeatOutco
     SEAT_OUTCOME_UNSPECIFIED: _SeatOutcome.ValueType  # 0
     """Not set; never sent by the server."""
     SEAT_OUTCOME_WON: _SeatOutcome.ValueType  # 1
-    """Won by conquest."""
+    """Won: by conquest, or by reaching its goal first (Capital Risk headquarters, Secret Mission)."""
     SEAT_OUTCOME_ELIMINATED: _SeatOutcome.ValueType  # 2
     """Eliminated by another seat."""
     SEAT_OUTCOME_FORFEIT_TIMEOUT: _SeatOutcome.ValueType  # 3
@@ -44,6 +44,10 @@ class _SeatOutcomeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SeatOutco
     """Forfeited after a disconnect longer than the grace window (played on passively)."""
     SEAT_OUTCOME_TURN_CAP: _SeatOutcome.ValueType  # 5
     """Still in the game when the turn cap ended it; ranked by territories, then armies."""
+    SEAT_OUTCOME_SURVIVED: _SeatOutcome.ValueType  # 6
+    """Still in the game when another seat won by reaching its goal (GameOver.reason "headquarters" or
+    "mission"); ranked behind the winner by territories, then armies.
+    """
 
 class SeatOutcome(_SeatOutcome, metaclass=_SeatOutcomeEnumTypeWrapper):
     """How a seat's game ended."""
@@ -51,7 +55,7 @@ class SeatOutcome(_SeatOutcome, metaclass=_SeatOutcomeEnumTypeWrapper):
 SEAT_OUTCOME_UNSPECIFIED: SeatOutcome.ValueType  # 0
 """Not set; never sent by the server."""
 SEAT_OUTCOME_WON: SeatOutcome.ValueType  # 1
-"""Won by conquest."""
+"""Won: by conquest, or by reaching its goal first (Capital Risk headquarters, Secret Mission)."""
 SEAT_OUTCOME_ELIMINATED: SeatOutcome.ValueType  # 2
 """Eliminated by another seat."""
 SEAT_OUTCOME_FORFEIT_TIMEOUT: SeatOutcome.ValueType  # 3
@@ -60,6 +64,10 @@ SEAT_OUTCOME_FORFEIT_DISCONNECT: SeatOutcome.ValueType  # 4
 """Forfeited after a disconnect longer than the grace window (played on passively)."""
 SEAT_OUTCOME_TURN_CAP: SeatOutcome.ValueType  # 5
 """Still in the game when the turn cap ended it; ranked by territories, then armies."""
+SEAT_OUTCOME_SURVIVED: SeatOutcome.ValueType  # 6
+"""Still in the game when another seat won by reaching its goal (GameOver.reason "headquarters" or
+"mission"); ranked behind the winner by territories, then armies.
+"""
 Global___SeatOutcome: _TypeAlias = SeatOutcome  # noqa: Y015
 
 @_typing.final
@@ -314,6 +322,7 @@ class TimeControl(_message.Message):
     MAX_TIMEBANK_MS_FIELD_NUMBER: _builtins.int
     MAX_STRIKES_FIELD_NUMBER: _builtins.int
     RECONNECT_GRACE_MS_FIELD_NUMBER: _builtins.int
+    DEFEND_DECISION_MS_FIELD_NUMBER: _builtins.int
     decision_ms: _builtins.int
     """Time allowed for every decision before the timebank is touched, in milliseconds."""
     first_decision_ms: _builtins.int
@@ -328,6 +337,11 @@ class TimeControl(_message.Message):
     """Timeouts (and illegal decisions left standing at the deadline) before the seat forfeits."""
     reconnect_grace_ms: _builtins.int
     """How long a disconnected bot keeps its seats before forfeiting them, in milliseconds."""
+    defend_decision_ms: _builtins.int
+    """Time allowed for a PHASE_DEFEND decision (queues whose defender chooses dice) instead of
+    decision_ms, in milliseconds; the timebank is usable on top as for any decision. A timeout defends
+    with the most dice allowed (and is a strike).
+    """
     def __init__(
         self,
         *,
@@ -338,10 +352,11 @@ class TimeControl(_message.Message):
         max_timebank_ms: _builtins.int = ...,
         max_strikes: _builtins.int = ...,
         reconnect_grace_ms: _builtins.int = ...,
+        defend_decision_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision_ms", b"decision_ms", "first_decision_ms", b"first_decision_ms", "increment_ms", b"increment_ms", "initial_timebank_ms", b"initial_timebank_ms", "max_strikes", b"max_strikes", "max_timebank_ms", b"max_timebank_ms", "reconnect_grace_ms", b"reconnect_grace_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision_ms", b"decision_ms", "defend_decision_ms", b"defend_decision_ms", "first_decision_ms", b"first_decision_ms", "increment_ms", b"increment_ms", "initial_timebank_ms", b"initial_timebank_ms", "max_strikes", b"max_strikes", "max_timebank_ms", b"max_timebank_ms", "reconnect_grace_ms", b"reconnect_grace_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -732,9 +747,10 @@ class GameOver(_message.Message):
     seed: _builtins.int
     """The game's secret seed, revealed: check GameStarted.seed_commitment and re-simulate the replay."""
     reason: _builtins.str
-    """"conquest", "turn_cap", "server_shutdown" (the server stopped: the turn cap was lowered to the
-    current turn, which was finished with default actions, so the replay still re-simulates) or
-    "all_forfeited" (every seat forfeited; ended the same way).
+    """"conquest", "turn_cap", "headquarters" (Capital Risk: a seat held the headquarters its goal asks
+    for), "mission" (Secret Mission Risk: a seat completed its mission), "server_shutdown" (the server
+    stopped: the turn cap was lowered to the current turn, which was finished with default actions, so
+    the replay still re-simulates) or "all_forfeited" (every seat forfeited; ended the same way).
     """
     turns: _builtins.int
     """Turns played."""
