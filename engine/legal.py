@@ -68,6 +68,10 @@ class LegalActions:
     """EndPhase is legal (end attacking, or end the turn without a free move)."""
     headquarters: tuple[Territory, ...] = ()
     """Capital Risk: the territories that may be chosen as headquarters."""
+    army: int = -1
+    """Whose armies the action commands when they are not ``seat``'s own: the third army's owner number
+    (neutral placements in the two-player setup; the Allied Army's placement, attacks and move-ins; the
+    defence of a neutral or Allied territory). -1: the seat's own."""
 
     def __contains__(self, action: object) -> bool:
         try:

@@ -421,7 +421,13 @@ class GameState:
             if self.rules.setup == SetupMode.NEUTRAL_PILES and not self._own_setup_due():
                 neutral = self.territories_of(self.neutral)
                 return LegalActions(
-                    phase, seat, place_territories=neutral, place_min=1, place_max=1, place_neutral=True
+                    phase,
+                    seat,
+                    place_territories=neutral,
+                    place_min=1,
+                    place_max=1,
+                    place_neutral=True,
+                    army=self.neutral,
                 )
             most = 1
             if self.rules.setup == SetupMode.NEUTRAL_PILES:
@@ -451,11 +457,16 @@ class GameState:
             return LegalActions(phase, seat, attacks=tuple(self._attack_options(seat)), can_end=True)
         if phase == Phase.DEFEND:
             assert self.pending_attack is not None
-            return LegalActions(phase, seat, defend_max=min(2, self.armies[self.pending_attack.target]))
+            target = self.pending_attack.target
+            army = self.neutral if self.owner[target] == self.neutral else -1
+            return LegalActions(phase, seat, defend_max=min(2, self.armies[target]), army=army)
         if phase == Phase.OCCUPY:
             assert self.pending_occupy is not None
             source, _, minimum, _ = self.pending_occupy
-            return LegalActions(phase, seat, occupy_min=minimum, occupy_max=self.armies[source] - 1)
+            army = self.neutral if self.owner[source] == self.neutral else -1
+            return LegalActions(
+                phase, seat, occupy_min=minimum, occupy_max=self.armies[source] - 1, army=army
+            )
         if phase == Phase.FORTIFY:
             return LegalActions(phase, seat, fortify=tuple(self._fortify_options(seat)), can_end=True)
         if phase == Phase.CHOOSE_HEADQUARTERS:
@@ -469,11 +480,12 @@ class GameState:
                 place_min=1,
                 place_max=self.reinforcements,
                 place_neutral=True,
+                army=self.neutral,
             )
         if phase == Phase.ALLIED_ATTACK:
             # 001: "When a player is commanding Allied forces s/he may not attack his/her own territories."
             attacks = self._attack_options(self.neutral, only_against=self.turn_seat)
-            return LegalActions(phase, seat, attacks=tuple(attacks), can_end=True)
+            return LegalActions(phase, seat, attacks=tuple(attacks), can_end=True, army=self.neutral)
         return LegalActions(phase, -1)
 
     def _attack_options(self, attacker: int, only_against: int = -1) -> list[AttackOption]:

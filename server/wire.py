@@ -12,6 +12,7 @@ from engine.actions import (
     Action,
     Attack,
     ChooseDefence,
+    ChooseHeadquarters,
     Claim,
     EndPhase,
     Fortify,
@@ -21,10 +22,12 @@ from engine.actions import (
     TradeCards,
 )
 from engine.board import Board
+from engine.classic_map import CLASSIC
 from engine.errors import MalformedActionError
+from engine.goals import GOALS, MISSIONS, HeadquartersGoal, mission_deck
 from engine.legal import AttackOption, FortifyOption, LegalActions
 from engine.observe import Observation
-from engine.rules import Rules
+from engine.rules import Objective, Rules
 from engine.state import PlayerStatus
 
 MAP_WIDTH = 1000
@@ -63,7 +66,9 @@ def map_info(board: Board) -> pb.MapInfo:
     )
 
 
-def rules_info(rules: Rules, seats: int) -> pb.RulesInfo:
+def rules_info(rules: Rules, seats: int, board: Board = CLASSIC) -> pb.RulesInfo:
+    """The rules of a game of ``seats`` players (``board`` names the missions' continents)."""
+    goal = GOALS[rules.objective]
     return pb.RulesInfo(
         preset=rules.name,
         setup=rules.setup.value,
@@ -79,7 +84,31 @@ def rules_info(rules: Rules, seats: int) -> pb.RulesInfo:
         fortify=rules.fortify.value,
         defender_dice=rules.defender_dice.value,
         turn_cap=rules.turn_cap,
+        objective=rules.objective.value,
+        capital_goal=rules.capital_goal.value,
+        headquarters_needed=goal.needed(rules, seats) if isinstance(goal, HeadquartersGoal) else 0,
+        three_continent_missions=rules.three_continent_missions,
+        allied_army=rules.allied_army,
+        elimination_extra_trades=rules.elimination_extra_trades,
+        missions=_missions(rules, seats, board) if rules.objective == Objective.MISSIONS else (),
     )
+
+
+def _missions(rules: Rules, seats: int, board: Board) -> list[pb.Mission]:
+    continent = {c.name: i for i, c in enumerate(board.continents)}
+    deck = set(mission_deck(rules, seats))
+    return [
+        pb.Mission(
+            text=m.text,
+            continents=[continent[name] for name in m.continents],
+            other_continents=m.other_continents,
+            territories=m.territories,
+            min_armies=m.min_armies,
+            destroy=m.destroy,
+            in_deck=i in deck,
+        )
+        for i, m in enumerate(MISSIONS)
+    ]
 
 
 def observation(obs: Observation) -> pb.Observation:
@@ -106,6 +135,9 @@ def observation(obs: Observation) -> pb.Observation:
         pending_source=source,
         pending_target=target,
         pending_count=count,
+        headquarters=obs.headquarters,
+        mission=obs.mission,
+        missions=obs.missions,
     )
 
 
@@ -140,6 +172,8 @@ def legal_actions(legal: LegalActions) -> pb.LegalActions:
         fortify_max_armies=fortify_max,
         can_end=legal.can_end,
         place_neutral=legal.place_neutral,
+        headquarters=legal.headquarters,
+        army=legal.army if legal.army >= 0 else legal.seat,
     )
 
 
@@ -179,6 +213,8 @@ def legal_from_pb(message: pb.LegalActions, phase: pb.Phase.ValueType, seat: int
         occupy_max=message.occupy_max,
         fortify=tuple(fortify),
         can_end=message.can_end,
+        headquarters=tuple(message.headquarters),
+        army=message.army if message.army != seat else -1,
     )
 
 
@@ -211,9 +247,11 @@ def action_from_pb(message: pb.Action) -> Action:
         return ChooseDefence(message.choose_defence.dice)
     if kind == "claim":
         return Claim(message.claim.territory)
+    if kind == "choose_headquarters":
+        return ChooseHeadquarters(message.choose_headquarters.territory)
     raise MalformedActionError(
         "the Decision carries no action: set exactly one of claim, place, trade_cards, attack, "
-        "choose_defence, occupy, fortify or end_phase"
+        "choose_defence, occupy, fortify, end_phase or choose_headquarters"
     )
 
 
@@ -235,10 +273,7 @@ def action_to_pb(action: Action) -> pb.Action:
         return pb.Action(choose_defence=pb.ChooseDefenceAction(dice=action.dice))
     if isinstance(action, Claim):
         return pb.Action(claim=pb.ClaimAction(territory=action.territory))
-    # An engine action the protocol cannot carry yet (e.g. the Capital preset's ChooseHeadquarters).
-    raise ValueError(
-        f"{type(action).__name__} has no protocol message yet; bot.proto/game.proto must add one"
-    )
+    return pb.Action(choose_headquarters=pb.ChooseHeadquartersAction(territory=action.territory))
 
 
 def event_to_pb(event: ev.Event, sequence: int) -> pb.GameEvent:
@@ -268,4 +303,8 @@ _EVENT_FIELDS: dict[type, tuple[str, type]] = {
     ev.Fortified: ("fortified", pb.FortifiedEvent),
     ev.TurnEnded: ("turn_ended", pb.TurnEndedEvent),
     ev.GameEnded: ("game_ended", pb.GameEndedEvent),
+    ev.MissionDealt: ("mission_dealt", pb.MissionDealtEvent),
+    ev.MissionsRevealed: ("missions_revealed", pb.MissionsRevealedEvent),
+    ev.HeadquartersChosen: ("headquarters_chosen", pb.HeadquartersChosenEvent),
+    ev.HeadquartersRevealed: ("headquarters_revealed", pb.HeadquartersRevealedEvent),
 }

@@ -1,7 +1,9 @@
 """Regenerate the golden DecisionRequest fixtures: ``.venv/bin/python tests/server/make_golden.py``.
 
-One DecisionRequest per phase, from a fixed-seed game (defender chooses dice, so PHASE_DEFEND occurs)
-played by the aggressive policy, built by the same ``decision_request`` the runner sends.
+One DecisionRequest per phase, the first met in fixed-seed games played by the aggressive policy (a classic
+game where the defender chooses dice, so PHASE_DEFEND occurs; Capital Risk for PHASE_CHOOSE_HEADQUARTERS;
+the Allied Army game for PHASE_ALLIED_REINFORCE and PHASE_ALLIED_ATTACK), built by the same
+``decision_request`` the runner sends.
 """
 
 from __future__ import annotations
@@ -15,22 +17,28 @@ from server.runner import decision_request
 
 GOLDEN = Path(__file__).parent / "golden"
 SEED = 20261122
-PHASES = [p for p in Phase if p < Phase.GAME_OVER]
-"""The phases of the classic game (the later members belong to Capital Risk and the Allied Army game)."""
+PHASES = [p for p in Phase if p != Phase.GAME_OVER]
+GAMES = (
+    (preset("classic", defender_dice="choose"), 3),
+    (preset("capital"), 3),
+    (preset("allied_two_player"), 2),
+)
 
 
 def golden_requests() -> dict[str, str]:
     """File name -> JSON of the first DecisionRequest met in each phase."""
-    state, _ = new_game(preset("classic", defender_dice="choose"), 3, SEED)
     found: dict[str, str] = {}
     step = 0
-    while len(found) < len(PHASES) and not state.is_over():
-        step += 1
-        name = f"decision_request_{state.phase.name.lower()}.json"
-        if name not in found:
-            message = decision_request("golden-game", step, state, state.legal_actions(), 1000, 10_000, 12, 1)
-            found[name] = json_format.MessageToJson(message, indent=2, sort_keys=True) + "\n"
-        state.apply(aggressive_policy(state))
+    for rules, seats in GAMES:
+        state, _ = new_game(rules, seats, SEED)
+        while len(found) < len(PHASES) and not state.is_over():
+            step += 1
+            name = f"decision_request_{state.phase.name.lower()}.json"
+            if name not in found:
+                legal = state.legal_actions()
+                message = decision_request("golden-game", step, state, legal, 1000, 10_000, 12, 1)
+                found[name] = json_format.MessageToJson(message, indent=2, sort_keys=True) + "\n"
+            state.apply(aggressive_policy(state))
     return found
 
 

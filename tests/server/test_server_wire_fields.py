@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 from engine import Attack, Phase, new_game, observe, preset, random_policy
-from engine.actions import ChooseHeadquarters
 from server import wire
 
 
@@ -45,10 +42,3 @@ def test_neutral_placement_is_flagged() -> None:
         flags.append(message.place_neutral)
         state.apply(random_policy(random.Random(len(flags)))(state))
     assert True in flags and False in flags
-
-
-def test_an_action_the_protocol_cannot_carry_is_refused_not_disguised() -> None:
-    """The Capital preset's ChooseHeadquarters has no protocol message yet: encoding it must fail loudly
-    rather than go out as a Claim of the same territory."""
-    with pytest.raises(ValueError, match="ChooseHeadquarters has no protocol message"):
-        wire.action_to_pb(ChooseHeadquarters(3))
