@@ -10,6 +10,7 @@ Each server owns a ``Metrics`` with its own registry, so several servers (tests)
 
 from __future__ import annotations
 
+import bisect
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import (
@@ -24,11 +25,19 @@ from prometheus_client import (
 # The `_created` timestamp series double the series count and no dashboard reads them.
 disable_created_metrics()  # type: ignore[no-untyped-call]  # untyped in prometheus-client
 
-# Decision round trips: a few milliseconds on loopback up to multi-second thinking bots.
-_ROUND_TRIP_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+# Decision round trips: a few milliseconds on loopback up to multi-second thinking bots. The per-bot
+# histograms in the database (server/storage, docs/storage.md) use the same bounds, stored as bucket
+# indexes: changing them needs a migration that re-bins the stored rows.
+ROUND_TRIP_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 _ENGINE_BUCKETS = (0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01)
 _WAIT_BUCKETS = (0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
 _DB_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5)
+
+
+def round_trip_bucket(seconds: float) -> int:
+    """The index of the ``ROUND_TRIP_BUCKETS`` bucket a round trip falls in, as Prometheus counts it (the
+    first bound it does not exceed); ``len(ROUND_TRIP_BUCKETS)`` for one above the last bound."""
+    return bisect.bisect_left(ROUND_TRIP_BUCKETS, seconds)
 
 
 class Metrics:
@@ -60,7 +69,7 @@ class Metrics:
             "conquest_decision_round_trip_seconds",
             "Time from sending a DecisionRequest to receiving its Decision, by phase.",
             ["phase"],
-            buckets=_ROUND_TRIP_BUCKETS,
+            buckets=ROUND_TRIP_BUCKETS,
             registry=r,
         )
         self.timeouts = Counter(

@@ -245,6 +245,7 @@ class GameRunner:
                 self._reject(seat, decision.request_id, str(bad), deadline, kind)
                 continue
             self.metrics.decision_round_trip.labels(phase).observe(received_at - sent_at)
+            seat.record_round_trip(phase, received_at - sent_at)
             self._close_request(seat, "answered")
             seat.clock.charge(round((received_at - started) * 1000))
             seat.last_latency_ms = round((received_at - sent_at) * 1000)
@@ -362,6 +363,7 @@ class GameRunner:
         """The bot of seat ``index`` disconnected: its grace window starts now."""
         seat = self.seats[index]
         assert isinstance(seat, RemoteSeat)
+        seat.crashes += 1
         seat.connection = None
         seat.disconnected_at = time.monotonic()
         seat.inbox.put_nowait(None)
@@ -505,6 +507,8 @@ class GameRunner:
                 bot_id=seat.bot_id if isinstance(seat, RemoteSeat) else None,
                 timeouts=seat.timeouts if isinstance(seat, RemoteSeat) else 0,
                 rejections=seat.rejections if isinstance(seat, RemoteSeat) else 0,
+                crashes=seat.crashes if isinstance(seat, RemoteSeat) else 0,
+                round_trips=seat.round_trips if isinstance(seat, RemoteSeat) else {},
             )
             for i, seat in enumerate(self.seats)
         ]

@@ -17,6 +17,7 @@ from conquest.v1 import bot_pb2
 from engine import Policy, aggressive_policy, random_policy
 from server.clock import SeatClock
 from server.config import TimeControl
+from server.metrics import ROUND_TRIP_BUCKETS, round_trip_bucket
 from server.session import Identity
 
 
@@ -85,6 +86,11 @@ class RemoteSeat:
     """Decisions that timed out, disconnected or not (strikes count only the connected ones)."""
     rejections: int = 0
     """Decisions rejected (malformed, illegal, late or stale)."""
+    crashes: int = 0
+    """Times the bot's stream dropped while it held this seat in the running game."""
+    round_trips: dict[str, list[int]] = field(default_factory=dict)
+    """Answered decisions by phase: how many fell in each ``ROUND_TRIP_BUCKETS`` bucket, the last count
+    for those above the last bound."""
     resumed: bool = False
     """The bot reconnected since its open request was sent, so that request must be sent again."""
     inbox: asyncio.Queue[Arrival] = field(default_factory=asyncio.Queue)
@@ -98,6 +104,11 @@ class RemoteSeat:
     def send(self, message: bot_pb2.ConnectResponse) -> None:
         if self.connection is not None:
             self.connection.send(message)
+
+    def record_round_trip(self, phase: str, seconds: float) -> None:
+        """Count an answered decision of ``phase`` (lower-case Phase name) that took ``seconds``."""
+        counts = self.round_trips.setdefault(phase, [0] * (len(ROUND_TRIP_BUCKETS) + 1))
+        counts[round_trip_bucket(seconds)] += 1
 
 
 Seat = RemoteSeat | HouseSeat

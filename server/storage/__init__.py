@@ -21,6 +21,7 @@ from server.storage.errors import (
 from server.storage.ratings import Skill
 from server.storage.store import (
     Bot,
+    BotStats,
     EntrantRecord,
     GameResult,
     GameSummary,
@@ -39,6 +40,7 @@ __all__ = [
     "AlreadyExistsError",
     "AuthError",
     "Bot",
+    "BotStats",
     "EntrantRecord",
     "GameResult",
     "GameSummary",

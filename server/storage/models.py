@@ -1,4 +1,5 @@
-"""The tables: bots, games and their seats, replays, ratings per (bot, queue) and rating history.
+"""The tables: bots, games and their seats (with their decision round trips), replays, ratings per
+(bot, queue) and rating history.
 
 Schema changes go through a new Alembic revision in ``migrations/versions`` (see docs/storage.md);
 these classes and the latest revision must describe the same schema (a test compares them).
@@ -16,6 +17,7 @@ from sqlalchemy import (
     Dialect,
     Float,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     LargeBinary,
@@ -115,6 +117,27 @@ class SeatRow(Base):
     outcome: Mapped[str] = mapped_column(String(32))
     timeouts: Mapped[int] = mapped_column(Integer)
     rejections: Mapped[int] = mapped_column(Integer)
+    crashes: Mapped[int] = mapped_column(Integer, server_default="0")
+    """Times the bot's stream dropped while it held the seat in the running game."""
+
+
+class SeatRoundTripRow(Base):
+    """How many of a seat's answered decisions in one phase took a round trip in one latency bucket."""
+
+    __tablename__ = "seat_round_trips"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["game_id", "seat"], ["game_seats.game_id", "game_seats.seat"], ondelete="CASCADE"
+        ),
+    )
+
+    game_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    phase: Mapped[str] = mapped_column(String(32), primary_key=True)
+    """The engine's Phase name in lower case, e.g. ``attack``."""
+    bucket: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """Index into ``server.metrics.ROUND_TRIP_BUCKETS``; one past its end for above the last bound."""
+    decisions: Mapped[int] = mapped_column(Integer)
 
 
 class ReplayRow(Base):

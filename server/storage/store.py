@@ -10,8 +10,8 @@ from __future__ import annotations
 import enum
 import time
 import zlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -23,7 +23,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
+from engine import Phase
 from engine.replay import Replay
+from server.metrics import ROUND_TRIP_BUCKETS
 from server.session import NAME_PATTERN
 from server.storage import ratings
 from server.storage.errors import (
@@ -45,6 +47,7 @@ from server.storage.models import (
     RatingChangeRow,
     RatingRow,
     ReplayRow,
+    SeatRoundTripRow,
     SeatRow,
     TournamentRow,
     TournamentTableRow,
@@ -72,6 +75,8 @@ class SeatOutcome(enum.StrEnum):
     FORFEIT_TIMEOUT = "forfeit_timeout"
     FORFEIT_DISCONNECT = "forfeit_disconnect"
     TURN_CAP = "turn_cap"
+    SURVIVED = "survived"
+    """Still in the game when another seat won by its goal (Capital Risk, Secret Mission)."""
 
     @property
     def is_forfeit(self) -> bool:
@@ -111,6 +116,11 @@ class SeatResult:
     """The authenticated bot (``Bot.id``); None for an unregistered practice player."""
     timeouts: int = 0
     rejections: int = 0
+    crashes: int = 0
+    """Times the bot's stream dropped while it held the seat in the running game."""
+    round_trips: Mapping[str, Sequence[int]] = field(default_factory=dict)
+    """Answered decisions by phase (lower-case Phase name): how many fell in each bucket of
+    ``server.metrics.ROUND_TRIP_BUCKETS``, the last count for those above the last bound."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +178,21 @@ class Standing:
     average_place: float
     timeouts: int
     forfeits: int
+
+
+@dataclass(frozen=True, slots=True)
+class BotStats:
+    """A registered bot's decisions summed over its recorded games (of one queue, or of all)."""
+
+    bot: str
+    queue: str | None
+    """None: every queue."""
+    games: int
+    timeouts: int
+    rejections: int
+    crashes: int
+    round_trips: dict[str, list[int]]
+    """Answered decisions by phase, in the engine's phase order: counts per bucket as in SeatResult."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -445,8 +470,17 @@ class Store:
                     outcome=s.outcome.value,
                     timeouts=s.timeouts,
                     rejections=s.rejections,
+                    crashes=s.crashes,
                 )
                 for i, s in enumerate(result.seats)
+            )
+            session.flush()  # the seats before the rows that refer to them
+            session.add_all(
+                SeatRoundTripRow(game_id=replay.game_id, seat=i, phase=phase, bucket=b, decisions=count)
+                for i, s in enumerate(result.seats)
+                for phase, counts in s.round_trips.items()
+                for b, count in enumerate(counts)
+                if count
             )
             session.add(ReplayRow(game_id=replay.game_id, data=zlib.compress(data), size=len(data)))
             changes = _update_ratings(session, result, replay.game_id, bots, now) if result.rated else []
@@ -524,6 +558,44 @@ class Store:
                 )
                 for i, (r, name) in enumerate(session.execute(query).all())
             ]
+
+        return self._read(find)
+
+    def bot_stats(self, bot: str, queue: str | None = None) -> BotStats:
+        """A bot's timeouts, rejections, crashes and decision round trips by phase, summed over its recorded
+        games (rated or not) of ``queue``, or of every queue. Raises: NotFoundError."""
+
+        def find(session: Session) -> BotStats:
+            row = _bot_row(session, bot)
+            seats = select(SeatRow).where(SeatRow.bot_id == row.id)
+            if queue is not None:
+                seats = seats.where(SeatRow.game_id.in_(select(GameRow.id).where(GameRow.queue == queue)))
+            mine = seats.subquery()
+            games, timeouts, rejections, crashes = session.execute(
+                select(
+                    func.count(),
+                    func.coalesce(func.sum(mine.c.timeouts), 0),
+                    func.coalesce(func.sum(mine.c.rejections), 0),
+                    func.coalesce(func.sum(mine.c.crashes), 0),
+                )
+            ).one()
+            buckets = (
+                select(SeatRoundTripRow.phase, SeatRoundTripRow.bucket, func.sum(SeatRoundTripRow.decisions))
+                .join(
+                    mine,
+                    (mine.c.game_id == SeatRoundTripRow.game_id) & (mine.c.seat == SeatRoundTripRow.seat),
+                )
+                .group_by(SeatRoundTripRow.phase, SeatRoundTripRow.bucket)
+            )
+            return BotStats(
+                bot=row.name,
+                queue=queue,
+                games=games,
+                timeouts=timeouts,
+                rejections=rejections,
+                crashes=crashes,
+                round_trips=_histograms(session.execute(buckets).all()),
+            )
 
         return self._read(find)
 
@@ -931,12 +1003,33 @@ def _change(row: RatingChangeRow, bot: str) -> RatingChange:
     )
 
 
+def _histograms(rows: Iterable[tuple[str, int, int]]) -> dict[str, list[int]]:
+    """(phase, bucket, decisions) rows as counts per bucket by phase, phases in the engine's order."""
+    histograms: dict[str, list[int]] = {}
+    for phase, bucket, decisions in rows:
+        counts = histograms.setdefault(phase, [0] * (len(ROUND_TRIP_BUCKETS) + 1))
+        counts[bucket] += decisions
+    return {p: histograms[p] for p in sorted(histograms, key=lambda p: Phase[p.upper()])}
+
+
 def _summaries(session: Session, games: list[GameRow]) -> list[GameSummary]:
     seats: dict[str, list[SeatResult]] = {g.id: [] for g in games}
+    trips: dict[tuple[str, int], list[tuple[str, int, int]]] = {}
+    for t in session.scalars(select(SeatRoundTripRow).where(SeatRoundTripRow.game_id.in_(seats))):
+        trips.setdefault((t.game_id, t.seat), []).append((t.phase, t.bucket, t.decisions))
     query = select(SeatRow).where(SeatRow.game_id.in_(seats)).order_by(SeatRow.game_id, SeatRow.seat)
     for s in session.scalars(query):
         seats[s.game_id].append(
-            SeatResult(s.name, s.place, SeatOutcome(s.outcome), s.bot_id, s.timeouts, s.rejections)
+            SeatResult(
+                s.name,
+                s.place,
+                SeatOutcome(s.outcome),
+                s.bot_id,
+                s.timeouts,
+                s.rejections,
+                s.crashes,
+                _histograms(trips.get((s.game_id, s.seat), [])),
+            )
         )
     return [
         GameSummary(
