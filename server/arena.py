@@ -20,6 +20,7 @@ from engine.replay import Replay
 from server import wire
 from server.competitions import Challenges, TournamentDirector, pure
 from server.lobby import Lobby
+from server.metrics import ROUND_TRIP_BUCKETS
 from server.replays import GameRecord
 from server.runner import GameRunner, Spectator
 from server.storage import (
@@ -106,6 +107,7 @@ def _game(game: GameSummary) -> arena_pb2.GameSummary:
                 outcome=_outcome(s.outcome),
                 timeouts=s.timeouts,
                 rejections=s.rejections,
+                crashes=s.crashes,
             )
             for i, s in enumerate(game.seats)
         ],
@@ -222,6 +224,27 @@ class Arena:
                 )
                 for c in changes
             ],
+        )
+
+    def bot_stats(self, bot: str, queue: str) -> arena_pb2.GetBotStatsResponse:
+        _check_name(bot, "GetBotStatsRequest.bot", "alice")
+        stats = self.store.bot_stats(bot, queue or None)
+        if queue and not stats.games:  # a queue it never played in, or no queue at all
+            self._check_queue(queue)
+        phases = [
+            arena_pb2.PhaseRoundTrips(phase=phase, decisions=sum(counts), counts=counts)
+            for phase, counts in stats.round_trips.items()
+        ]
+        return arena_pb2.GetBotStatsResponse(
+            bot=stats.bot,
+            queue=queue,
+            games=stats.games,
+            bucket_bounds_ms=[bound * 1000 for bound in ROUND_TRIP_BUCKETS],
+            phases=phases,
+            decisions=sum(p.decisions for p in phases),
+            timeouts=stats.timeouts,
+            rejections=stats.rejections,
+            crashes=stats.crashes,
         )
 
     def list_games(self, queue: str, bot: str, limit: int) -> arena_pb2.ListGamesResponse:

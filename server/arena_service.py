@@ -98,6 +98,11 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     ) -> arena_pb2.GetRatingHistoryResponse:
         return await self._blocking(context, self.arena.rating_history, request.bot, request.queue)
 
+    async def GetBotStats(
+        self, request: arena_pb2.GetBotStatsRequest, context: Context
+    ) -> arena_pb2.GetBotStatsResponse:
+        return await self._blocking(context, self.arena.bot_stats, request.bot, request.queue)
+
     async def ListGames(
         self, request: arena_pb2.ListGamesRequest, context: Context
     ) -> arena_pb2.ListGamesResponse:

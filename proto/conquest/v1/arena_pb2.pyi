@@ -499,6 +499,130 @@ class GetRatingHistoryResponse(_message.Message):
 Global___GetRatingHistoryResponse: _TypeAlias = GetRatingHistoryResponse  # noqa: Y015
 
 @_typing.final
+class GetBotStatsRequest(_message.Message):
+    """A bot's decision statistics."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_FIELD_NUMBER: _builtins.int
+    QUEUE_FIELD_NUMBER: _builtins.int
+    bot: _builtins.str
+    """The registered bot's name."""
+    queue: _builtins.str
+    """Only games of this queue; empty for every queue."""
+    def __init__(
+        self,
+        *,
+        bot: _builtins.str = ...,
+        queue: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "queue", b"queue"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetBotStatsRequest: _TypeAlias = GetBotStatsRequest  # noqa: Y015
+
+@_typing.final
+class PhaseRoundTrips(_message.Message):
+    """One phase's answered decisions, counted by how long their round trip took."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PHASE_FIELD_NUMBER: _builtins.int
+    DECISIONS_FIELD_NUMBER: _builtins.int
+    COUNTS_FIELD_NUMBER: _builtins.int
+    phase: _builtins.str
+    """The phase, lower case as the engine names it: "setup_claim", "setup_place", "reinforce", "attack",
+    "defend", "occupy", "fortify", "choose_headquarters", "allied_reinforce" or "allied_attack".
+    """
+    decisions: _builtins.int
+    """Answered decisions in this phase, in decisions (the sum of counts)."""
+    @_builtins.property
+    def counts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Decisions per round-trip bucket, in decisions; one more entry than bucket_bounds_ms. counts[i] took
+        at most bucket_bounds_ms[i] and more than bucket_bounds_ms[i - 1]; the last entry took more than the
+        last bound.
+        """
+
+    def __init__(
+        self,
+        *,
+        phase: _builtins.str = ...,
+        decisions: _builtins.int = ...,
+        counts: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["counts", b"counts", "decisions", b"decisions", "phase", b"phase"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PhaseRoundTrips: _TypeAlias = PhaseRoundTrips  # noqa: Y015
+
+@_typing.final
+class GetBotStatsResponse(_message.Message):
+    """A bot's decision statistics summed over its recorded games."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_FIELD_NUMBER: _builtins.int
+    QUEUE_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    BUCKET_BOUNDS_MS_FIELD_NUMBER: _builtins.int
+    PHASES_FIELD_NUMBER: _builtins.int
+    DECISIONS_FIELD_NUMBER: _builtins.int
+    TIMEOUTS_FIELD_NUMBER: _builtins.int
+    REJECTIONS_FIELD_NUMBER: _builtins.int
+    CRASHES_FIELD_NUMBER: _builtins.int
+    bot: _builtins.str
+    """The bot."""
+    queue: _builtins.str
+    """The queue; empty for every queue."""
+    games: _builtins.int
+    """Recorded games it played, in games."""
+    decisions: _builtins.int
+    """Answered decisions over every phase, in decisions."""
+    timeouts: _builtins.int
+    """Its decisions that timed out (a default action was played), in decisions."""
+    rejections: _builtins.int
+    """Its decisions that were rejected (illegal, malformed, late or stale), in decisions."""
+    crashes: _builtins.int
+    """Times its stream dropped while it held a seat in a running game, in disconnects."""
+    @_builtins.property
+    def bucket_bounds_ms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.float]:
+        """Upper bounds of the round-trip buckets, in milliseconds, ascending (the same bounds as the
+        conquest_decision_round_trip_seconds Prometheus histogram). A round trip is the time from the server
+        sending a DecisionRequest to receiving the Decision it applied.
+        """
+
+    @_builtins.property
+    def phases(self) -> _containers.RepeatedCompositeFieldContainer[Global___PhaseRoundTrips]:
+        """Answered decisions by phase, in the engine's phase order; phases it never answered in are left out."""
+
+    def __init__(
+        self,
+        *,
+        bot: _builtins.str = ...,
+        queue: _builtins.str = ...,
+        games: _builtins.int = ...,
+        bucket_bounds_ms: _abc.Iterable[_builtins.float] | None = ...,
+        phases: _abc.Iterable[Global___PhaseRoundTrips] | None = ...,
+        decisions: _builtins.int = ...,
+        timeouts: _builtins.int = ...,
+        rejections: _builtins.int = ...,
+        crashes: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "bucket_bounds_ms", b"bucket_bounds_ms", "crashes", b"crashes", "decisions", b"decisions", "games", b"games", "phases", b"phases", "queue", b"queue", "rejections", b"rejections", "timeouts", b"timeouts"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetBotStatsResponse: _TypeAlias = GetBotStatsResponse  # noqa: Y015
+
+@_typing.final
 class ListGamesRequest(_message.Message):
     """Finished games, latest first."""
 
@@ -541,6 +665,7 @@ class GameSeat(_message.Message):
     OUTCOME_FIELD_NUMBER: _builtins.int
     TIMEOUTS_FIELD_NUMBER: _builtins.int
     REJECTIONS_FIELD_NUMBER: _builtins.int
+    CRASHES_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Seat number, 0-based."""
     name: _builtins.str
@@ -555,6 +680,10 @@ class GameSeat(_message.Message):
     """Its decisions that timed out (a default action was played)."""
     rejections: _builtins.int
     """Its decisions that were rejected (illegal, malformed, late or stale)."""
+    crashes: _builtins.int
+    """Times its bot's stream dropped while it held this seat in the running game, in disconnects (whether
+    or not it reconnected in time).
+    """
     def __init__(
         self,
         *,
@@ -565,10 +694,11 @@ class GameSeat(_message.Message):
         outcome: _bot_pb2.SeatOutcome.ValueType = ...,
         timeouts: _builtins.int = ...,
         rejections: _builtins.int = ...,
+        crashes: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "outcome", b"outcome", "place", b"place", "registered", b"registered", "rejections", b"rejections", "seat", b"seat", "timeouts", b"timeouts"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["crashes", b"crashes", "name", b"name", "outcome", b"outcome", "place", b"place", "registered", b"registered", "rejections", b"rejections", "seat", b"seat", "timeouts", b"timeouts"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

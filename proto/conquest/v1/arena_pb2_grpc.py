@@ -65,6 +65,11 @@ class ArenaServiceStub:
                 request_serializer=conquest_dot_v1_dot_arena__pb2.GetRatingHistoryRequest.SerializeToString,
                 response_deserializer=conquest_dot_v1_dot_arena__pb2.GetRatingHistoryResponse.FromString,
                 _registered_method=True)
+        self.GetBotStats = channel.unary_unary(
+                '/conquest.v1.ArenaService/GetBotStats',
+                request_serializer=conquest_dot_v1_dot_arena__pb2.GetBotStatsRequest.SerializeToString,
+                response_deserializer=conquest_dot_v1_dot_arena__pb2.GetBotStatsResponse.FromString,
+                _registered_method=True)
         self.ListGames = channel.unary_unary(
                 '/conquest.v1.ArenaService/ListGames',
                 request_serializer=conquest_dot_v1_dot_arena__pb2.ListGamesRequest.SerializeToString,
@@ -153,6 +158,14 @@ class ArenaServiceServicer:
 
     def GetRatingHistory(self, request, context):
         """A bot's rating changes in a queue, oldest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBotStats(self, request, context):
+        """A registered bot's decision statistics over its recorded games (rated or not), of one queue or of
+        all: its decision round trips by phase as a histogram, timeouts, rejections and crashes.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -258,6 +271,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.GetRatingHistory,
                     request_deserializer=conquest_dot_v1_dot_arena__pb2.GetRatingHistoryRequest.FromString,
                     response_serializer=conquest_dot_v1_dot_arena__pb2.GetRatingHistoryResponse.SerializeToString,
+            ),
+            'GetBotStats': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBotStats,
+                    request_deserializer=conquest_dot_v1_dot_arena__pb2.GetBotStatsRequest.FromString,
+                    response_serializer=conquest_dot_v1_dot_arena__pb2.GetBotStatsResponse.SerializeToString,
             ),
             'ListGames': grpc.unary_unary_rpc_method_handler(
                     servicer.ListGames,
@@ -468,6 +486,33 @@ class ArenaService:
             '/conquest.v1.ArenaService/GetRatingHistory',
             conquest_dot_v1_dot_arena__pb2.GetRatingHistoryRequest.SerializeToString,
             conquest_dot_v1_dot_arena__pb2.GetRatingHistoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBotStats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/conquest.v1.ArenaService/GetBotStats',
+            conquest_dot_v1_dot_arena__pb2.GetBotStatsRequest.SerializeToString,
+            conquest_dot_v1_dot_arena__pb2.GetBotStatsResponse.FromString,
             options,
             channel_credentials,
             insecure,

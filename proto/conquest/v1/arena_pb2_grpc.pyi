@@ -53,6 +53,10 @@ class ArenaServiceStub:
     """The rated bots of a queue, best first by mu - 3 sigma (revoked bots left out)."""
     GetRatingHistory: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetRatingHistoryRequest, _arena_pb2.GetRatingHistoryResponse]
     """A bot's rating changes in a queue, oldest first."""
+    GetBotStats: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetBotStatsRequest, _arena_pb2.GetBotStatsResponse]
+    """A registered bot's decision statistics over its recorded games (rated or not), of one queue or of
+    all: its decision round trips by phase as a histogram, timeouts, rejections and crashes.
+    """
     ListGames: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListGamesRequest, _arena_pb2.ListGamesResponse]
     """Finished games, latest first, optionally of one queue and/or one bot."""
     ListLiveGames: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListLiveGamesRequest, _arena_pb2.ListLiveGamesResponse]
@@ -97,6 +101,10 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     """The rated bots of a queue, best first by mu - 3 sigma (revoked bots left out)."""
     GetRatingHistory: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetRatingHistoryRequest, _arena_pb2.GetRatingHistoryResponse]  # type: ignore[assignment]
     """A bot's rating changes in a queue, oldest first."""
+    GetBotStats: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetBotStatsRequest, _arena_pb2.GetBotStatsResponse]  # type: ignore[assignment]
+    """A registered bot's decision statistics over its recorded games (rated or not), of one queue or of
+    all: its decision round trips by phase as a histogram, timeouts, rejections and crashes.
+    """
     ListGames: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListGamesRequest, _arena_pb2.ListGamesResponse]  # type: ignore[assignment]
     """Finished games, latest first, optionally of one queue and/or one bot."""
     ListLiveGames: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListLiveGamesRequest, _arena_pb2.ListLiveGamesResponse]  # type: ignore[assignment]
@@ -174,6 +182,16 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.GetRatingHistoryResponse, _abc.Awaitable[_arena_pb2.GetRatingHistoryResponse]]:
         """A bot's rating changes in a queue, oldest first."""
+
+    @_abc_1.abstractmethod
+    def GetBotStats(
+        self,
+        request: _arena_pb2.GetBotStatsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.GetBotStatsResponse, _abc.Awaitable[_arena_pb2.GetBotStatsResponse]]:
+        """A registered bot's decision statistics over its recorded games (rated or not), of one queue or of
+        all: its decision round trips by phase as a histogram, timeouts, rejections and crashes.
+        """
 
     @_abc_1.abstractmethod
     def ListGames(
