@@ -162,3 +162,10 @@ def public_view(event: Event, seat: int | None) -> Event:
     if isinstance(event, HeadquartersChosen) and event.seat != seat:
         return event._replace(territory=-1)
     return event
+
+
+def secret_holder(event: Event) -> int | None:
+    """The one seat that sees ``event`` in full when ``public_view`` blanks it for everyone else."""
+    if isinstance(event, Drew | CardsTaken | MissionDealt | HeadquartersChosen):
+        return event.seat
+    return None

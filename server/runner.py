@@ -28,7 +28,7 @@ from engine import (
     default_action,
     new_game,
 )
-from engine.events import Event, public_view
+from engine.events import Event, public_view, secret_holder
 from engine.legal import LegalActions
 from engine.observe import observe
 from engine.replay import Replay
@@ -63,6 +63,7 @@ def decision_request(
     timebank_ms: int,
     last_latency_ms: int,
     strikes: int,
+    events: Sequence[game_pb2.GameEvent] = (),
 ) -> bot_pb2.ConnectResponse:
     """The DecisionRequest for the seat to act (pinned by the golden fixtures in tests/server/golden)."""
     return bot_pb2.ConnectResponse(
@@ -75,6 +76,7 @@ def decision_request(
             timebank_ms=timebank_ms,
             last_latency_ms=last_latency_ms,
             strikes=strikes,
+            events=events,
         )
     )
 
@@ -115,19 +117,28 @@ class GameRunner:
         self.writer = writer
         self.on_finish = on_finish
         self.metrics = metrics or Metrics()
-        self.state, self._pending_events = new_game(queue.rules, len(self.seats), seed)
+        self.state, setup_events = new_game(queue.rules, len(self.seats), seed)
         self.replay = Replay(queue.rules, seed, [s.name for s in self.seats], game_id=game_id)
         self.reason = ""
         self._next_request = 1
         self._requests: dict[int, tuple[int, str]] = {}
         """request id -> (seat, what became of it: open, answered, timed out, replaced, cancelled)."""
         self._sequence = 0
+        """Sequence number of the next event."""
+        self._log: list[game_pb2.GameEvent] = []
+        """The public view of every event from sequence ``_log_start`` on: what some seat was not sent yet."""
+        self._log_start = 0
+        self._own_views: dict[int, tuple[int, game_pb2.GameEvent]] = {}
+        """sequence -> (seat, its own view) for the logged events that hide something from the others."""
+        self._events_turn = 0
+        """The turn when GameEvents were last sent to the seats not being asked (once per turn)."""
         self._stopping = False
         self.started_at = datetime.now(UTC)
         self._spectators: dict[Spectator, int] = {}
         """spectator -> the sequence number of the first event it has not seen in its snapshot."""
         self._game_over: bot_pb2.GameOver | None = None
         self.log = log.bind(game_id=game_id, queue=queue.name)
+        self._record_events(setup_events)
 
     # ------------------------------------------------------------------ running
 
@@ -135,7 +146,6 @@ class GameRunner:
         self.log.info("game_started", players=[s.name for s in self.seats])
         for index, seat in enumerate(self.seats):
             seat_send(seat, self.game_started(index))
-        self._broadcast_events()
         try:
             while not self.state.is_over():
                 if self._stopping or self._all_forfeited():
@@ -169,8 +179,10 @@ class GameRunner:
             started = time.perf_counter()
             events = self.state.apply_unchecked(action)
             self.metrics.engine_step.observe(time.perf_counter() - started)
-        self._pending_events.extend(events)
-        self._broadcast_events()
+        self._record_events(events)
+        if self.state.turn != self._events_turn and not self.state.is_over():
+            self._events_turn = self.state.turn
+            self._send_events(but=self.state.to_act)  # its events ride in its next DecisionRequest
 
     def _all_forfeited(self) -> bool:
         return all(isinstance(s, RemoteSeat) and s.forfeit is not None for s in self.seats)
@@ -217,8 +229,9 @@ class GameRunner:
                     )
                     return default_action(legal), "", None
                 wait_until = min(deadline, seat.disconnected_at + grace)
-            try:
-                arrival = await asyncio.wait_for(seat.inbox.get(), max(0.0, wait_until - time.monotonic()))
+            try:  # a timer on this task, not a task per wait as asyncio.wait_for would make
+                async with asyncio.timeout(max(0.0, wait_until - time.monotonic())):
+                    arrival = await seat.inbox.get()
             except TimeoutError:
                 if time.monotonic() < deadline:
                     continue  # the grace window ended first: forfeited at the top of the loop
@@ -270,6 +283,7 @@ class GameRunner:
             timebank_ms=max(0, seat.clock.timebank_ms - max(0, elapsed_ms - allowed)),
             last_latency_ms=seat.last_latency_ms,
             strikes=seat.strikes,
+            events=self._unsent_events(index, seat),
         )
         seat.send(message)
         return now
@@ -376,6 +390,7 @@ class GameRunner:
         seat.connection = connection
         seat.disconnected_at = None
         seat.resumed = True
+        seat.next_event = self._sequence  # GameStarted's observation already shows what happened while away
         seat.send(self.game_started(index))
         seat.inbox.put_nowait(None)
         self.log.info("seat_resumed", bot=seat.name, seat=index)
@@ -396,7 +411,7 @@ class GameRunner:
         """A spectator's stream of this game: a snapshot of the board now, then the public events from
         there on (every hand's card ids hidden), then GameOver."""
         spectator: Spectator = asyncio.Queue()
-        next_sequence = self._sequence + len(self._pending_events)
+        next_sequence = self._sequence
         spectator.put_nowait(
             arena_pb2.WatchGameResponse(
                 snapshot=arena_pb2.GameSnapshot(
@@ -441,23 +456,21 @@ class GameRunner:
             )
         )
 
-    def _broadcast_events(self) -> None:
-        """Send the events since the last batch to every remote seat, cards hidden per recipient, and to
-        every spectator the events after its snapshot, cards hidden."""
-        events, self._pending_events = self._pending_events, []
+    def _record_events(self, events: list[Event]) -> None:
+        """Log ``events`` for the seats (sent in their next DecisionRequest or GameEvents) and send them
+        to every spectator at once, cards hidden."""
         if not events:
             return
         first = self._sequence
         self._sequence += len(events)
-        shared = [wire.event_to_pb(public_view(e, None), first + i) for i, e in enumerate(events)]
-        for index, seat in enumerate(self.seats):
-            if isinstance(seat, RemoteSeat) and seat.connection is not None:
-                batch = _own_view(events, shared, index, first)
-                seat.send(
-                    bot_pb2.ConnectResponse(
-                        game_events=bot_pb2.GameEvents(game_id=self.game_id, events=batch)
-                    )
-                )
+        shared = []
+        for sequence, event in enumerate(events, first):
+            public = public_view(event, None)
+            shared.append(wire.event_to_pb(public, sequence))
+            holder = secret_holder(event)
+            if holder is not None:  # that seat sees its own cards or choice, the others see blanks
+                self._own_views[sequence] = (holder, wire.event_to_pb(event, sequence))
+        self._log.extend(shared)
         for spectator, start in self._spectators.items():
             unseen = shared if start <= first else [e for e in shared if e.sequence >= start]
             if unseen:
@@ -466,6 +479,37 @@ class GameRunner:
                         events=bot_pb2.GameEvents(game_id=self.game_id, events=unseen)
                     )
                 )
+
+    def _unsent_events(self, index: int, seat: RemoteSeat) -> list[game_pb2.GameEvent]:
+        """The logged events ``seat`` was not sent yet, its own cards shown; now counted as sent."""
+        batch = self._log[max(0, seat.next_event - self._log_start) :]
+        for position, event in enumerate(batch):
+            own = self._own_views.get(event.sequence)
+            if own is not None and own[0] == index:
+                batch[position] = own[1]
+        seat.next_event = self._sequence
+        return batch
+
+    def _send_events(self, but: int = -1) -> None:
+        """Send every connected seat except ``but`` its unsent events as one GameEvents, then forget the
+        events every connected seat has been sent."""
+        for index, seat in enumerate(self.seats):
+            if (
+                isinstance(seat, RemoteSeat)
+                and seat.connection is not None
+                and index != but
+                and seat.next_event < self._sequence
+            ):
+                batch = bot_pb2.GameEvents(game_id=self.game_id, events=self._unsent_events(index, seat))
+                seat.send(bot_pb2.ConnectResponse(game_events=batch))
+        sent = min(
+            (s.next_event for s in self.seats if isinstance(s, RemoteSeat) and s.connection is not None),
+            default=self._sequence,
+        )
+        if sent > self._log_start:
+            del self._log[: sent - self._log_start]
+            self._log_start = sent
+            self._own_views = {k: v for k, v in self._own_views.items() if k >= sent}
 
     async def _finish(self) -> None:
         state = self.state
@@ -488,6 +532,7 @@ class GameRunner:
             self.log.exception("game_record_failed")
             where = "not (fully) recorded"
         game_over = bot_pb2.ConnectResponse(game_over=over)
+        self._send_events()
         for seat in self.seats:
             seat_send(seat, game_over)
         self._game_over = over
@@ -528,17 +573,3 @@ class GameRunner:
 def seat_send(seat: Seat, message: bot_pb2.ConnectResponse) -> None:
     if isinstance(seat, RemoteSeat):
         seat.send(message)
-
-
-def _own_view(
-    events: list[Event], shared: list[game_pb2.GameEvent], seat: int, first: int
-) -> list[game_pb2.GameEvent]:
-    """``shared`` (the spectator's view), with this seat's own drawn or taken cards shown."""
-    batch = shared
-    for i, event in enumerate(events):
-        mine = public_view(event, seat)
-        if mine != public_view(event, None):
-            if batch is shared:
-                batch = list(shared)
-            batch[i] = wire.event_to_pb(mine, first + i)
-    return batch

@@ -91,6 +91,8 @@ class RemoteSeat:
     round_trips: dict[str, list[int]] = field(default_factory=dict)
     """Answered decisions by phase: how many fell in each ``ROUND_TRIP_BUCKETS`` bucket, the last count
     for those above the last bound."""
+    next_event: int = 0
+    """Sequence number of the first game event this seat has not been sent."""
     resumed: bool = False
     """The bot reconnected since its open request was sent, so that request must be sent again."""
     inbox: asyncio.Queue[Arrival] = field(default_factory=asyncio.Queue)

@@ -244,3 +244,28 @@ async def test_stop_finishes_games_in_progress_then_closes(address: str) -> None
     for client, overs in zip(clients, results, strict=True):
         assert len(overs) == 1 and not client.games
         check_ranking(overs[0], {"py-stopping", "py-other"})
+
+
+class EventCounter(AggressiveBot):
+    """Records every event the SDK tells it, in the order told."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sequences: list[int] = []
+        self.kinds: list[str] = []
+
+    def on_events(self, game: Game, events: Sequence[game_pb2.GameEvent]) -> None:
+        self.sequences += [e.sequence for e in events]
+        self.kinds += [e.WhichOneof("kind") for e in events]
+
+
+async def test_sdk_tells_every_event_once_in_order(address: str) -> None:
+    """bot.proto: a DecisionRequest carries "the game's public events since the last ones you were sent";
+    the SDK tells them to ``Bot.on_events`` with those of GameEvents, so a bot sees each event once, in
+    order, ending with the game's end."""
+    bots = [EventCounter(), EventCounter()]
+    clients = [Client(b, address, name=f"ev-{i}", queues=["classic-2"], games=1) for i, b in enumerate(bots)]
+    await play(clients)
+    for bot in bots:
+        assert bot.sequences == list(range(len(bot.sequences)))
+        assert bot.kinds[-1] == "game_ended" and "rolled" in bot.kinds

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import grpc
@@ -17,6 +17,16 @@ from engine import Action, random_legal_action
 from server.wire import action_to_pb, legal_from_pb
 
 Response = bot_pb2.ConnectResponse
+
+
+def events_in(message: Response) -> Sequence[game_pb2.GameEvent]:
+    """The game events a message carries: a GameEvents batch, or those riding in a DecisionRequest."""
+    kind = message.WhichOneof("message")
+    if kind == "game_events":
+        return message.game_events.events
+    if kind == "decision_request":
+        return message.decision_request.events
+    return ()
 
 
 class RawBot:
@@ -81,10 +91,10 @@ class RawBot:
             self._unread[:0] = skipped
 
     async def expect_event(self, kind: str, timeout: float = 10.0) -> game_pb2.GameEvent:
-        """The next game event of ``kind`` (e.g. "claimed"), from the GameEvents batches not yet read."""
+        """The next game event of ``kind`` (e.g. "claimed"), from the messages not yet read that carry
+        events (a DecisionRequest read here for its events stays unanswered)."""
         while True:
-            batch = (await self.expect("game_events", timeout=timeout)).game_events
-            for event in batch.events:
+            for event in events_in(await self.expect("game_events", "decision_request", timeout=timeout)):
                 if event.WhichOneof("kind") == kind:
                     return event
 

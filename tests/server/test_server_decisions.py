@@ -62,7 +62,8 @@ async def test_illegal_and_malformed_decisions_are_rejected_and_a_retry_works(st
 
     choice = request.legal.claim[-1]
     first.decide(request, Claim(choice))
-    claimed = (await first.expect_event("claimed")).claimed
+    following = bots[(request.observation.to_act + 1) % 3]  # asked next: the claim rides in its request
+    claimed = (await following.expect_event("claimed")).claimed
     assert (claimed.seat, claimed.territory) == (request.observation.to_act, choice)
 
 
@@ -80,14 +81,8 @@ async def test_late_reply_is_rejected_and_never_applied(start_server):
     rejected = (await first.expect("decision_rejected")).decision_rejected
     assert rejected.request_id == request.request_id and not rejected.can_retry
     assert "after its deadline" in rejected.reason
-    claimed = [
-        e.claimed
-        for m in first.log
-        if m.WhichOneof("message") == "game_events"
-        for e in m.game_events.events
-        if e.WhichOneof("kind") == "claimed" and e.claimed.seat == seat
-    ]
-    assert [c.territory for c in claimed] == [request.legal.claim[0]]  # the default, not the late claim
+    claimed = (await bots[(seat + 1) % 3].expect_event("claimed")).claimed
+    assert (claimed.seat, claimed.territory) == (seat, request.legal.claim[0])  # the default, not late
 
     first.send(
         decision=bot_pb2.Decision(game_id=request.game_id, request_id=987654, action=game_pb2.Action())
@@ -115,7 +110,7 @@ async def test_a_bot_cannot_act_for_another_seat_or_game(start_server):
     assert error.code == "unknown_game" and not error.fatal and request.game_id in error.message
 
     owner.decide(request, Claim(request.legal.claim[1]))  # the owner's request is still open
-    claimed = (await owner.expect_event("claimed")).claimed
+    claimed = (await intruder.expect_event("claimed")).claimed
     assert (claimed.seat, claimed.territory) == (seat, request.legal.claim[1])
 
 

@@ -9,6 +9,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from make_golden import GOLDEN, PHASES, golden_requests
+from raw_client import events_in
 
 
 def test_golden_decision_requests_match_byte_for_byte():
@@ -50,20 +51,41 @@ async def test_no_bot_ever_receives_another_seats_cards(start_server):
         own: set[int] = set()
         for message in bot.log:
             kind = message.WhichOneof("message")
-            if kind == "game_events":
-                for event in message.game_events.events:
-                    which = event.WhichOneof("kind")
-                    if which == "drew":
-                        shown = event.drew.card != -1
-                        assert shown == (event.drew.seat == seat), event
-                        own |= {event.drew.card} if shown else set()
-                        cards_shown += shown
-                    elif which == "cards_taken":
-                        shown_cards = [c for c in event.cards_taken.cards if c != -1]
-                        assert event.cards_taken.seat == seat or not shown_cards, event
-                        own |= set(shown_cards)
-            elif kind == "decision_request":
+            for event in events_in(message):  # a request's events come before its observation
+                which = event.WhichOneof("kind")
+                if which == "drew":
+                    shown = event.drew.card != -1
+                    assert shown == (event.drew.seat == seat), event
+                    own |= {event.drew.card} if shown else set()
+                    cards_shown += shown
+                elif which == "cards_taken":
+                    shown_cards = [c for c in event.cards_taken.cards if c != -1]
+                    assert event.cards_taken.seat == seat or not shown_cards, event
+                    own |= set(shown_cards)
+            if kind == "decision_request":
                 observation = message.decision_request.observation
                 assert set(observation.hand) <= own
                 assert len(observation.hand) == observation.hand_sizes[seat]
     assert cards_shown > 0  # cards were drawn, so the check above saw real card ids
+
+
+async def test_every_seat_gets_every_event_once_in_order_and_the_asked_seat_in_its_request(start_server):
+    """bot.proto: a DecisionRequest carries "the game's public events since the last ones you were sent",
+    and GameEvents go to the seats not about to be asked "once per turn ... and before GameOver": so every
+    seat receives each event exactly once, in sequence order, all of them before GameOver, and most
+    events reach a seat inside its requests."""
+    server = await start_server()
+    bots = [server.bot() for _ in range(3)]
+    for i, bot in enumerate(bots):
+        await bot.hello(f"events-{i}")
+        await bot.join("classic-long-3")
+    await asyncio.gather(*(bot.play_until_over(random.Random(i)) for i, bot in enumerate(bots)))
+    for bot in bots:
+        kinds = [m.WhichOneof("message") for m in bot.log]
+        sequences = [e.sequence for m in bot.log for e in events_in(m)]
+        assert sequences == list(range(len(sequences))), "each event once, in order"
+        ended = [e.game_ended for m in bot.log for e in events_in(m) if e.WhichOneof("kind") == "game_ended"]
+        assert len(ended) == 1 and kinds[-1] == "game_over"
+        requests = kinds.count("decision_request")
+        assert requests > 50
+        assert kinds.count("game_events") < requests / 2, "events mostly ride in the requests"

@@ -5,7 +5,7 @@ The bot protocol: one long-lived bidirectional stream per bot process.
 
 A session goes: Hello -> Welcome; JoinQueue (one or more queues); then, for every game the server seats
 you in: GameStarted, DecisionRequest/Decision pairs (with DecisionRejected when a decision is illegal),
-GameEvents as the game moves on, and GameOver. Several games share one stream: every game message
+the game's public events, and GameOver. Several games share one stream: every game message
 carries its game_id. Time is measured on the server; every request says how much you have.
 """
 
@@ -146,7 +146,10 @@ class ConnectResponse(_message.Message):
 
     @_builtins.property
     def game_events(self) -> Global___GameEvents:
-        """Public events of a game you play in, in order."""
+        """Public events of a game you play in, in order, when you are not the seat about to be asked: sent
+        once per turn (when the turn passes to another player) and before GameOver. The seat that is asked
+        next gets its events inside its DecisionRequest instead.
+        """
 
     @_builtins.property
     def game_over(self) -> Global___GameOver:
@@ -553,6 +556,7 @@ class DecisionRequest(_message.Message):
     TIMEBANK_MS_FIELD_NUMBER: _builtins.int
     LAST_LATENCY_MS_FIELD_NUMBER: _builtins.int
     STRIKES_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     request_id: _builtins.int
@@ -575,6 +579,13 @@ class DecisionRequest(_message.Message):
     def legal(self) -> _game_pb2.LegalActions:
         """Everything you may do."""
 
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.GameEvent]:
+        """The game's public events since the last ones you were sent (in a DecisionRequest or a GameEvents),
+        in order, applied before `observation` was taken: rolls, captures, cards drawn (your own card ids
+        shown, others' hidden). Carried here so that a decision costs one message each way.
+        """
+
     def __init__(
         self,
         *,
@@ -586,10 +597,11 @@ class DecisionRequest(_message.Message):
         timebank_ms: _builtins.int = ...,
         last_latency_ms: _builtins.int = ...,
         strikes: _builtins.int = ...,
+        events: _abc.Iterable[_game_pb2.GameEvent] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["legal", b"legal", "observation", b"observation"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "last_latency_ms", b"last_latency_ms", "legal", b"legal", "observation", b"observation", "request_id", b"request_id", "strikes", b"strikes", "time_allowed_ms", b"time_allowed_ms", "timebank_ms", b"timebank_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game_id", b"game_id", "last_latency_ms", b"last_latency_ms", "legal", b"legal", "observation", b"observation", "request_id", b"request_id", "strikes", b"strikes", "time_allowed_ms", b"time_allowed_ms", "timebank_ms", b"timebank_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -671,7 +683,7 @@ Global___DecisionRejected: _TypeAlias = DecisionRejected  # noqa: Y015
 
 @_typing.final
 class GameEvents(_message.Message):
-    """Public events of a game, in order, since the last batch."""
+    """Public events of a game, in order, since the last ones you were sent (see ConnectResponse.game_events)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -5,7 +5,7 @@ The bot protocol: one long-lived bidirectional stream per bot process.
 
 A session goes: Hello -> Welcome; JoinQueue (one or more queues); then, for every game the server seats
 you in: GameStarted, DecisionRequest/Decision pairs (with DecisionRejected when a decision is illegal),
-GameEvents as the game moves on, and GameOver. Several games share one stream: every game message
+the game's public events, and GameOver. Several games share one stream: every game message
 carries its game_id. Time is measured on the server; every request says how much you have.
 """
 

@@ -52,7 +52,8 @@ class Bot:
         """A new game: ``game`` holds the seat, players, rules and map."""
 
     def on_events(self, game: Game, events: Sequence[game_pb2.GameEvent]) -> None:
-        """Public events of ``game``, in order."""
+        """Public events of ``game``, in order (those that came with a DecisionRequest are told before
+        ``decide`` is called for it)."""
 
     def on_game_over(self, game: Game, result: bot_pb2.GameOver) -> None:
         """``game`` ended; ``result.results[game.seat]`` is this bot's place and outcome."""
@@ -233,6 +234,7 @@ class Client:
 
     def _on_decision_request(self, request: bot_pb2.DecisionRequest) -> None:
         received = time.monotonic()
+        self._tell_events(request.game_id, request.events)  # they happened before this request
         task = asyncio.create_task(self._answer(request, received, self._outbox))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -249,9 +251,12 @@ class Client:
         self._decision(turn, turn.legal.default(), self._outbox)
 
     def _on_game_events(self, events: bot_pb2.GameEvents) -> None:
-        game = self.games.get(events.game_id)
-        if game is not None:
-            self.bot.on_events(game, events.events)
+        self._tell_events(events.game_id, events.events)
+
+    def _tell_events(self, game_id: str, events: Sequence[game_pb2.GameEvent]) -> None:
+        game = self.games.get(game_id)
+        if game is not None and events:
+            self.bot.on_events(game, events)
 
     def _on_game_over(self, over: bot_pb2.GameOver) -> None:
         game = self.games.pop(over.game_id, None)
