@@ -16,6 +16,8 @@ class SeatClock:
     timebank_ms: int
     decisions: int = 0
     """Decisions charged so far (the first one gets ``first_decision_ms``)."""
+    defending: bool = False
+    """The next decision chooses defence dice: it gets ``defend_decision_ms`` (set by the runner)."""
 
     @staticmethod
     def start(control: TimeControl) -> SeatClock:
@@ -23,6 +25,8 @@ class SeatClock:
 
     def time_allowed_ms(self) -> int:
         """Time for the next decision before the timebank is touched."""
+        if self.defending:
+            return self.control.defend_decision_ms
         return self.control.first_decision_ms if self.decisions == 0 else self.control.decision_ms
 
     def budget_ms(self) -> int:

@@ -23,9 +23,10 @@ A config file looks like this (every key optional; the values shown are the defa
     max_timebank_ms = 30000
     max_strikes = 3
     reconnect_grace_ms = 30000
+    defend_decision_ms = 300     # a defence-dice decision's allowance (defender_dice = "choose")
 
     [queues.classic-4]           # a [queues] table replaces the default queue list
-    rules = "classic"            # a rules preset: classic, classic_dealt, classic_two_player
+    rules = "classic"            # a rules preset (engine.rules.PRESETS), e.g. classic, capital
     players = 4
     rules_options = { turn_cap = 300 }
     time_control = { decision_ms = 500 }
@@ -68,6 +69,9 @@ class TimeControl:
     max_timebank_ms: int = 30_000
     max_strikes: int = 3
     reconnect_grace_ms: int = 30_000
+    defend_decision_ms: int = 300
+    """Allowance of a PHASE_DEFEND decision instead of ``decision_ms`` (the timebank still applies): the
+    defender's dice are asked in the middle of the attacker's turn, so they get a short deadline."""
 
     def to_pb(self) -> bot_pb2.TimeControl:
         return bot_pb2.TimeControl(**dataclasses.asdict(self))
@@ -97,11 +101,18 @@ class QueueConfig:
 
 
 def default_queues(time_control: TimeControl = TimeControl()) -> tuple[QueueConfig, ...]:
-    """classic-3..6 (claim setup), classic-dealt-4 and the two-player neutral game classic-2."""
+    """classic-3..6 (claim setup), classic-dealt-4, the two-player neutral game classic-2, and one queue
+    per further rule set: classic-defend-4 (the defender chooses its dice), older-4, capital-4,
+    mission-4 and the Allied Army game allied-2."""
     classic = preset("classic")
     queues = [QueueConfig(f"classic-{n}", classic, n, time_control) for n in (3, 4, 5, 6)]
     queues.append(QueueConfig("classic-dealt-4", preset("classic_dealt"), 4, time_control))
     queues.append(QueueConfig("classic-2", preset("classic_two_player"), 2, time_control))
+    queues.append(QueueConfig("classic-defend-4", preset("classic", defender_dice="choose"), 4, time_control))
+    queues.append(QueueConfig("older-4", preset("older_edition"), 4, time_control))
+    queues.append(QueueConfig("capital-4", preset("capital"), 4, time_control))
+    queues.append(QueueConfig("mission-4", preset("secret_mission"), 4, time_control))
+    queues.append(QueueConfig("allied-2", preset("allied_two_player"), 2, time_control))
     return tuple(queues)
 
 
@@ -285,8 +296,9 @@ def parse_time_control(table: dict[str, Any], base: TimeControl, where: str) -> 
     _check_keys(table, names, where)
     prefix = where.strip("[]")
     values = {name: _count(table, name, getattr(base, name), prefix) for name in names}
-    if values["decision_ms"] < 1 or values["first_decision_ms"] < 1:
-        raise ConfigError(f"{prefix}: decision_ms and first_decision_ms must be at least 1")
+    for name in ("decision_ms", "first_decision_ms", "defend_decision_ms"):
+        if values[name] < 1:
+            raise ConfigError(f"{prefix}.{name} = {values[name]} must be at least 1 (milliseconds)")
     if values["max_strikes"] < 1:
         raise ConfigError(f"{prefix}.max_strikes must be at least 1 (the timeouts that forfeit a seat)")
     return TimeControl(**values)

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from conquest.v1 import bot_pb2
-from engine import preset
 from server.app import build_lobby, create_server
 from server.config import QueueConfig, ServerConfig, default_queues
 from server.runner import GameRunner, seat_outcome
@@ -45,7 +44,7 @@ def practice_queues(
     return tuple(
         dataclasses.replace(
             q,
-            rules=q.rules if turn_cap is None else preset(q.rules.name, turn_cap=turn_cap),
+            rules=q.rules if turn_cap is None else dataclasses.replace(q.rules, turn_cap=turn_cap),
             house_opponents=(opponent,) * (q.players - 1),
         )
         for q in chosen

@@ -23,6 +23,7 @@ from engine import (
     Board,
     GameState,
     MalformedActionError,
+    Phase,
     PlayerStatus,
     Termination,
     default_action,
@@ -89,6 +90,8 @@ def seat_outcome(state: GameState, seat: int, forfeit: Outcome.ValueType | None)
         return Outcome.SEAT_OUTCOME_ELIMINATED
     if state.end_reason == Termination.CONQUEST:
         return Outcome.SEAT_OUTCOME_WON
+    if state.end_reason in (Termination.HEADQUARTERS, Termination.MISSION):
+        return Outcome.SEAT_OUTCOME_WON if state.places[seat] == 1 else Outcome.SEAT_OUTCOME_SURVIVED
     return Outcome.SEAT_OUTCOME_TURN_CAP
 
 
@@ -214,6 +217,7 @@ class GameRunner:
         self, index: int, seat: RemoteSeat, legal: LegalActions
     ) -> tuple[Action, str, list[Event] | None]:
         started = time.monotonic()
+        seat.clock.defending = legal.phase == Phase.DEFEND  # its own short allowance, mid-turn
         deadline = started + seat.clock.budget_ms() / 1000
         grace = self.queue.time_control.reconnect_grace_ms / 1000
         sent_at = self._send_request(index, seat, legal, started)

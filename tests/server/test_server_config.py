@@ -112,8 +112,8 @@ def test_variables_override_the_file_and_reach_every_queue(tmp_path: Path):
         ),
         (
             {"CONQUEST_TIME_CONTROL_DECISION_MS": "0"},
-            "environment variable CONQUEST_TIME_CONTROL_DECISION_MS: time_control: decision_ms and "
-            "first_decision_ms must be at least 1",
+            "environment variable CONQUEST_TIME_CONTROL_DECISION_MS: time_control.decision_ms = 0 must be "
+            "at least 1 (milliseconds)",
         ),
         (
             {"CONQUEST_TIME_CONTROL_INCREMENT_MS": "-1"},
