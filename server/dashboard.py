@@ -198,7 +198,8 @@ class Dashboard:
         return await self._answer(self._bot, request.path_params["name"])
 
     def _bot(self, name: str) -> dict[str, Any]:
-        """A bot's registration, rating history per queue, totals, head-to-head record and recent games."""
+        """A bot's registration, rating history per queue, totals, head-to-head record, recent games and
+        GetBotStats over all its games (round trips by phase, timeouts, rejections, crashes)."""
         bots = [as_json(b) for b in self.arena.list_bots().bots if b.name == name]
         games = as_json(self.arena.list_games("", name, MAX_GAMES))["games"]
         if not bots and not games:
@@ -206,15 +207,13 @@ class Dashboard:
         ratings = {}
         for queue in sorted({g["queue"] for g in games if g["rated"]}):
             ratings[queue] = as_json(self.arena.rating_history(name, queue))["changes"]
-        totals = {"games": 0, "wins": 0, "timeouts": 0, "rejections": 0, "forfeits": 0}
+        totals = {"games": 0, "wins": 0, "forfeits": 0}
         rivals: dict[str, dict[str, int]] = {}
         for game in games:
             mine = [s for s in game["seats"] if s["name"] == name]
             for seat in mine:
                 totals["games"] += 1
                 totals["wins"] += seat["place"] == 1
-                totals["timeouts"] += seat["timeouts"]
-                totals["rejections"] += seat["rejections"]
                 totals["forfeits"] += seat["outcome"].startswith("SEAT_OUTCOME_FORFEIT")
                 for other in game["seats"]:
                     if other["name"] == name:
@@ -230,7 +229,7 @@ class Dashboard:
             "ratings": ratings,
             "head_to_head": [{"opponent": k, **v} for k, v in sorted(rivals.items())],
             "games": games[:30],
-            "latency": None,  # the server keeps no per-bot decision times yet (docs/dashboard.md)
+            "stats": as_json(self.arena.bot_stats(name, "")) if bots else None,
         }
 
     async def tournaments(self, request: Request) -> Response:

@@ -32,6 +32,8 @@ from server.app import build_lobby, build_server
 from server.cli import main
 from server.config import QueueConfig, ServerConfig, TimeControl
 from server.dashboard import RunningDashboard, start_dashboard
+from server.lobby import Lobby
+from server.seats import RemoteSeat
 from server.storage import Store
 
 CHROMIUM = os.environ.get("CONQUEST_TEST_CHROMIUM", "/usr/bin/chromium")
@@ -61,6 +63,7 @@ class Site:
     dashboard: RunningDashboard
     rated_game: str
     replay_dir: Path
+    lobby: Lobby
 
 
 @pytest.fixture
@@ -86,7 +89,13 @@ async def site(tmp_path: Path) -> AsyncIterator[Site]:
             await bot.join("classic-2", games=1)
         overs = await asyncio.gather(*(b.play_until_over(random.Random(i)) for i, b in enumerate(bots)))
         yield Site(
-            f"http://127.0.0.1:{dashboard.port}/", port, store, dashboard, overs[0].game_id, config.replay_dir
+            f"http://127.0.0.1:{dashboard.port}/",
+            port,
+            store,
+            dashboard,
+            overs[0].game_id,
+            config.replay_dir,
+            lobby,
         )
     finally:
         for bot in bots:
@@ -300,4 +309,61 @@ async def test_a_tournament_page_shows_standings_rounds_and_the_bracket(site: Si
         ".finished-games a[href^='#/game/']", "as => as.map(a => a.hash)"
     )
     assert {link.removeprefix("#/game/") for link in listed} == game_ids  # not the rated game of the fixture
+    assert errors == []
+
+
+async def test_the_bot_page_draws_round_trips_by_phase_and_counts_a_crash(
+    site: Site, browser: Browser
+) -> None:
+    """Issue 8: the Bot page shows a "decision-latency histogram by phase, timeouts, rejections and
+    crashes". A registered bot's stream drops once while it holds a seat; it reconnects and finishes the
+    game. Its page then draws one bar chart per phase whose bars are the counts the server recorded, and
+    shows one crash; "pages load with no console errors"."""
+    bots = [RawBot(site.port), RawBot(site.port)]
+    tokens = [site.store.register_bot(name, admin_token=ADMIN).token for name in ("dora", "eve")]
+    for bot, name, token in zip(bots, ("dora", "eve"), tokens, strict=True):
+        await bot.hello(name, token=token)
+        await bot.join("classic-2", games=1)
+    dora, eve = bots
+    started = (await dora.expect("game_started")).game_started
+    eve_playing = asyncio.create_task(eve.play_until_over(random.Random(5)))
+    await dora.expect("decision_request")
+    seat = site.lobby.runners[started.game_id].seats[started.seat]
+    assert isinstance(seat, RemoteSeat)
+    await dora.close()
+    while seat.connection is not None:  # the server notices the dropped stream
+        await asyncio.sleep(0.01)
+    back = RawBot(site.port)
+    try:
+        assert list((await back.hello("dora", token=tokens[0])).welcome.resumed_game_ids) == [started.game_id]
+        await back.play_until_over(random.Random(6))
+        await eve_playing
+    finally:
+        await back.close()
+        await eve.close()
+    recorded = site.store.bot_stats("dora")
+    assert recorded.crashes == 1 and recorded.round_trips
+
+    page, errors = await open_page(browser, f"{site.url}#/bot/dora")
+    await page.wait_for_selector(".latency figure.round-trips")
+    charts = page.locator("figure.round-trips")
+    shown = {}
+    for i in range(await charts.count()):
+        chart = charts.nth(i)
+        bars = await chart.locator("rect").evaluate_all("rs => rs.map(r => +r.dataset.count)")
+        shown[await chart.get_attribute("data-phase")] = bars
+        label = await chart.locator("svg").get_attribute("aria-label")
+        assert label and "round trips" in label, "each chart is labelled for screen readers"
+    assert shown == recorded.round_trips
+    assert await page.locator(".decision-totals .crashes").inner_text() == "1"
+    assert await page.locator(".decision-totals .timeouts").inner_text() == str(recorded.timeouts)
+    assert await page.locator(".decision-totals .rejections").inner_text() == str(recorded.rejections)
+    decisions = sum(sum(counts) for counts in recorded.round_trips.values())
+    assert await page.locator(".decision-totals .decisions").inner_text() == str(decisions)
+    heights = await page.eval_on_selector_all(
+        "figure.round-trips rect", "rs => rs.map(r => [+r.dataset.count, +r.getAttribute('height')])"
+    )
+    assert all((count > 0) == (height > 0) for count, height in heights), (
+        "a bar is drawn where decisions fell"
+    )
     assert errors == []

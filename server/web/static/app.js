@@ -174,6 +174,36 @@
   }
 
   // ---------------------------------------------------------------- a bot
+  const duration = (ms) => (ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`);
+
+  // One phase's decision round trips (GetBotStats' PhaseRoundTrips) as a bar per bucket; ``bounds`` in ms.
+  function roundTripChart({ phase, decisions, counts }, bounds) {
+    const bar = 14, gap = 2, h = 70, top = Math.max(...counts.map(Number), 1);
+    const w = counts.length * (bar + gap);
+    const label = (i) => (i < bounds.length ? `≤ ${duration(bounds[i])}` : `> ${duration(bounds[bounds.length - 1])}`);
+    const bars = counts.map((c, i) => {
+      const height = (Number(c) / top) * h;
+      return `<rect x="${i * (bar + gap)}" y="${h - height}" width="${bar}" height="${height}" data-count="${c}"><title>${label(i)}: ${c}</title></rect>`;
+    }).join("");
+    const ticks = [0, 3, 6, 9, 12, counts.length - 1].filter((i) => i < counts.length).map((i) =>
+      `<text x="${i * (bar + gap) + bar / 2}" y="${h + 12}">${i < bounds.length ? duration(bounds[i]).replace(" ", "") : `>${duration(bounds[bounds.length - 1]).replace(" ", "")}`}</text>`).join("");
+    const name = phase.replace(/_/g, " ");
+    const spoken = counts.map((c, i) => (Number(c) ? `${label(i)}: ${c}` : "")).filter(Boolean).join("; ");
+    return `<figure class="round-trips" data-phase="${esc(phase)}" data-decisions="${decisions}">
+      <figcaption>${esc(name)} · ${decisions} decisions</figcaption>
+      <svg width="${w + 16}" height="${h + 16}" viewBox="-8 -1 ${w + 16} ${h + 17}" role="img" aria-label="${esc(`${name} round trips: ${spoken}`)}"><line class="axis" x1="0" y1="${h}" x2="${w}" y2="${h}"/>${bars}${ticks}</svg></figure>`;
+  }
+
+  function decisionStats(stats) {
+    if (!stats) return `<p class="muted">Recorded for registered bots only.</p>`;
+    const bounds = stats.bucket_bounds_ms.map(Number);
+    return `<p class="decision-totals">Over ${stats.games} recorded games: <b class="decisions">${stats.decisions}</b> decisions answered ·
+      <b class="timeouts">${stats.timeouts}</b> timeouts · <b class="rejections">${stats.rejections}</b> rejected decisions ·
+      <b class="crashes">${stats.crashes}</b> crashes (its stream dropped while it held a seat)</p>
+      <p class="muted">Round trip: from the server sending a DecisionRequest to receiving the decision it applied; each bar counts the decisions that took at most its bound (the last: longer than every bound).</p>
+      ${stats.phases.length ? `<div class="latency">${stats.phases.map((p) => roundTripChart(p, bounds)).join("")}</div>` : `<p class="muted">No answered decisions recorded.</p>`}`;
+  }
+
   async function bot(name) {
     const data = await api(`/api/bots/${encodeURIComponent(name)}`);
     const t = data.totals;
@@ -185,11 +215,11 @@
     }).join("");
     view.innerHTML = `<h2>${esc(name)}</h2>
       <p class="muted">${data.bot ? `registered ${when(data.bot.created_at_ms)}${Number(data.bot.revoked_at_ms) ? " · revoked" : ""}` : "practice name (not registered)"}</p>
-      <p>${t.games} games · ${t.wins} wins · ${t.timeouts} timeouts · ${t.rejections} rejected decisions · ${t.forfeits} forfeits</p>
+      <p>${t.games} games · ${t.wins} wins · ${t.forfeits} forfeits</p>
       <h3>Results over time</h3>${charts ? `<table><thead><tr><th>queue</th><th class="num">rated games</th><th>μ−3σ after each game</th><th class="num">now</th><th>places, oldest first</th></tr></thead><tbody>${charts}</tbody></table>` : `<p class="muted">No rated games.</p>`}
       <h3>Head to head</h3>${data.head_to_head.length ? `<table class="h2h"><thead><tr><th>opponent</th><th class="num">games together</th><th class="num">placed ahead</th><th class="num">behind</th><th class="num">level</th></tr></thead><tbody>
         ${data.head_to_head.map((r) => `<tr><td>${botLink(r.opponent)}</td><td class="num">${r.games}</td><td class="num">${r.ahead}</td><td class="num">${r.behind}</td><td class="num">${r.level}</td></tr>`).join("")}</tbody></table>` : `<p class="muted">No games.</p>`}
-      <h3>Decision latency</h3><p class="muted">Not recorded per bot by this server yet (the server exports round-trip histograms by phase to Prometheus, without bot labels).</p>
+      <h3>Decisions: round trips by phase, timeouts, rejections, crashes</h3>${decisionStats(data.stats)}
       <h3>Recent games</h3><table><thead><tr><th>game</th><th>queue</th><th>finished</th><th>seats (place)</th></tr></thead><tbody>
         ${data.games.map((g) => `<tr><td>${gameLink(g.game_id)}</td><td>${esc(g.queue)}</td><td>${when(g.finished_at_ms)}</td><td>${seatsCell(g.seats)}</td></tr>`).join("")}</tbody></table>`;
   }
