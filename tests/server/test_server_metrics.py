@@ -12,7 +12,11 @@ from pathlib import Path
 from prometheus_client.parser import text_string_to_metric_families
 from raw_client import seat_three
 
+from conftest import FAST
 from engine import Claim
+from server.clock import SeatClock
+from server.metrics import ROUND_TRIP_BUCKETS, Metrics
+from server.seats import RemoteSeat
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
 
@@ -62,3 +66,28 @@ async def test_metrics_endpoint_exposes_every_documented_metric_after_a_game(sta
     assert _sample(text, "conquest_bots_connected") == 3
     assert _sample(text, "conquest_decision_round_trip_seconds_count", phase="setup_claim") >= 42
     assert _sample(text, "conquest_engine_step_seconds_count") > 42
+
+
+def test_a_seats_round_trips_fall_in_the_prometheus_buckets() -> None:
+    """Issue 8, Bot page: "decision-latency histogram by phase" — per seat, in the same buckets as the
+    conquest_decision_round_trip_seconds histogram: a round trip on a bound counts in that bound's bucket,
+    one above the last bound in the extra last bucket."""
+    metrics = Metrics()
+    seat = RemoteSeat("alice", "alice", None, SeatClock.start(FAST))
+    trips = [0.0001, 0.0005, 0.00051, 0.004, 0.005, 1.0, 29.9, 30.0, 31.0, 120.0]
+    for seconds in trips:
+        metrics.decision_round_trip.labels("attack").observe(seconds)
+        seat.record_round_trip("attack", seconds)
+    seat.record_round_trip("fortify", 0.2)
+    counts = seat.round_trips["attack"]
+    assert len(counts) == len(ROUND_TRIP_BUCKETS) + 1 and sum(counts) == len(trips)
+    registry = metrics.registry
+    for i, bound in enumerate(ROUND_TRIP_BUCKETS):
+        cumulative = registry.get_sample_value(
+            "conquest_decision_round_trip_seconds_bucket", {"phase": "attack", "le": str(float(bound))}
+        )
+        assert sum(counts[: i + 1]) == cumulative, f"bucket <= {bound} s"
+    assert counts[-1] == 2  # 31 s and 120 s
+    assert seat.round_trips["fortify"] == [
+        int(i == ROUND_TRIP_BUCKETS.index(0.25)) for i in range(len(counts))
+    ]
