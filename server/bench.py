@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import cProfile
 import dataclasses
 import logging
 import multiprocessing
@@ -110,6 +111,8 @@ class ServerSpec:
     """Seat at most this many games (None: no limit)."""
     pair_cap: int = LADDER.pair_cap
     """The matchmaker's cap on how often two bots meet (0: none, so a throughput run never waits on it)."""
+    profile: str = ""
+    """Write the server's cProfile statistics to this file when it stops ("": no profiling)."""
 
 
 def serve_process(spec: ServerSpec, log_path: str, replay_dir: str, ready: Any) -> None:
@@ -119,7 +122,12 @@ def serve_process(spec: ServerSpec, log_path: str, replay_dir: str, ready: Any) 
     with open(log_path, "a") as log_file:
         sys.stderr = log_file
         configure_logging("json", logging.INFO)
-        asyncio.run(_serve(spec, Path(replay_dir), ready))
+        if not spec.profile:
+            asyncio.run(_serve(spec, Path(replay_dir), ready))
+            return
+        profiler = cProfile.Profile()
+        profiler.runcall(asyncio.run, _serve(spec, Path(replay_dir), ready))
+        profiler.dump_stats(spec.profile)
 
 
 async def _serve(spec: ServerSpec, replay_dir: Path, ready: Any) -> None:
@@ -474,6 +482,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--streams", type=int, default=64, help="bot streams in run 1 (default 64)")
     parser.add_argument("--capacity", type=int, default=4, help="games per stream in run 1 (default 4)")
     parser.add_argument("--turn-cap", type=int, default=20, help="turn cap of the bench queues (default 20)")
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        default="",
+        help="profile the game server with cProfile into DIR/<queue>.prof (slows it; figures not comparable)",
+    )
     args = parser.parse_args(argv)
     pin(CLIENT_CORE)
     scale = 10 if args.quick else 1
@@ -490,7 +504,8 @@ def main(argv: list[str] | None = None) -> int:
         workdir = Path(tmp)
         for queue in args.queues:
             players = next(q.players for q in default_queues() if q.name == queue)
-            spec = ServerSpec(queue, args.turn_cap, pair_cap=0)
+            profile = str(Path(args.profile) / f"{queue}.prof") if args.profile else ""
+            spec = ServerSpec(queue, args.turn_cap, pair_cap=0, profile=profile)
             games = game_run(spec, args.streams, args.capacity, warmup, measured, workdir)
             in_flight = max(1, args.capacity // players)
             answers = round(games["answers"])
