@@ -171,7 +171,7 @@ class GameRunner:
         self._stopping = True
         for seat in self.seats:
             if isinstance(seat, RemoteSeat):
-                seat.inbox.put_nowait(None)
+                seat.deliver(None)
 
     def _apply(self, action: Action, annotation: str, events: list[Event] | None = None) -> None:
         """Record ``action``; apply it unless the checked path already did (its ``events`` given)."""
@@ -233,9 +233,8 @@ class GameRunner:
                     )
                     return default_action(legal), "", None
                 wait_until = min(deadline, seat.disconnected_at + grace)
-            try:  # a timer on this task, not a task per wait as asyncio.wait_for would make
-                async with asyncio.timeout(max(0.0, wait_until - time.monotonic())):
-                    arrival = await seat.inbox.get()
+            try:
+                arrival = await seat.next_arrival(wait_until)
             except TimeoutError:
                 if time.monotonic() < deadline:
                     continue  # the grace window ended first: forfeited at the top of the loop
@@ -361,7 +360,7 @@ class GameRunner:
         assert isinstance(seat, RemoteSeat)
         request_id = decision.request_id
         if seat.open_request and request_id == seat.open_request:
-            seat.inbox.put_nowait((decision, received_at))
+            seat.deliver((decision, received_at))
             return
         asked, outcome = self._requests.get(request_id, (-1, ""))
         if asked == index and outcome == "timed out":
@@ -384,7 +383,7 @@ class GameRunner:
         seat.crashes += 1
         seat.connection = None
         seat.disconnected_at = time.monotonic()
-        seat.inbox.put_nowait(None)
+        seat.deliver(None)
         self.log.info("seat_disconnected", bot=seat.name, seat=index)
 
     def attach(self, index: int, connection: Connection) -> None:
@@ -396,7 +395,7 @@ class GameRunner:
         seat.resumed = True
         seat.next_event = self._sequence  # GameStarted's observation already shows what happened while away
         seat.send(self.game_started(index))
-        seat.inbox.put_nowait(None)
+        seat.deliver(None)
         self.log.info("seat_resumed", bot=seat.name, seat=index)
 
     def is_resumable(self, index: int, identity: str) -> bool:
