@@ -6,6 +6,9 @@ objects is the expensive part of a Python server, so per-territory state goes ou
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from conquest.v1 import game_pb2 as pb
 from engine import events as ev
 from engine.actions import (
@@ -30,6 +33,7 @@ from engine.observe import Observation
 from engine.rules import Objective, Rules
 from engine.state import PlayerStatus
 
+M = TypeVar("M")
 MAP_WIDTH = 1000
 MAP_HEIGHT = 560
 
@@ -118,7 +122,8 @@ def observation(obs: Observation) -> pb.Observation:
         source, target, count = obs.pending_occupy
     else:
         source, target, count = -1, -1, 0
-    return pb.Observation(
+    return _set_only(
+        pb.Observation,
         phase=phase_to_pb(obs.phase),
         to_act=obs.to_act,
         turn=obs.turn,
@@ -150,7 +155,8 @@ def legal_actions(legal: LegalActions) -> pb.LegalActions:
             fortify_sources.append(option.source)
             fortify_targets.append(target)
             fortify_max.append(option.max_armies)
-    return pb.LegalActions(
+    return _set_only(
+        pb.LegalActions,
         claim=legal.claim,
         place_territories=legal.place_territories,
         place_min=legal.place_min,
@@ -175,6 +181,12 @@ def legal_actions(legal: LegalActions) -> pb.LegalActions:
         headquarters=legal.headquarters,
         army=legal.army if legal.army >= 0 else legal.seat,
     )
+
+
+def _set_only(message_type: Callable[..., M], **fields: Any) -> M:
+    """``message_type(**fields)`` without the empty and zero values, which proto3 leaves unset anyway:
+    handing upb an empty sequence or a zero still costs, and these two messages go with every request."""
+    return message_type(**{name: value for name, value in fields.items() if value})
 
 
 def legal_from_pb(message: pb.LegalActions, phase: pb.Phase.ValueType, seat: int) -> LegalActions:
