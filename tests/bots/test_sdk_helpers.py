@@ -9,10 +9,12 @@ from collections.abc import Iterator
 import pytest
 
 from conquest.v1 import bot_pb2
-from conquest_sdk import AttackOption, FortifyOption, Legal, TradeOption, Turn, actions
+from conquest_sdk import AttackOption, FortifyOption, Game, Legal, TradeOption, Turn, actions
 from engine import (
+    PRESETS,
     Attack,
     ChooseDefence,
+    ChooseHeadquarters,
     Claim,
     EndPhase,
     Fortify,
@@ -42,15 +44,14 @@ def test_builders_make_the_actions_the_server_reads() -> None:
         (actions.occupy(4), Occupy(4)),
         (actions.fortify(1, 2, 6), Fortify(1, 2, 6)),
         (actions.end_phase(), EndPhase()),
+        (actions.choose_headquarters(9), ChooseHeadquarters(9)),
     ]
     for message, expected in cases:
         assert wire.action_from_pb(message) == expected
 
 
-def states(
-    presets: tuple[str, ...] = ("classic", "classic_two_player"), games: int = 3
-) -> Iterator[GameState]:
-    """Every state of a few random games (defender choosing, so DEFEND occurs too)."""
+def states(presets: tuple[str, ...] = tuple(sorted(PRESETS)), games: int = 2) -> Iterator[GameState]:
+    """Every state of a few random games of every preset (defender choosing, so DEFEND occurs too)."""
     for name in presets:
         for seed in range(games):
             rules = preset(name, defender_dice="choose", turn_cap=60)
@@ -64,7 +65,7 @@ def states(
 def test_legal_view_unpacks_the_parallel_arrays_as_named_tuples() -> None:
     """Issue 3: helpers "that make the packed parallel arrays of LegalActions easy (e.g. iterate attack
     options as small named tuples)": the view lists exactly the engine's options."""
-    seen_attacks = seen_fortifies = seen_trades = seen_neutral = 0
+    seen_attacks = seen_fortifies = seen_trades = seen_neutral = seen_headquarters = seen_allied = 0
     for state in states():
         engine_legal = state.legal_actions()
         legal = Legal(wire.legal_actions(engine_legal))
@@ -90,11 +91,17 @@ def test_legal_view_unpacks_the_parallel_arrays_as_named_tuples() -> None:
             engine_legal.occupy_min,
             engine_legal.occupy_max,
         )
-        seen_attacks += bool(legal.attacks)
         seen_fortifies += bool(legal.fortifies)
         seen_trades += bool(legal.trades)
+        assert legal.headquarters == list(engine_legal.headquarters)
+        assert legal.army == (state.to_act if engine_legal.army < 0 else engine_legal.army)
+        seen_attacks += bool(legal.attacks)
         seen_neutral += legal.place_neutral
-    assert seen_attacks and seen_fortifies and seen_trades and seen_neutral
+        seen_headquarters += bool(legal.headquarters)
+        seen_allied += legal.army == state.neutral
+    assert (
+        seen_attacks and seen_fortifies and seen_trades and seen_neutral and seen_headquarters and seen_allied
+    )
 
 
 def test_safe_default_is_the_servers_timeout_default() -> None:
@@ -130,3 +137,24 @@ def test_turn_gives_plain_lists_and_a_deadline() -> None:
     assert 0.4 < turn.time_left() <= 0.5
     time.sleep(0.01)
     assert turn.time_left() < 0.5
+
+
+def test_turn_and_game_expose_the_mission_and_headquarters() -> None:
+    """Issue 5: the Python SDK handles every new decision kind and gives the seat its secret mission
+    (RulesInfo.missions by id) and the headquarters it may see."""
+    rules = preset("secret_mission")
+    state, _ = new_game(rules, 4, 2)
+    seat = state.to_act
+    request = bot_pb2.DecisionRequest(observation=wire.observation(observe(state, seat)))
+    game = Game(bot_pb2.GameStarted(seat=seat, rules=wire.rules_info(rules, 4)))
+    turn = Turn(request)
+    assert turn.mission == state.missions[seat] >= 0
+    assert game.missions[turn.mission].text and turn.headquarters == []
+    state, _ = new_game(preset("capital"), 3, 2)
+    while all(t < 0 for t in state.headquarters):  # until the first seat has chosen
+        state.apply(random_legal_action(state.legal_actions(), random.Random(1)))
+    chooser = next(s for s, t in enumerate(state.headquarters) if t >= 0)
+    mine = Turn(bot_pb2.DecisionRequest(observation=wire.observation(observe(state, chooser))))
+    other = Turn(bot_pb2.DecisionRequest(observation=wire.observation(observe(state, (chooser + 1) % 3))))
+    assert mine.headquarters[chooser] == state.headquarters[chooser] >= 0
+    assert other.headquarters[chooser] == -1

@@ -1,5 +1,6 @@
 """Aggressive play: stack every army on the strongest front, attack wherever it outnumbers the defender,
-move everything forward, and pull idle armies up to the front."""
+move everything forward, and pull idle armies up to the front. Headquarters go on the biggest stack;
+the Allied Army, when it is ours to command, is stacked and thrown at the opponent the same way."""
 
 from __future__ import annotations
 
@@ -15,13 +16,21 @@ class AggressiveBot(Bot):
         if legal.claim:  # next to what we hold, to build a continent
             near = [t for t in legal.claim if any(owners[n] == me for n in game.neighbours[t])]
             return actions.claim((near or legal.claim)[0])
+        if legal.headquarters:
+            return actions.choose_headquarters(max(legal.headquarters, key=lambda t: armies[t]))
         if legal.trades and (legal.must_trade or len(turn.observation.hand) >= 3):
             return actions.trade(legal.trades[0].cards)
         if legal.place_territories:
             where = legal.place_territories
-            if legal.place_neutral:  # a neutral army in the two-player setup
-                return actions.place(where[0], 1)
-            fronts = [t for t in where if any(owners[n] != me for n in game.neighbours[t])]
+            if legal.place_neutral and turn.phase != Phase.PHASE_ALLIED_REINFORCE:
+                return actions.place(where[0], 1)  # a neutral army in the two-player setup
+            # Our own armies face anyone; the Allied Army's face the player whose turn it is.
+            foe = turn.observation.turn_seat if turn.phase == Phase.PHASE_ALLIED_REINFORCE else -1
+            fronts = [
+                t
+                for t in where
+                if any(owners[n] != me and foe in (-1, owners[n]) for n in game.neighbours[t])
+            ]
             return actions.place(max(fronts or where, key=lambda t: armies[t]), legal.place_max)
         if legal.attacks:
             best = max(legal.attacks, key=lambda a: a.source_armies - armies[a.target])

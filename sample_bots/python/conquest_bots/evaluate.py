@@ -101,6 +101,21 @@ MATCHUPS = (
         "classic",
         0,
     ),
+    Matchup(
+        "strategist vs 3 aggressive, capital 4 players",
+        ("strategist", "aggressive", "aggressive", "aggressive"),
+        "capital",
+        0,
+    ),
+    Matchup(
+        "strategist vs 3 aggressive, secret mission 4 pl.",
+        ("strategist", "aggressive", "aggressive", "aggressive"),
+        "secret_mission",
+        0,
+    ),
+    Matchup(
+        "strategist vs aggressive, allied army 2 pl.", ("strategist", "aggressive"), "allied_two_player", 0
+    ),
 )
 
 

@@ -19,6 +19,8 @@ class RandomBot(Bot):
         choices: list[game_pb2.Action] = []
         if legal.claim:
             choices.append(actions.claim(rng.choice(legal.claim)))
+        if legal.headquarters:
+            choices.append(actions.choose_headquarters(rng.choice(legal.headquarters)))
         if legal.trades:
             choices.append(actions.trade(rng.choice(legal.trades).cards))
         if legal.place_territories:

@@ -1,5 +1,10 @@
 """A strategist: picks a continent to hold, reinforces the borders that need it, attacks only at good
-odds (exact battle odds), times its card trades, moves in and fortifies toward the threat."""
+odds (exact battle odds), times its card trades, moves in and fortifies toward the threat.
+
+With a goal it pursues it: the continents or the player its secret mission names, the opposing
+headquarters once revealed; it picks a defensible headquarters and keeps it garrisoned. Commanding the
+Allied Army it stacks it against the opponent and attacks at good odds. It always defends with the most
+dice: two dice trade better than one against any attack (the defender wins ties)."""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ from itertools import product
 
 from conquest.v1 import game_pb2
 from conquest_sdk import AttackOption, Bot, Game, Phase, Turn, actions, run
+
+_ALIVE = game_pb2.PlayerStatus.PLAYER_STATUS_ALIVE
 
 
 def _roll_odds(attackers: int, defenders: int) -> dict[tuple[int, int], float]:
@@ -73,6 +80,12 @@ class StrategistBot(Bot):
             return view.occupy()
         if phase == Phase.PHASE_FORTIFY:
             return view.fortify()
+        if phase == Phase.PHASE_CHOOSE_HEADQUARTERS:
+            return actions.choose_headquarters(max(turn.legal.headquarters, key=view.headquarters_value))
+        if phase == Phase.PHASE_ALLIED_REINFORCE:
+            return view.allied_reinforce()
+        if phase == Phase.PHASE_ALLIED_ATTACK:
+            return view.allied_attack()
         return turn.legal.default()  # defend with the most dice
 
 
@@ -83,6 +96,14 @@ class View:
         self.game, self.turn, self.legal = game, turn, turn.legal
         self.me, self.owners, self.armies = game.seat, turn.owners, turn.armies
         self.mine = [t for t, o in enumerate(self.owners) if o == self.me]
+        # Owners that never attack us: the neutral army does not; the Allied Army does.
+        self.harmless = (self.me, -1) if game.rules.allied_army else (self.me, game.neutral, -1)
+        hq = turn.headquarters
+        self.headquarters = hq[self.me] if hq else -1
+        """Our headquarters territory (Capital Risk), or -1."""
+        self.mission = game.missions[turn.mission] if turn.mission >= 0 else None
+        self.goal = self._goal_territories()
+        """Territories our goal wants: a mission's continents or player, revealed opposing headquarters."""
         self.focus = self._focus_continent()
 
     # ------------------------------------------------------------ board reading
@@ -96,7 +117,7 @@ class View:
         return sum(
             self.armies[n] - 1
             for n in g.neighbours[t]
-            if self.owners[n] not in (self.me, g.neutral, -1) and self.armies[n] > 1
+            if self.owners[n] not in self.harmless and self.armies[n] > 1
         )
 
     def is_border(self, t: int) -> bool:
@@ -112,7 +133,20 @@ class View:
         return (g.continent_bonus[c] + 1) * (1 + ours) / len(members) / (1 + enemy_armies / 10)
 
     def _focus_continent(self) -> int:
-        return max(range(len(self.game.continents)), key=self.continent_value)
+        wanted = list(self.mission.continents) if self.mission else []
+        open_ = [c for c in wanted if not self.owns_continent(c)]
+        return max(open_ or range(len(self.game.continents)), key=self.continent_value)
+
+    def _goal_territories(self) -> set[int]:
+        owners, mission = self.owners, self.mission
+        targets = {t for s, t in enumerate(self.turn.headquarters) if s != self.me and t >= 0}
+        if mission is not None:
+            for c in mission.continents:
+                targets |= {t for t in self.game.continents[c] if owners[t] != self.me}
+            victim = mission.destroy
+            if 0 <= victim != self.me and self.turn.observation.statuses[victim] == _ALIVE:
+                targets |= {t for t, o in enumerate(owners) if o == victim}
+        return targets
 
     def owns_continent(self, c: int) -> bool:
         return all(self.owners[t] == self.me for t in self.game.continents[c])
@@ -122,7 +156,7 @@ class View:
         and weakening an enemy close to elimination."""
         g, owner = self.game, self.owners[t]
         c = g.continent_of[t]
-        value = 1.0 + 2.0 * (c == self.focus)
+        value = 1.0 + 2.0 * (c == self.focus) + 3.0 * (t in self.goal)
         members = g.continents[c]
         if all(self.owners[m] == owner for m in members):
             value += 2.0 + g.continent_bonus[c] / 2  # breaks a bonus
@@ -182,8 +216,13 @@ class View:
         return bonus or hand >= 4 or self.turn.observation.next_trade_value >= 8
 
     def defence_need(self) -> tuple[int, int] | None:
-        """The border of a continent we hold that is most outnumbered, and the armies it lacks."""
+        """The border of a continent we hold (or our headquarters) that is most outnumbered, and the
+        armies it lacks."""
         worst, lack = -1, 0
+        hq = self.headquarters
+        if hq >= 0 and self.owners[hq] == self.me:
+            worst, lack = hq, max(0, self.threat(hq) - self.armies[hq] + 4)
+            worst = worst if lack else -1
         for c in range(len(self.game.continents)):
             if not self.owns_continent(c):
                 continue
@@ -227,6 +266,8 @@ class View:
     def hold_back(self, option: AttackOption) -> int:
         """Stop rolling when the source is down to what it needs to stay safe (at least 1)."""
         keep = self.threat(option.source) // 2 if self.is_border_after(option) else 0
+        if option.source == self.headquarters:
+            keep = self.threat(option.source) + 2  # never empty our headquarters
         return max(1, min(keep, option.source_armies - 1))
 
     def is_border_after(self, option: AttackOption) -> bool:
@@ -234,6 +275,8 @@ class View:
 
     def occupy(self) -> game_pb2.Action:
         legal, obs = self.legal, self.turn.observation
+        if legal.army != self.me:  # the Allied Army's capture: press on against the opponent
+            return actions.occupy(legal.occupy_max)
         source, target = obs.pending_source, obs.pending_target
         forward = any(self.enemy(n) for n in self.game.neighbours[target])
         behind = self.threat(source)
@@ -254,8 +297,8 @@ class View:
     def fortify(self) -> game_pb2.Action:
         best, best_score = None, 0.0
         for move in self.legal.fortifies:
-            if self.is_border(move.source):
-                continue  # never strip a front
+            if self.is_border(move.source) or move.source == self.headquarters:
+                continue  # never strip a front or our headquarters
             to_front = self.is_border(move.target)
             score = move.max_armies * (2 + self.threat(move.target) if to_front else 0.5)
             if not to_front and not self.leads_to_front(move.target, move.source):
@@ -272,6 +315,38 @@ class View:
             n != came_from and self.owners[n] == self.me and self.is_border(n)
             for n in self.game.neighbours[t]
         )
+
+    # ------------------------------------------------------------ goals and the Allied Army
+
+    def headquarters_value(self, t: int) -> float:
+        """A defensible headquarters: a big garrison, little enemy strength next to it, few enemy
+        neighbours, deep in a continent we mostly hold."""
+        g = self.game
+        enemies = sum(self.enemy(n) for n in g.neighbours[t])
+        members = g.continents[g.continent_of[t]]
+        ours = sum(self.owners[m] == self.me for m in members) / len(members)
+        return self.armies[t] - self.threat(t) - 2 * enemies + 3 * ours
+
+    def allied_reinforce(self) -> game_pb2.Action:
+        """All the Allied Army's armies on its territory best placed to strike the opponent."""
+        foe = self.turn.observation.turn_seat
+
+        def strike(t: int) -> float:
+            targets = [self.armies[n] for n in self.game.neighbours[t] if self.owners[n] == foe]
+            return self.armies[t] - min(targets) if targets else float("-inf")
+
+        return actions.place(max(self.legal.place_territories, key=strike), self.legal.place_max)
+
+    def allied_attack(self) -> game_pb2.Action:
+        """Attack the opponent with the Allied Army where a capture is likely; its losses are not ours."""
+        best, best_odds = None, 0.5
+        for option in self.legal.attacks:
+            odds = capture_odds(option.source_armies - 1, self.armies[option.target])
+            if odds > best_odds:
+                best, best_odds = option, odds
+        if best is None:
+            return actions.end_phase()
+        return actions.attack(best.source, best.target, best.max_dice, 1)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,8 @@ def claim(territory: int) -> pb.Action:
 
 
 def place(territory: int, armies: int) -> pb.Action:
-    """Place ``armies`` on one of your territories (or a neutral one when asked to place neutral)."""
+    """Place ``armies`` on one of your territories (or the neutral or Allied Army's when
+    ``legal.place_neutral`` says the armies are theirs)."""
     return pb.Action(place=pb.PlaceAction(territory=territory, armies=armies))
 
 
@@ -35,8 +36,14 @@ def attack(source: int, target: int, dice: int, repeat_until: int = 0) -> pb.Act
     )
 
 
+def choose_headquarters(territory: int) -> pb.Action:
+    """Choose one of your territories as your headquarters (Capital Risk)."""
+    return pb.Action(choose_headquarters=pb.ChooseHeadquartersAction(territory=territory))
+
+
 def defend(dice: int) -> pb.Action:
-    """Defend with ``dice`` dice (only in rules where the defender chooses)."""
+    """Defend with ``dice`` dice (only in rules where the defender chooses; the Allied Army's or the
+    neutral army's territory too when ``legal.army`` says so)."""
     return pb.Action(choose_defence=pb.ChooseDefenceAction(dice=dice))
 
 
@@ -51,5 +58,5 @@ def fortify(source: int, target: int, armies: int) -> pb.Action:
 
 
 def end_phase() -> pb.Action:
-    """Stop attacking, or end the turn without a free move."""
+    """Stop attacking (your own attacks or the Allied Army's), or end the turn without a free move."""
     return pb.Action(end_phase=pb.EndPhaseAction())

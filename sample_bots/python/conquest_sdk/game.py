@@ -31,7 +31,9 @@ class Game:
         self.continents = [list(c.territories) for c in started.map.continents]
         self.continent_bonus = [c.bonus for c in started.map.continents]
         self.neutral = len(self.players) if started.rules.neutral else -1
-        """Owner number of the neutral army, or -1 when there is none."""
+        """Owner number of the third army (the neutral army, or the Allied Army), or -1 when there is none."""
+        self.missions = list(started.rules.missions)
+        """Secret Mission Risk: every mission card by mission id (see ``Turn.mission``); else empty."""
         self.notes: dict[str, Any] = {}
 
     def __repr__(self) -> str:
@@ -59,6 +61,17 @@ class Turn:
     @property
     def phase(self) -> game_pb2.Phase.ValueType:
         return self.observation.phase
+
+    @property
+    def mission(self) -> int:
+        """Secret Mission Risk: your mission id (index into ``Game.missions``); -1 in other games."""
+        return self.observation.mission
+
+    @property
+    def headquarters(self) -> list[int]:
+        """Capital Risk: each seat's headquarters territory by seat (-1: not chosen, or not yet revealed);
+        empty in other games."""
+        return list(self.observation.headquarters)
 
     @property
     def time_allowed_ms(self) -> int:

@@ -78,9 +78,21 @@ class Legal:
 
     @property
     def place_neutral(self) -> bool:
-        """True when the placement asked for is a neutral army (two-player setup): place_territories are
-        then the neutral army's territories."""
+        """True when the placement asked for is the third army's: a neutral army (two-player setup) or
+        the Allied Army's reinforcements (PHASE_ALLIED_REINFORCE); place_territories are then its
+        territories."""
         return self.message.place_neutral
+
+    @property
+    def headquarters(self) -> list[int]:
+        """PHASE_CHOOSE_HEADQUARTERS: the territories you may choose as headquarters."""
+        return list(self.message.headquarters)
+
+    @property
+    def army(self) -> int:
+        """Whose armies this decision commands: your seat, or the neutral/Allied Army's owner number
+        (``Game.neutral``) when you place, attack, move in or defend for it."""
+        return self.message.army
 
     @property
     def must_trade(self) -> bool:
@@ -103,9 +115,9 @@ class Legal:
         return self.message.can_end
 
     def default(self) -> pb.Action:
-        """A safe legal action, the same one the server takes on a timeout: claim or place on the first
-        listed territory (all armies at once), trade the first set only when forced, end attacking,
-        defend with the most dice, move in the minimum, no free move.
+        """A safe legal action, the same one the server takes on a timeout: claim, choose headquarters or
+        place on the first listed territory (all armies at once), trade the first set only when forced,
+        end attacking, defend with the most dice, move in the minimum, no free move.
 
         Raises:
             ValueError: nothing is legal (no request should carry such legal actions).
@@ -113,6 +125,8 @@ class Legal:
         m = self.message
         if m.claim:
             return actions.claim(m.claim[0])
+        if m.headquarters:
+            return actions.choose_headquarters(m.headquarters[0])
         if m.must_trade and self.trades:
             return actions.trade(self.trades[0].cards)
         if m.place_territories:
