@@ -10,6 +10,7 @@ import (
 	"io"
 	"log"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	pb "conquestbot/gen/conquest/v1"
@@ -126,6 +127,10 @@ func (c *Client) session(ctx context.Context, api pb.BotServiceClient) (bool, er
 			w := m.Welcome
 			log.Printf("welcome %s (session %s, server %s, ranked %v, resumed games %v)",
 				w.GetBotName(), w.GetSessionId(), w.GetServerVersion(), w.GetRanked(), w.GetResumedGameIds())
+			c.forgetGamesNotResumed(w.GetResumedGameIds())
+			if c.done() {
+				return welcomed, stream.CloseSend()
+			}
 			if len(c.cfg.Queues) == 0 && len(w.GetQueues()) > 0 {
 				c.cfg.Queues = []string{w.GetQueues()[0].GetName()}
 			}
@@ -167,6 +172,16 @@ func (c *Client) session(ctx context.Context, api pb.BotServiceClient) (bool, er
 		}
 		if err != nil {
 			return welcomed, err
+		}
+	}
+}
+
+// forgetGamesNotResumed drops the games that ended while we were disconnected: the server resumes
+// only the games still in progress, and we will get no GameOver for the others.
+func (c *Client) forgetGamesNotResumed(resumed []string) {
+	for id := range c.games {
+		if !slices.Contains(resumed, id) {
+			delete(c.games, id)
 		}
 	}
 }
