@@ -123,6 +123,8 @@ export class Client {
           `welcome ${w.bot_name} (session ${w.session_id}, server ${w.server_version}, ranked ${w.ranked}, ` +
             `resumed games [${w.resumed_game_ids.join(", ")}])`,
         );
+        this.forgetGamesNotResumed(w.resumed_game_ids);
+        if (this.done()) break; // the session ends after this message
         if (this.config.queues.length === 0 && w.queues.length > 0) this.config.queues = [w.queues[0].name];
         this.joinQueues(send);
         break;
@@ -154,7 +156,7 @@ export class Client {
         break;
       }
       case "game_events":
-        break; // Public events; the next DecisionRequest carries the whole observation anyway.
+        break; // Public events (a DecisionRequest carries its own in req.events); the sample reads the observation.
       case "game_over": {
         const over = message.game_over!;
         const game = this.games.get(over.game_id);
@@ -199,6 +201,14 @@ export class Client {
       console.log(`game ${req.game_id}: strategy failed (${error}); playing safe`);
       return safeAction(req.legal!);
     }
+  }
+
+  /**
+   * Drop the games that ended while we were disconnected: the server resumes only the games still in
+   * progress, and sends no GameOver for the others.
+   */
+  private forgetGamesNotResumed(resumed: string[]): void {
+    for (const id of [...this.games.keys()]) if (!resumed.includes(id)) this.games.delete(id);
   }
 
   private joinQueues(send: (m: ConnectRequest) => void): void {
