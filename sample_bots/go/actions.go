@@ -10,6 +10,10 @@ func claimAction(territory int32) *pb.Action {
 	return &pb.Action{Kind: &pb.Action_Claim{Claim: &pb.ClaimAction{Territory: territory}}}
 }
 
+func chooseHeadquartersAction(territory int32) *pb.Action {
+	return &pb.Action{Kind: &pb.Action_ChooseHeadquarters{ChooseHeadquarters: &pb.ChooseHeadquartersAction{Territory: territory}}}
+}
+
 func placeAction(territory, armies int32) *pb.Action {
 	return &pb.Action{Kind: &pb.Action_Place{Place: &pb.PlaceAction{Territory: territory, Armies: armies}}}
 }
@@ -51,6 +55,8 @@ func SafeAction(legal *pb.LegalActions) *pb.Action {
 	switch {
 	case len(legal.GetClaim()) > 0:
 		return claimAction(legal.GetClaim()[0])
+	case len(legal.GetHeadquarters()) > 0:
+		return chooseHeadquartersAction(legal.GetHeadquarters()[0])
 	case len(legal.GetTrades()) > 0 && (legal.GetMustTrade() || len(legal.GetPlaceTerritories()) == 0):
 		return tradeAction(legal.GetTrades()[0], -1)
 	case len(legal.GetPlaceTerritories()) > 0:

@@ -46,6 +46,23 @@ type Game struct {
 	last    *pb.DecisionRequest // the request being answered, for a retry after a rejection
 }
 
+// Headquarters is our headquarters territory id (Capital Risk), or -1 before we have chosen and in
+// other games.
+func (g *Game) Headquarters(obs *pb.Observation) int32 {
+	if hq := obs.GetHeadquarters(); int(g.Seat) < len(hq) {
+		return hq[g.Seat]
+	}
+	return -1
+}
+
+// Mission is our Secret Mission card, or nil in other games.
+func (g *Game) Mission(obs *pb.Observation) *pb.Mission {
+	if id := obs.GetMission(); id >= 0 && int(id) < len(g.Rules.GetMissions()) {
+		return g.Rules.GetMissions()[id]
+	}
+	return nil
+}
+
 // Client plays games for one bot; its games outlive a dropped connection.
 type Client struct {
 	cfg      Config

@@ -8,7 +8,8 @@ package main
 // req.Observation. The rest of the kit (connection, queues, retries, reconnects) never needs
 // to change. This sample is the aggressive strategy: stack reinforcements on the strongest
 // front, attack wherever it outnumbers the defender, move everything forward, and fortify
-// interior stacks to the front.
+// interior stacks to the front; it commands the Allied Army the same way against the opponent
+// and picks the safest territory as headquarters.
 // ============================================================================================
 
 import (
@@ -17,9 +18,10 @@ import (
 
 // Decide picks the action for one decision of one game.
 func Decide(game *Game, req *pb.DecisionRequest) *pb.Action {
-	b := newBoardView(game, req.GetObservation())
-	legal := req.GetLegal()
-	switch req.GetObservation().GetPhase() {
+	obs, legal := req.GetObservation(), req.GetLegal()
+	// legal.Army is whose armies this decision commands: ours, or the Allied Army's in its phases.
+	b := newBoardView(game, obs, legal.GetArmy())
+	switch obs.GetPhase() {
 	case pb.Phase_PHASE_SETUP_CLAIM:
 		return claimAction(b.bestClaim(legal.GetClaim()))
 	case pb.Phase_PHASE_SETUP_PLACE:
@@ -29,13 +31,20 @@ func Decide(game *Game, req *pb.DecisionRequest) *pb.Action {
 			return placeAction(b.bestNeutralPlacement(legal.GetPlaceTerritories()), legal.GetPlaceMin())
 		}
 		return placeAction(b.stackTerritory(legal.GetPlaceTerritories()), legal.GetPlaceMax())
+	case pb.Phase_PHASE_CHOOSE_HEADQUARTERS:
+		// Capital Risk: the territory hardest to take.
+		return chooseHeadquartersAction(b.safestTerritory(legal.GetHeadquarters()))
 	case pb.Phase_PHASE_REINFORCE:
 		if trades := legal.GetTrades(); len(trades) > 0 {
 			// Armies now beat armies later: trade whenever a set may be traded (and when we must).
 			return tradeAction(trades[0], b.bestBonusTerritory(trades[0].GetBonusTerritories()))
 		}
 		return placeAction(b.stackTerritory(legal.GetPlaceTerritories()), legal.GetPlaceMax())
-	case pb.Phase_PHASE_ATTACK:
+	case pb.Phase_PHASE_ALLIED_REINFORCE:
+		// The Allied Army's armies, placed by us: all at once where they outnumber our opponent most.
+		return placeAction(b.stackTerritory(legal.GetPlaceTerritories()), legal.GetPlaceMax())
+	case pb.Phase_PHASE_ATTACK, pb.Phase_PHASE_ALLIED_ATTACK:
+		// The Allied Army attacks only our opponent, so the same rule serves both.
 		if i := b.bestAttack(legal); i >= 0 {
 			// Roll on until the target falls or the source is down to one army.
 			return attackAction(legal.GetAttackSources()[i], legal.GetAttackTargets()[i], legal.GetAttackMaxDice()[i], 1)
@@ -44,7 +53,6 @@ func Decide(game *Game, req *pb.DecisionRequest) *pb.Action {
 	case pb.Phase_PHASE_DEFEND:
 		return defendAction(legal.GetDefendMax())
 	case pb.Phase_PHASE_OCCUPY:
-		obs := req.GetObservation()
 		// Everything forward, unless the captured territory is safe and the source still faces an enemy.
 		if !b.bordersEnemy(obs.GetPendingTarget()) && b.bordersEnemy(obs.GetPendingSource()) {
 			return occupyAction(legal.GetOccupyMin())
@@ -56,20 +64,22 @@ func Decide(game *Game, req *pb.DecisionRequest) *pb.Action {
 		}
 		return endPhaseAction()
 	}
+	// A phase this kit does not know yet: never leave the seat stuck.
 	return SafeAction(legal)
 }
 
 // boardView is one seat's view of the board at one decision.
 type boardView struct {
-	seat       int32
+	seat       int32 // our seat
+	side       int32 // whose armies we command: our seat, or the Allied Army's owner number
 	owners     []int32
 	armies     []int32
 	neighbours [][]int32
 	prey       int32 // the opponent with the fewest territories: eliminating it pays its cards
 }
 
-func newBoardView(game *Game, obs *pb.Observation) *boardView {
-	b := &boardView{seat: game.Seat, owners: obs.GetOwners(), armies: obs.GetArmies(), prey: -1}
+func newBoardView(game *Game, obs *pb.Observation, side int32) *boardView {
+	b := &boardView{seat: game.Seat, side: side, owners: obs.GetOwners(), armies: obs.GetArmies(), prey: -1}
 	for _, t := range game.Map.GetTerritories() {
 		b.neighbours = append(b.neighbours, t.GetNeighbours())
 	}
@@ -86,9 +96,13 @@ func newBoardView(game *Game, obs *pb.Observation) *boardView {
 	return b
 }
 
+// isEnemy says whether territories of owner are there to be taken: anyone's but ours and the side's
+// we command (the Allied Army attacks only our opponent).
+func (b *boardView) isEnemy(owner int32) bool { return owner != b.seat && owner != b.side }
+
 func (b *boardView) bordersEnemy(t int32) bool {
 	for _, n := range b.neighbours[t] {
-		if b.owners[n] != b.seat {
+		if b.isEnemy(b.owners[n]) {
 			return true
 		}
 	}
@@ -122,9 +136,27 @@ func (b *boardView) stackTerritory(allowed []int32) int32 {
 	best, bestEdge := allowed[0], int32(-1<<30)
 	for _, t := range allowed {
 		for _, n := range b.neighbours[t] {
-			if b.owners[n] != b.seat && b.edge(t, n) > bestEdge {
+			if b.isEnemy(b.owners[n]) && b.edge(t, n) > bestEdge {
 				best, bestEdge = t, b.edge(t, n)
 			}
+		}
+	}
+	return best
+}
+
+// safestTerritory is the allowed territory whose armies outnumber its enemy neighbours' armies the
+// most (the first of the best).
+func (b *boardView) safestTerritory(allowed []int32) int32 {
+	best, bestMargin := allowed[0], int32(-1<<30)
+	for _, t := range allowed {
+		margin := b.armies[t]
+		for _, n := range b.neighbours[t] {
+			if b.isEnemy(b.owners[n]) {
+				margin -= b.armies[n]
+			}
+		}
+		if margin > bestMargin {
+			best, bestMargin = t, margin
 		}
 	}
 	return best

@@ -99,6 +99,10 @@ func legalityProblem(legal *pb.LegalActions, action *pb.Action) string {
 		if a.ChooseDefence.GetDice() < 1 || a.ChooseDefence.GetDice() > legal.GetDefendMax() {
 			return "defence dice out of range"
 		}
+	case *pb.Action_ChooseHeadquarters:
+		if !slices.Contains(legal.GetHeadquarters(), a.ChooseHeadquarters.GetTerritory()) {
+			return "headquarters not in legal.headquarters"
+		}
 	case *pb.Action_Occupy:
 		if legal.GetOccupyMax() == 0 || a.Occupy.GetArmies() < legal.GetOccupyMin() || a.Occupy.GetArmies() > legal.GetOccupyMax() {
 			return "occupy armies out of range"
@@ -132,7 +136,8 @@ func TestStrategyAnswersEveryRecordedRequestLegally(t *testing.T) {
 		}
 	}
 	for _, kind := range []string{"setup_claim", "setup_place", "setup_place_neutral", "reinforce", "reinforce_may_trade",
-		"reinforce_must_trade", "reinforce_trade_down_after_elimination", "attack", "defend", "occupy", "fortify"} {
+		"reinforce_must_trade", "reinforce_trade_down_after_elimination", "attack", "defend", "occupy", "fortify",
+		"choose_headquarters", "allied_reinforce", "allied_attack", "defend_allied", "occupy_allied"} {
 		if !kinds[kind] {
 			t.Errorf("no recorded request of kind %s", kind)
 		}
@@ -151,6 +156,9 @@ func TestSafeActionIsLegalForEveryRecordedRequest(t *testing.T) {
 func TestStrategyIsAggressive(t *testing.T) {
 	for _, f := range loadFixtures(t) {
 		legal, obs := f.Request.GetLegal(), f.Request.GetObservation()
+		if f.Decision.GetKind() == nil {
+			t.Fatalf("%s: no action", f.Kind)
+		}
 		switch f.Kind {
 		case "reinforce_may_trade", "reinforce_must_trade", "reinforce_trade_down_after_elimination":
 			if f.Decision.GetTradeCards() == nil {
@@ -164,7 +172,41 @@ func TestStrategyIsAggressive(t *testing.T) {
 			if obs.GetOwners()[f.Decision.GetPlace().GetTerritory()] == obs.GetToAct() {
 				t.Errorf("neutral placement went on our own territory")
 			}
-		case "attack":
+		case "choose_headquarters":
+			// The territory whose armies outnumber its enemy neighbours' the most.
+			margin := func(territory int32) int32 {
+				m := obs.GetArmies()[territory]
+				for _, n := range f.Started.GetMap().GetTerritories()[territory].GetNeighbours() {
+					if obs.GetOwners()[n] != obs.GetToAct() {
+						m -= obs.GetArmies()[n]
+					}
+				}
+				return m
+			}
+			chosen := f.Decision.GetChooseHeadquarters().GetTerritory()
+			for _, other := range legal.GetHeadquarters() {
+				if margin(other) > margin(chosen) {
+					t.Errorf("choose_headquarters: chose %d (margin %d) over %d (margin %d)", chosen, margin(chosen), other, margin(other))
+				}
+			}
+		case "allied_reinforce":
+			// All the Allied Army's armies at once, next to our opponent when an Allied territory is.
+			p := f.Decision.GetPlace()
+			if p.GetArmies() != legal.GetPlaceMax() || obs.GetOwners()[p.GetTerritory()] != legal.GetArmy() {
+				t.Errorf("allied_reinforce: placed %v, want all %d armies on an Allied territory", p, legal.GetPlaceMax())
+			}
+			bordersOpponent := func(territory int32) bool {
+				for _, n := range f.Started.GetMap().GetTerritories()[territory].GetNeighbours() {
+					if o := obs.GetOwners()[n]; o != obs.GetToAct() && o != legal.GetArmy() {
+						return true
+					}
+				}
+				return false
+			}
+			if slices.ContainsFunc(legal.GetPlaceTerritories(), bordersOpponent) && !bordersOpponent(p.GetTerritory()) {
+				t.Errorf("allied_reinforce: placed on %d, away from our opponent", p.GetTerritory())
+			}
+		case "attack", "allied_attack":
 			outnumbers := false
 			for i, target := range legal.GetAttackTargets() {
 				outnumbers = outnumbers || legal.GetAttackSourceArmies()[i]-1 > obs.GetArmies()[target]
@@ -175,7 +217,7 @@ func TestStrategyIsAggressive(t *testing.T) {
 			if a := f.Decision.GetAttack(); a != nil && a.GetRepeatUntil() != 1 {
 				t.Errorf("attack: should roll on to the end, repeat_until=%d", a.GetRepeatUntil())
 			}
-		case "defend":
+		case "defend", "defend_allied":
 			if f.Decision.GetChooseDefence().GetDice() != legal.GetDefendMax() {
 				t.Errorf("defend: should defend with the most dice")
 			}
