@@ -2,6 +2,7 @@
 import type { Action, CardSet, LegalActions } from "./protocol";
 
 export const claim = (territory: number): Action => ({ claim: { territory } });
+export const chooseHeadquarters = (territory: number): Action => ({ choose_headquarters: { territory } });
 export const place = (territory: number, armies: number): Action => ({ place: { territory, armies } });
 /** Trade a set; bonusTerritory -1 leaves the +2 to the server's choice. */
 export const trade = (set: CardSet, bonusTerritory: number): Action => ({
@@ -23,6 +24,7 @@ export const endPhase = (): Action => ({ end_phase: {} });
  */
 export function safeAction(legal: LegalActions): Action {
   if (legal.claim.length > 0) return claim(legal.claim[0]);
+  if (legal.headquarters.length > 0) return chooseHeadquarters(legal.headquarters[0]);
   if (legal.trades.length > 0 && (legal.must_trade || legal.place_territories.length === 0)) {
     return trade(legal.trades[0], -1);
   }

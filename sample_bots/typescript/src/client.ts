@@ -136,7 +136,7 @@ export class Client {
           this.started++;
           console.log(`game ${g.game_id} started: seat ${g.seat} of ${g.players.length} (${g.queue})`);
         }
-        this.games.set(g.game_id, { id: g.game_id, seat: g.seat, players: g.players, map: g.map! });
+        this.games.set(g.game_id, { id: g.game_id, seat: g.seat, players: g.players, map: g.map!, rules: g.rules! });
         if (!this.wantMore()) this.leaveQueues(send);
         break;
       }

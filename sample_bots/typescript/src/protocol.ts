@@ -12,8 +12,10 @@ export type { DecisionRequest__Output as DecisionRequest } from "../gen/conquest
 export type { GameStarted__Output as GameStarted } from "../gen/conquest/v1/GameStarted";
 export type { LegalActions__Output as LegalActions } from "../gen/conquest/v1/LegalActions";
 export type { MapInfo__Output as MapInfo } from "../gen/conquest/v1/MapInfo";
+export type { Mission__Output as Mission } from "../gen/conquest/v1/Mission";
 export type { Observation__Output as Observation } from "../gen/conquest/v1/Observation";
 export type { Player__Output as Player } from "../gen/conquest/v1/Player";
+export type { RulesInfo__Output as RulesInfo } from "../gen/conquest/v1/RulesInfo";
 
 /** The repository's proto/ directory (override with $CONQUEST_PROTO_DIR). */
 export const PROTO_DIR = process.env.CONQUEST_PROTO_DIR ?? path.resolve(__dirname, "..", "..", "..", "..", "proto");

@@ -6,10 +6,11 @@
 // req.observation. The rest of the kit (connection, queues, retries, reconnects) never needs to
 // change. This sample is the aggressive strategy: stack reinforcements on the strongest front,
 // attack wherever it outnumbers the defender, move everything forward, and fortify interior
-// stacks to the front.
+// stacks to the front; it commands the Allied Army the same way against the opponent and picks
+// the safest territory as headquarters.
 // ============================================================================================
 import * as act from "./actions";
-import type { Action, DecisionRequest, LegalActions, MapInfo, Observation, Player } from "./protocol";
+import type { Action, DecisionRequest, LegalActions, MapInfo, Mission, Observation, Player, RulesInfo } from "./protocol";
 
 /** What the kit remembers of one game in progress. */
 export interface Game {
@@ -17,12 +18,24 @@ export interface Game {
   seat: number;
   players: Player[];
   map: MapInfo;
+  rules: RulesInfo;
+}
+
+/** Our headquarters territory id (Capital Risk), or -1 before we have chosen and in other games. */
+export function headquarters(game: Game, obs: Observation): number {
+  return obs.headquarters[game.seat] ?? -1;
+}
+
+/** Our Secret Mission card, or undefined in other games. */
+export function mission(game: Game, obs: Observation): Mission | undefined {
+  return obs.mission >= 0 ? game.rules.missions[obs.mission] : undefined;
 }
 
 export function decide(game: Game, req: DecisionRequest): Action {
   const obs = req.observation!;
   const legal = req.legal!;
-  const b = new BoardView(game, obs);
+  // legal.army is whose armies this decision commands: ours, or the Allied Army's in its phases.
+  const b = new BoardView(game, obs, legal.army);
   switch (obs.phase) {
     case "PHASE_SETUP_CLAIM":
       return act.claim(b.bestClaim(legal.claim));
@@ -33,6 +46,9 @@ export function decide(game: Game, req: DecisionRequest): Action {
         return act.place(b.bestNeutralPlacement(legal.place_territories), legal.place_min);
       }
       return act.place(b.stackTerritory(legal.place_territories), legal.place_max);
+    case "PHASE_CHOOSE_HEADQUARTERS":
+      // Capital Risk: the territory hardest to take.
+      return act.chooseHeadquarters(b.safestTerritory(legal.headquarters));
     case "PHASE_REINFORCE":
       if (legal.trades.length > 0) {
         // Armies now beat armies later: trade whenever a set may be traded (and when we must).
@@ -40,7 +56,12 @@ export function decide(game: Game, req: DecisionRequest): Action {
         return act.trade(set, set.bonus_territories.length > 0 ? b.stackTerritory(set.bonus_territories) : -1);
       }
       return act.place(b.stackTerritory(legal.place_territories), legal.place_max);
-    case "PHASE_ATTACK": {
+    case "PHASE_ALLIED_REINFORCE":
+      // The Allied Army's armies, placed by us: all at once where they outnumber our opponent most.
+      return act.place(b.stackTerritory(legal.place_territories), legal.place_max);
+    case "PHASE_ATTACK":
+    case "PHASE_ALLIED_ATTACK": {
+      // The Allied Army attacks only our opponent, so the same rule serves both.
       const i = b.bestAttack(legal);
       if (i < 0) return act.endPhase();
       // Roll on until the target falls or the source is down to one army.
@@ -58,6 +79,7 @@ export function decide(game: Game, req: DecisionRequest): Action {
       return act.fortify(legal.fortify_sources[i], legal.fortify_targets[i], legal.fortify_max_armies[i]);
     }
     default:
+      // A phase this kit does not know yet: never leave the seat stuck.
       return act.safeAction(legal);
   }
 }
@@ -65,14 +87,17 @@ export function decide(game: Game, req: DecisionRequest): Action {
 /** One seat's view of the board at one decision. */
 class BoardView {
   readonly seat: number;
+  /** Whose armies we command: our seat, or the Allied Army's owner number. */
+  readonly side: number;
   readonly owners: number[];
   readonly armies: number[];
   readonly neighbours: number[][];
   /** The opponent with the fewest territories: eliminating it pays its cards. */
   readonly prey: number;
 
-  constructor(game: Game, obs: Observation) {
+  constructor(game: Game, obs: Observation, side: number) {
     this.seat = game.seat;
+    this.side = side;
     this.owners = obs.owners;
     this.armies = obs.armies;
     this.neighbours = game.map.territories.map((t) => t.neighbours);
@@ -87,8 +112,13 @@ class BoardView {
     this.prey = prey;
   }
 
+  /** Territories of `owner` are there to be taken: anyone's but ours and the side's we command. */
+  isEnemy(owner: number): boolean {
+    return owner !== this.seat && owner !== this.side;
+  }
+
   bordersEnemy(t: number): boolean {
-    return this.neighbours[t].some((n) => this.owners[n] !== this.seat);
+    return this.neighbours[t].some((n) => this.isEnemy(this.owners[n]));
   }
 
   /** How far the movable armies of source outnumber target (the prey counts 2 weaker). */
@@ -107,8 +137,20 @@ class BoardView {
     let bestEdge = -Infinity;
     for (const t of allowed) {
       for (const n of this.neighbours[t]) {
-        if (this.owners[n] !== this.seat && this.edge(t, n) > bestEdge) [best, bestEdge] = [t, this.edge(t, n)];
+        if (this.isEnemy(this.owners[n]) && this.edge(t, n) > bestEdge) [best, bestEdge] = [t, this.edge(t, n)];
       }
+    }
+    return best;
+  }
+
+  /** The allowed territory whose armies outnumber its enemy neighbours' armies the most (the first of the best). */
+  safestTerritory(allowed: number[]): number {
+    let best = allowed[0];
+    let bestMargin = -Infinity;
+    for (const t of allowed) {
+      let margin = this.armies[t];
+      for (const n of this.neighbours[t]) if (this.isEnemy(this.owners[n])) margin -= this.armies[n];
+      if (margin > bestMargin) [best, bestMargin] = [t, margin];
     }
     return best;
   }

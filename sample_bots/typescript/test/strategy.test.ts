@@ -7,10 +7,11 @@ import { test } from "node:test";
 import { safeAction } from "../src/actions";
 import { loadProtocol } from "../src/protocol";
 import type { Action, DecisionRequest, GameStarted, LegalActions } from "../src/protocol";
-import { decide } from "../src/strategy";
+import { decide, type Game } from "../src/strategy";
 
 interface Fixture {
   kind: string;
+  game: Game;
   request: DecisionRequest;
   decision: Action;
 }
@@ -25,8 +26,9 @@ function loadFixtures(): Fixture[] {
     const started = asReceived({ game_started: g.game_started }).game_started as GameStarted;
     for (const d of g.decisions) {
       const request = asReceived({ decision_request: d.request }).decision_request as DecisionRequest;
-      const game = { id: started.game_id, seat: request.observation!.to_act, players: started.players, map: started.map! };
-      out.push({ kind: d.kind, request, decision: decide(game, request) });
+      const seat = request.observation!.to_act;
+      const game = { id: started.game_id, seat, players: started.players, map: started.map!, rules: started.rules! };
+      out.push({ kind: d.kind, game, request, decision: decide(game, request) });
     }
   }
   return out;
@@ -40,6 +42,9 @@ function legalityProblem(legal: LegalActions, action: Action): string {
   if (kinds.length !== 1) return `an action sets exactly one kind, not ${kinds}`;
   const within = (x: number, lo: number, hi: number) => Number.isInteger(x) && lo <= x && x <= hi;
   if (action.claim) return legal.claim.includes(action.claim.territory!) ? "" : "claim of a territory not in legal.claim";
+  if (action.choose_headquarters) {
+    return legal.headquarters.includes(action.choose_headquarters.territory!) ? "" : "headquarters not in legal.headquarters";
+  }
   if (action.place) {
     const { territory, armies } = action.place;
     if (legal.must_trade || !legal.place_territories.includes(territory!)) return "place on a territory not allowed";
@@ -81,6 +86,7 @@ test("the strategy answers every recorded request legally, and every decision ki
   for (const kind of [
     "setup_claim", "setup_place", "setup_place_neutral", "reinforce", "reinforce_may_trade", "reinforce_must_trade",
     "reinforce_trade_down_after_elimination", "attack", "defend", "occupy", "fortify",
+    "choose_headquarters", "allied_reinforce", "allied_attack", "defend_allied", "occupy_allied",
   ]) {
     assert.ok(kinds.has(kind), `no recorded request of kind ${kind}`);
   }
@@ -94,16 +100,33 @@ test("the safe action (sent after a rejection) is legal for every recorded reque
 
 // Issue 7: "plays the aggressive strategy (not just random legal moves)".
 test("the strategy is aggressive", () => {
-  for (const { kind, request, decision } of fixtures) {
+  for (const { kind, game, request, decision } of fixtures) {
     const legal = request.legal!;
     const obs = request.observation!;
+    const neighbours = (t: number) => game.map.territories[t].neighbours;
     if (kind.startsWith("reinforce_")) assert.ok(decision.trade_cards, `${kind}: holds a tradeable set but played ${JSON.stringify(decision)}`);
     if (kind === "reinforce") assert.equal(decision.place?.armies, legal.place_max, "places all its armies at once");
     if (kind === "setup_place_neutral") assert.notEqual(obs.owners[decision.place!.territory!], obs.to_act, "neutral armies on a neutral territory");
-    if (kind === "defend") assert.equal(decision.choose_defence?.dice, legal.defend_max, "defends with the most dice");
-    if (kind === "attack") {
+    if (kind === "defend" || kind === "defend_allied") assert.equal(decision.choose_defence?.dice, legal.defend_max, "defends with the most dice");
+    if (kind === "choose_headquarters") {
+      // The territory whose armies outnumber its enemy neighbours' the most.
+      const margin = (t: number) =>
+        neighbours(t).reduce((m, n) => (obs.owners[n] === obs.to_act ? m : m - obs.armies[n]), obs.armies[t]);
+      const chosen = decision.choose_headquarters!.territory!;
+      for (const t of legal.headquarters) assert.ok(margin(t) <= margin(chosen), `chose ${chosen} over the safer ${t}`);
+    }
+    if (kind === "allied_reinforce") {
+      // All the Allied Army's armies at once, next to our opponent when an Allied territory is.
+      const { territory, armies } = decision.place!;
+      assert.equal(armies, legal.place_max, "places all the Allied armies at once");
+      assert.equal(obs.owners[territory!], legal.army, "on an Allied territory");
+      const bordersOpponent = (t: number) => neighbours(t).some((n) => ![obs.to_act, legal.army].includes(obs.owners[n]));
+      if (legal.place_territories.some(bordersOpponent)) assert.ok(bordersOpponent(territory!), "next to the opponent");
+    }
+    if (kind === "attack" || kind === "allied_attack") {
       const outnumbers = legal.attack_targets.some((t, i) => legal.attack_source_armies[i] - 1 > obs.armies[t]);
-      if (outnumbers) assert.equal(decision.attack?.repeat_until, 1, "attacks to the end where it outnumbers");
+      if (outnumbers) assert.equal(decision.attack?.repeat_until, 1, `${kind}: attacks to the end where it outnumbers`);
+      else assert.ok(decision.end_phase, `${kind}: ends attacking where no source outnumbers its target`);
     }
   }
 });
