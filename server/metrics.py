@@ -108,6 +108,15 @@ class Metrics:
         self.rating_updates = Counter(
             "conquest_rating_updates_total", "Rating updates written, by queue.", ["queue"], registry=r
         )
+        self._round_trips: dict[str, Histogram] = {}
+
+    def round_trip(self, phase: str) -> Histogram:
+        """``decision_round_trip`` of ``phase``, looked up once: ``labels()`` takes a lock and validates
+        on every call, and this is observed on every decision."""
+        child = self._round_trips.get(phase)
+        if child is None:
+            child = self._round_trips[phase] = self.decision_round_trip.labels(phase)
+        return child
 
     def serve(self, port: int, address: str = "0.0.0.0") -> WSGIServer:
         """Serve ``/metrics`` over HTTP on ``port`` (0: any free port) in a background thread.

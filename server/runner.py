@@ -13,6 +13,7 @@ import functools
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from typing import cast
 
 import structlog
 
@@ -41,6 +42,8 @@ from server.seats import Connection, HouseSeat, RemoteSeat, Seat
 from server.storage import GameResult, SeatOutcome, SeatResult
 
 ANNOTATION_LIMIT = 200
+PHASE_LABELS = {phase: phase.name.lower() for phase in Phase}
+"""A phase's name in metric labels and stored round trips (``Enum.name`` is a property: slow per call)."""
 SHUTDOWN = "server_shutdown"
 ALL_FORFEITED = "all_forfeited"
 Outcome = bot_pb2.SeatOutcome
@@ -68,16 +71,21 @@ def decision_request(
 ) -> bot_pb2.ConnectResponse:
     """The DecisionRequest for the seat to act (pinned by the golden fixtures in tests/server/golden)."""
     return bot_pb2.ConnectResponse(
-        decision_request=bot_pb2.DecisionRequest(
-            game_id=game_id,
-            request_id=request_id,
-            observation=wire.observation(observe(state, state.to_act)),
-            legal=wire.legal_actions(legal),
-            time_allowed_ms=time_allowed_ms,
-            timebank_ms=timebank_ms,
-            last_latency_ms=last_latency_ms,
-            strikes=strikes,
-            events=events,
+        # A dict for a message field is built in place (protobuf's constructors accept one; the stubs
+        # don't say so): no sub-message is built first and then copied in.
+        decision_request=cast(
+            bot_pb2.DecisionRequest,
+            {
+                "game_id": game_id,
+                "request_id": request_id,
+                "observation": wire.observation_fields(observe(state, state.to_act)),
+                "legal": wire.legal_fields(legal),
+                "time_allowed_ms": time_allowed_ms,
+                "timebank_ms": timebank_ms,
+                "last_latency_ms": last_latency_ms,
+                "strikes": strikes,
+                "events": events,
+            },
         )
     )
 
@@ -250,7 +258,7 @@ class GameRunner:
             if received_at > deadline:
                 self._reject(seat, decision.request_id, "it arrived after its deadline", deadline, "late")
                 return self._time_out(index, seat, legal), "", None
-            phase = self.state.phase.name.lower()
+            phase = PHASE_LABELS[self.state.phase]
             try:  # the engine's checked path: every rule and id check applies, nothing changes on error
                 action = wire.action_from_pb(decision.action)
                 applying = time.perf_counter()
@@ -260,7 +268,7 @@ class GameRunner:
                 kind = "malformed" if isinstance(bad, MalformedActionError) else "illegal"
                 self._reject(seat, decision.request_id, str(bad), deadline, kind)
                 continue
-            self.metrics.decision_round_trip.labels(phase).observe(received_at - sent_at)
+            self.metrics.round_trip(phase).observe(received_at - sent_at)
             seat.record_round_trip(phase, received_at - sent_at)
             self._close_request(seat, "answered")
             seat.clock.charge(round((received_at - started) * 1000))
