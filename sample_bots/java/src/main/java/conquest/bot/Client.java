@@ -58,7 +58,8 @@ public final class Client {
     return config.games() == 0 || started < config.games();
   }
 
-  private boolean done() {
+  /** True once every wanted game has been played (package-private for the client test). */
+  boolean done() {
     return !wantMore() && games.isEmpty();
   }
 
@@ -146,13 +147,20 @@ public final class Client {
     }
   }
 
-  /** Handle one server message; returns a reason when it is a fatal error reconnecting cannot fix. */
-  private String handle(ConnectResponse message, StreamObserver<ConnectRequest> out) {
+  /**
+   * Handle one server message; returns a reason when it is a fatal error reconnecting cannot fix
+   * (package-private for the client test).
+   */
+  String handle(ConnectResponse message, StreamObserver<ConnectRequest> out) {
     switch (message.getMessageCase()) {
       case WELCOME -> {
         Welcome w = message.getWelcome();
         log("welcome " + w.getBotName() + " (session " + w.getSessionId() + ", server " + w.getServerVersion()
             + ", ranked " + w.getRanked() + ", resumed games " + w.getResumedGameIdsList() + ")");
+        forgetGamesNotResumed(w.getResumedGameIdsList());
+        if (done()) {
+          return ""; // the session ends after this message
+        }
         if (queues.isEmpty() && w.getQueuesCount() > 0) {
           queues.add(w.getQueues(0).getName());
         }
@@ -212,7 +220,8 @@ public final class Client {
         }
       }
       default -> {
-        // GAME_EVENTS: public events; the next DecisionRequest carries the whole observation anyway.
+        // GAME_EVENTS: public events (a DecisionRequest carries its own in getEventsList()); the sample
+        // reads the observation.
       }
     }
     return "";
@@ -237,6 +246,15 @@ public final class Client {
   private static void send(StreamObserver<ConnectRequest> out, String gameId, long requestId, Action action) {
     Decision d = Decision.newBuilder().setGameId(gameId).setRequestId(requestId).setAction(action).build();
     out.onNext(ConnectRequest.newBuilder().setDecision(d).build());
+  }
+
+  /**
+   * Drop the games that ended while we were disconnected: the server resumes only the games still in
+   * progress, and sends no GameOver for the others.
+   */
+  private void forgetGamesNotResumed(List<String> resumed) {
+    games.keySet().retainAll(resumed);
+    lastRequests.keySet().retainAll(resumed);
   }
 
   private void joinQueues(StreamObserver<ConnectRequest> out) {
