@@ -4,6 +4,7 @@ import conquest.v1.Action;
 import conquest.v1.AttackAction;
 import conquest.v1.CardSet;
 import conquest.v1.ChooseDefenceAction;
+import conquest.v1.ChooseHeadquartersAction;
 import conquest.v1.ClaimAction;
 import conquest.v1.EndPhaseAction;
 import conquest.v1.FortifyAction;
@@ -18,6 +19,10 @@ public final class Actions {
 
   public static Action claim(int territory) {
     return Action.newBuilder().setClaim(ClaimAction.newBuilder().setTerritory(territory)).build();
+  }
+
+  public static Action chooseHeadquarters(int territory) {
+    return Action.newBuilder().setChooseHeadquarters(ChooseHeadquartersAction.newBuilder().setTerritory(territory)).build();
   }
 
   public static Action place(int territory, int armies) {
@@ -64,6 +69,9 @@ public final class Actions {
   public static Action safe(LegalActions legal) {
     if (legal.getClaimCount() > 0) {
       return claim(legal.getClaim(0));
+    }
+    if (legal.getHeadquartersCount() > 0) {
+      return chooseHeadquarters(legal.getHeadquarters(0));
     }
     if (legal.getTradesCount() > 0 && (legal.getMustTrade() || legal.getPlaceTerritoriesCount() == 0)) {
       return trade(legal.getTrades(0), -1);

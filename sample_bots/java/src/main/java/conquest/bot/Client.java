@@ -174,7 +174,7 @@ public final class Client {
           log("game " + g.getGameId() + " started: seat " + g.getSeat() + " of " + g.getPlayersCount() + " ("
               + g.getQueue() + ")");
         }
-        games.put(g.getGameId(), new GameInfo(g.getGameId(), g.getSeat(), g.getPlayersCount(), g.getMap()));
+        games.put(g.getGameId(), new GameInfo(g.getGameId(), g.getSeat(), g.getPlayersCount(), g.getMap(), g.getRules()));
         if (!wantMore()) {
           leaveQueues(out);
         }

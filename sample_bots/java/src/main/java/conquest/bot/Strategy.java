@@ -8,7 +8,8 @@ package conquest.bot;
 // in req.getObservation(). The rest of the kit (connection, queues, retries, reconnects) never
 // needs to change. This sample is the aggressive strategy: stack reinforcements on the strongest
 // front, attack wherever it outnumbers the defender, move everything forward, and fortify
-// interior stacks to the front.
+// interior stacks to the front; it commands the Allied Army the same way against the opponent and
+// picks the safest territory as headquarters.
 // ============================================================================================
 
 import conquest.v1.Action;
@@ -26,7 +27,8 @@ public final class Strategy {
   public static Action decide(GameInfo game, DecisionRequest req) {
     Observation obs = req.getObservation();
     LegalActions legal = req.getLegal();
-    BoardView b = new BoardView(game, obs);
+    // legal.getArmy() is whose armies this decision commands: ours, or the Allied Army's in its phases.
+    BoardView b = new BoardView(game, obs, legal.getArmy());
     switch (obs.getPhase()) {
       case PHASE_SETUP_CLAIM:
         return Actions.claim(b.bestClaim(legal.getClaimList()));
@@ -37,6 +39,9 @@ public final class Strategy {
           return Actions.place(b.bestNeutralPlacement(legal.getPlaceTerritoriesList()), legal.getPlaceMin());
         }
         return Actions.place(b.stackTerritory(legal.getPlaceTerritoriesList()), legal.getPlaceMax());
+      case PHASE_CHOOSE_HEADQUARTERS:
+        // Capital Risk: the territory hardest to take.
+        return Actions.chooseHeadquarters(b.safestTerritory(legal.getHeadquartersList()));
       case PHASE_REINFORCE:
         if (legal.getTradesCount() > 0) {
           // Armies now beat armies later: trade whenever a set may be traded (and when we must).
@@ -45,7 +50,12 @@ public final class Strategy {
           return Actions.trade(set, bonus);
         }
         return Actions.place(b.stackTerritory(legal.getPlaceTerritoriesList()), legal.getPlaceMax());
-      case PHASE_ATTACK: {
+      case PHASE_ALLIED_REINFORCE:
+        // The Allied Army's armies, placed by us: all at once where they outnumber our opponent most.
+        return Actions.place(b.stackTerritory(legal.getPlaceTerritoriesList()), legal.getPlaceMax());
+      case PHASE_ATTACK:
+      case PHASE_ALLIED_ATTACK: {
+        // The Allied Army attacks only our opponent, so the same rule serves both.
         int i = b.bestAttack(legal);
         if (i < 0) {
           return Actions.endPhase();
@@ -69,6 +79,7 @@ public final class Strategy {
         return Actions.fortify(legal.getFortifySources(i), legal.getFortifyTargets(i), legal.getFortifyMaxArmies(i));
       }
       default:
+        // A phase this kit does not know yet: never leave the seat stuck.
         return Actions.safe(legal);
     }
   }
@@ -76,15 +87,18 @@ public final class Strategy {
   /** One seat's view of the board at one decision. */
   private static final class BoardView {
     final int seat;
+    /** Whose armies we command: our seat, or the Allied Army's owner number. */
+    final int side;
     final List<Integer> owners;
     final List<Integer> armies;
     final GameInfo game;
     /** The opponent with the fewest territories: eliminating it pays its cards. */
     final int prey;
 
-    BoardView(GameInfo game, Observation obs) {
+    BoardView(GameInfo game, Observation obs, int side) {
       this.game = game;
       this.seat = game.seat();
+      this.side = side;
       this.owners = obs.getOwnersList();
       this.armies = obs.getArmiesList();
       Map<Integer, Integer> counts = new HashMap<>();
@@ -107,8 +121,13 @@ public final class Strategy {
       return game.map().getTerritories(t).getNeighboursList();
     }
 
+    /** Territories of owner are there to be taken: anyone's but ours and the side's we command. */
+    boolean isEnemy(int owner) {
+      return owner != seat && owner != side;
+    }
+
     boolean bordersEnemy(int t) {
-      return neighbours(t).stream().anyMatch(n -> owners.get(n) != seat);
+      return neighbours(t).stream().anyMatch(n -> isEnemy(owners.get(n)));
     }
 
     /** How far the movable armies of source outnumber target (the prey counts 2 weaker). */
@@ -132,10 +151,29 @@ public final class Strategy {
       int bestEdge = Integer.MIN_VALUE;
       for (int t : allowed) {
         for (int n : neighbours(t)) {
-          if (owners.get(n) != seat && edge(t, n) > bestEdge) {
+          if (isEnemy(owners.get(n)) && edge(t, n) > bestEdge) {
             best = t;
             bestEdge = edge(t, n);
           }
+        }
+      }
+      return best;
+    }
+
+    /** The allowed territory whose armies outnumber its enemy neighbours' armies the most (the first of the best). */
+    int safestTerritory(List<Integer> allowed) {
+      int best = allowed.get(0);
+      int bestMargin = Integer.MIN_VALUE;
+      for (int t : allowed) {
+        int margin = armies.get(t);
+        for (int n : neighbours(t)) {
+          if (isEnemy(owners.get(n))) {
+            margin -= armies.get(n);
+          }
+        }
+        if (margin > bestMargin) {
+          best = t;
+          bestMargin = margin;
         }
       }
       return best;

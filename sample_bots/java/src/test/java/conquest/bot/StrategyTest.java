@@ -27,7 +27,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 class StrategyTest {
-  record Fixture(String kind, DecisionRequest request, Action decision) {}
+  record Fixture(String kind, GameInfo game, DecisionRequest request, Action decision) {}
 
   static List<Fixture> fixtures = new ArrayList<>();
 
@@ -41,8 +41,9 @@ class StrategyTest {
         DecisionRequest.Builder req = DecisionRequest.newBuilder();
         JsonFormat.parser().merge(d.getAsJsonObject().get("request").toString(), req);
         DecisionRequest request = req.build();
-        GameInfo game = new GameInfo(started.getGameId(), request.getObservation().getToAct(), started.getPlayersCount(), started.getMap());
-        fixtures.add(new Fixture(d.getAsJsonObject().get("kind").getAsString(), request, Strategy.decide(game, request)));
+        GameInfo game = new GameInfo(started.getGameId(), request.getObservation().getToAct(), started.getPlayersCount(),
+            started.getMap(), started.getRules());
+        fixtures.add(new Fixture(d.getAsJsonObject().get("kind").getAsString(), game, request, Strategy.decide(game, request)));
       }
     }
   }
@@ -52,6 +53,8 @@ class StrategyTest {
     switch (action.getKindCase()) {
       case CLAIM:
         return legal.getClaimList().contains(action.getClaim().getTerritory()) ? "" : "claim not in legal.claim";
+      case CHOOSE_HEADQUARTERS:
+        return legal.getHeadquartersList().contains(action.getChooseHeadquarters().getTerritory()) ? "" : "headquarters not in legal.headquarters";
       case PLACE: {
         var p = action.getPlace();
         if (legal.getMustTrade() || !legal.getPlaceTerritoriesList().contains(p.getTerritory())) {
@@ -112,7 +115,8 @@ class StrategyTest {
       assertEquals("", legalityProblem(f.request().getLegal(), f.decision()), f.kind() + " request " + f.request().getRequestId() + ": " + f.decision());
     }
     for (String kind : List.of("setup_claim", "setup_place", "setup_place_neutral", "reinforce", "reinforce_may_trade",
-        "reinforce_must_trade", "reinforce_trade_down_after_elimination", "attack", "defend", "occupy", "fortify")) {
+        "reinforce_must_trade", "reinforce_trade_down_after_elimination", "attack", "defend", "occupy", "fortify",
+        "choose_headquarters", "allied_reinforce", "allied_attack", "defend_allied", "occupy_allied")) {
       assertTrue(kinds.contains(kind), "no recorded request of kind " + kind);
     }
   }
@@ -139,10 +143,26 @@ class StrategyTest {
       if (f.kind().equals("setup_place_neutral")) {
         assertNotEquals(obs.getToAct(), obs.getOwners(f.decision().getPlace().getTerritory()), "neutral armies on a neutral territory");
       }
-      if (f.kind().equals("defend")) {
+      if (f.kind().equals("choose_headquarters")) {
+        // The territory whose armies outnumber its enemy neighbours' the most.
+        int chosen = f.decision().getChooseHeadquarters().getTerritory();
+        for (int t : legal.getHeadquartersList()) {
+          assertTrue(margin(f, t) <= margin(f, chosen), "chose " + chosen + " over the safer " + t);
+        }
+      }
+      if (f.kind().equals("allied_reinforce")) {
+        // All the Allied Army's armies at once, next to our opponent when an Allied territory is.
+        var p = f.decision().getPlace();
+        assertEquals(legal.getPlaceMax(), p.getArmies(), "places all the Allied armies at once");
+        assertEquals(legal.getArmy(), obs.getOwners(p.getTerritory()), "on an Allied territory");
+        if (legal.getPlaceTerritoriesList().stream().anyMatch(t -> bordersOpponent(f, t))) {
+          assertTrue(bordersOpponent(f, p.getTerritory()), "next to the opponent");
+        }
+      }
+      if (f.kind().equals("defend") || f.kind().equals("defend_allied")) {
         assertEquals(legal.getDefendMax(), f.decision().getChooseDefence().getDice(), "defends with the most dice");
       }
-      if (f.kind().equals("attack")) {
+      if (f.kind().equals("attack") || f.kind().equals("allied_attack")) {
         boolean outnumbers = false;
         for (int i = 0; i < legal.getAttackTargetsCount(); i++) {
           outnumbers |= legal.getAttackSourceArmies(i) - 1 > obs.getArmies(legal.getAttackTargets(i));
@@ -150,8 +170,30 @@ class StrategyTest {
         if (outnumbers) {
           assertNotNull(f.decision().hasAttack() ? f.decision().getAttack() : null, "attacks where it outnumbers");
           assertEquals(1, f.decision().getAttack().getRepeatUntil(), "rolls on to the end");
+        } else {
+          assertTrue(f.decision().hasEndPhase(), f.kind() + ": ends attacking where no source outnumbers its target");
         }
       }
     }
+  }
+
+  /** Armies on t minus the armies on its neighbours held by others. */
+  static int margin(Fixture f, int t) {
+    var obs = f.request().getObservation();
+    int margin = obs.getArmies(t);
+    for (int n : f.game().map().getTerritories(t).getNeighboursList()) {
+      if (obs.getOwners(n) != obs.getToAct()) {
+        margin -= obs.getArmies(n);
+      }
+    }
+    return margin;
+  }
+
+  /** True when t neighbours a territory of neither the deciding seat nor the army it commands. */
+  static boolean bordersOpponent(Fixture f, int t) {
+    var obs = f.request().getObservation();
+    int army = f.request().getLegal().getArmy();
+    return f.game().map().getTerritories(t).getNeighboursList().stream()
+        .anyMatch(n -> obs.getOwners(n) != obs.getToAct() && obs.getOwners(n) != army);
   }
 }
