@@ -7,15 +7,17 @@ observation carries another seat's cards, mission or unrevealed headquarters.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.actions import Phase, PlayerStatus
 from engine.rules import Objective
 from engine.state import GameState
 
 
-@dataclass(frozen=True, slots=True)
-class Observation:
+class Observation(NamedTuple):
+    """Immutable; a NamedTuple because one is built for every DecisionRequest, and a frozen dataclass
+    sets each of its twenty fields through ``object.__setattr__``."""
+
     seat: int
     """The seat this view is for (-1: a spectator)."""
     phase: Phase

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Iterator
 
@@ -202,7 +201,7 @@ def test_observations_hide_other_hands(game: tuple[GameState, list[Event], rando
     order, the seed)" and "a drawn card's identity only for its holder"; issue 5: headquarters "revealed
     only when all have chosen" and "Missions are hidden from other seats and revealed at the end"."""
     state = game[0]
-    assert not {f.name for f in dataclasses.fields(Observation)} & HIDDEN
+    assert not set(Observation._fields) & HIDDEN
     for events in play(game):
         all_chosen = -1 not in state.headquarters
         for seat in range(-1, state.seats):
