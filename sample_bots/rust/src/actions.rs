@@ -9,6 +9,10 @@ pub fn claim(territory: i32) -> pb::Action {
     action(Kind::Claim(pb::ClaimAction { territory }))
 }
 
+pub fn choose_headquarters(territory: i32) -> pb::Action {
+    action(Kind::ChooseHeadquarters(pb::ChooseHeadquartersAction { territory }))
+}
+
 pub fn place(territory: i32, armies: i32) -> pb::Action {
     action(Kind::Place(pb::PlaceAction { territory, armies }))
 }
@@ -43,6 +47,9 @@ pub fn end_phase() -> pb::Action {
 pub fn safe_action(legal: &pb::LegalActions) -> pb::Action {
     if let Some(&t) = legal.claim.first() {
         return claim(t);
+    }
+    if let Some(&t) = legal.headquarters.first() {
+        return choose_headquarters(t);
     }
     if let Some(set) = legal.trades.first()
         && (legal.must_trade || legal.place_territories.is_empty())

@@ -162,8 +162,13 @@ impl Client {
                     self.started += 1;
                     log(&format!("game {} started: seat {} of {} ({})", g.game_id, g.seat, g.players.len(), g.queue));
                 }
-                let game =
-                    Game { id: g.game_id.clone(), seat: g.seat, players: g.players, map: g.map.unwrap_or_default() };
+                let game = Game {
+                    id: g.game_id.clone(),
+                    seat: g.seat,
+                    players: g.players,
+                    map: g.map.unwrap_or_default(),
+                    rules: g.rules.unwrap_or_default(),
+                };
                 self.games.insert(g.game_id, game);
                 if !self.want_more() {
                     self.leave_queues(out);
@@ -184,7 +189,8 @@ impl Client {
                 }
             }
             Message::GameEvents(_) => {
-                // Public events; the next DecisionRequest carries the whole observation anyway.
+                // Public events (a DecisionRequest carries its own in req.events); the sample reads the
+                // observation.
             }
             Message::GameOver(over) => {
                 self.pending.remove(&over.game_id);

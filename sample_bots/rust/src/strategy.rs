@@ -6,7 +6,8 @@
 // `req.observation`. The rest of the kit (connection, queues, retries, reconnects) never needs to
 // change. This sample is the aggressive strategy: stack reinforcements on the strongest front,
 // attack wherever it outnumbers the defender, move everything forward, and fortify interior
-// stacks to the front.
+// stacks to the front; it commands the Allied Army the same way against the opponent and picks
+// the safest territory as headquarters.
 // ============================================================================================
 use crate::actions;
 use crate::pb::{self, Phase};
@@ -21,6 +22,20 @@ pub struct Game {
     pub players: Vec<pb::Player>,
     /// The board, with every territory's neighbours.
     pub map: pb::MapInfo,
+    /// The rules (Secret Mission Risk: every mission card in `rules.missions`).
+    pub rules: pb::RulesInfo,
+}
+
+impl Game {
+    /// Our headquarters territory id (Capital Risk), or -1 before we have chosen and in other games.
+    pub fn headquarters(&self, obs: &pb::Observation) -> i32 {
+        obs.headquarters.get(self.seat as usize).copied().unwrap_or(-1)
+    }
+
+    /// Our Secret Mission card, None in other games.
+    pub fn mission<'a>(&'a self, obs: &pb::Observation) -> Option<&'a pb::Mission> {
+        usize::try_from(obs.mission).ok().and_then(|id| self.rules.missions.get(id))
+    }
 }
 
 /// Picks the action for one decision of one game.
@@ -28,7 +43,8 @@ pub fn decide(game: &Game, req: &pb::DecisionRequest) -> pb::Action {
     let (Some(obs), Some(legal)) = (&req.observation, &req.legal) else {
         return actions::safe_action(&req.legal.clone().unwrap_or_default());
     };
-    let b = BoardView::new(game, obs);
+    // legal.army is whose armies this decision commands: ours, or the Allied Army's in its phases.
+    let b = BoardView::new(game, obs, legal.army);
     match obs.phase() {
         Phase::SetupClaim => actions::claim(b.best_claim(&legal.claim)),
         Phase::SetupPlace if legal.place_neutral => {
@@ -37,6 +53,8 @@ pub fn decide(game: &Game, req: &pb::DecisionRequest) -> pb::Action {
             actions::place(b.best_neutral_placement(&legal.place_territories), legal.place_min)
         }
         Phase::SetupPlace => actions::place(b.stack_territory(&legal.place_territories), legal.place_max),
+        // Capital Risk: the territory hardest to take.
+        Phase::ChooseHeadquarters => actions::choose_headquarters(b.safest_territory(&legal.headquarters)),
         Phase::Reinforce => match legal.trades.first() {
             // Armies now beat armies later: trade whenever a set may be traded (and when we must).
             Some(set) => {
@@ -45,7 +63,10 @@ pub fn decide(game: &Game, req: &pb::DecisionRequest) -> pb::Action {
             }
             None => actions::place(b.stack_territory(&legal.place_territories), legal.place_max),
         },
-        Phase::Attack => match b.best_attack(legal) {
+        // The Allied Army's armies, placed by us: all at once where they outnumber our opponent most.
+        Phase::AlliedReinforce => actions::place(b.stack_territory(&legal.place_territories), legal.place_max),
+        // The Allied Army attacks only our opponent, so the same rule serves both.
+        Phase::Attack | Phase::AlliedAttack => match b.best_attack(legal) {
             // Roll on until the target falls or the source is down to one army.
             Some(i) => actions::attack(legal.attack_sources[i], legal.attack_targets[i], legal.attack_max_dice[i], 1),
             None => actions::end_phase(),
@@ -65,6 +86,7 @@ pub fn decide(game: &Game, req: &pb::DecisionRequest) -> pb::Action {
             }
             None => actions::end_phase(),
         },
+        // A phase value this kit's stubs do not know reads as Unspecified: never leave the seat stuck.
         Phase::Unspecified | Phase::GameOver => actions::safe_action(legal),
     }
 }
@@ -72,6 +94,8 @@ pub fn decide(game: &Game, req: &pb::DecisionRequest) -> pb::Action {
 /// One seat's view of the board at one decision.
 struct BoardView<'a> {
     seat: i32,
+    /// Whose armies we command: our seat, or the Allied Army's owner number.
+    side: i32,
     owners: &'a [i32],
     armies: &'a [i32],
     map: &'a pb::MapInfo,
@@ -80,12 +104,12 @@ struct BoardView<'a> {
 }
 
 impl<'a> BoardView<'a> {
-    fn new(game: &'a Game, obs: &'a pb::Observation) -> Self {
+    fn new(game: &'a Game, obs: &'a pb::Observation, side: i32) -> Self {
         let held = |seat: i32| obs.owners.iter().filter(|&&o| o == seat).count();
         let prey = (0..game.players.len() as i32)
             .filter(|&other| other != game.seat && held(other) > 0)
             .min_by_key(|&other| held(other));
-        BoardView { seat: game.seat, owners: &obs.owners, armies: &obs.armies, map: &game.map, prey }
+        BoardView { seat: game.seat, side, owners: &obs.owners, armies: &obs.armies, map: &game.map, prey }
     }
 
     fn owner(&self, t: i32) -> i32 {
@@ -100,8 +124,13 @@ impl<'a> BoardView<'a> {
         &self.map.territories[t as usize].neighbours
     }
 
+    /// Territories of `owner` are there to be taken: anyone's but ours and the side's we command.
+    fn is_enemy(&self, owner: i32) -> bool {
+        owner != self.seat && owner != self.side
+    }
+
     fn borders_enemy(&self, t: i32) -> bool {
-        self.neighbours(t).iter().any(|&n| self.owner(n) != self.seat)
+        self.neighbours(t).iter().any(|&n| self.is_enemy(self.owner(n)))
     }
 
     /// How far the movable armies of `source` outnumber `target` (the prey counts 2 weaker).
@@ -122,12 +151,23 @@ impl<'a> BoardView<'a> {
         let mut best = (allowed[0], i32::MIN);
         for &t in allowed {
             for &n in self.neighbours(t) {
-                if self.owner(n) != self.seat && self.edge(t, n) > best.1 {
+                if self.is_enemy(self.owner(n)) && self.edge(t, n) > best.1 {
                     best = (t, self.edge(t, n));
                 }
             }
         }
         best.0
+    }
+
+    /// The allowed territory whose armies outnumber its enemy neighbours' armies the most (the first
+    /// of the best).
+    fn safest_territory(&self, allowed: &[i32]) -> i32 {
+        let margin = |t: i32| -> i32 {
+            let enemies = self.neighbours(t).iter().filter(|&&n| self.is_enemy(self.owner(n)));
+            self.armies(t) - enemies.map(|&n| self.armies(n)).sum::<i32>()
+        };
+        let best = allowed.iter().map(|&t| margin(t)).max().unwrap_or(0);
+        *allowed.iter().find(|&&t| margin(t) == best).unwrap_or(&allowed[0])
     }
 
     /// The neutral territory with the most opponent neighbours and the fewest of ours: neutral armies

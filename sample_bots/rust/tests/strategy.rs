@@ -38,6 +38,7 @@ static FIXTURES: LazyLock<Vec<Fixture>> = LazyLock::new(|| {
                 seat,
                 players: started.players.clone(),
                 map: started.map.clone().unwrap(),
+                rules: started.rules.clone().unwrap(),
             };
             let decision = decide(&game, &request);
             out.push(Fixture { kind: d["kind"].as_str().unwrap().into(), game, request, decision });
@@ -51,6 +52,9 @@ fn legality_problem(legal: &pb::LegalActions, action: &pb::Action) -> Option<Str
     let within = |x: i32, lo: i32, hi: i32| (lo..=hi).contains(&x);
     let problem = match action.kind.as_ref()? {
         Kind::Claim(c) => (!legal.claim.contains(&c.territory)).then_some("claim of a territory not in legal.claim"),
+        Kind::ChooseHeadquarters(h) => {
+            (!legal.headquarters.contains(&h.territory)).then_some("headquarters not in legal.headquarters")
+        }
         Kind::Place(p) if legal.must_trade || !legal.place_territories.contains(&p.territory) => {
             Some("place on a territory not in legal.place_territories")
         }
@@ -88,7 +92,7 @@ fn legality_problem(legal: &pb::LegalActions, action: &pb::Action) -> Option<Str
     problem.map(String::from)
 }
 
-const KINDS: [&str; 11] = [
+const KINDS: [&str; 16] = [
     "setup_claim",
     "setup_place",
     "setup_place_neutral",
@@ -100,6 +104,11 @@ const KINDS: [&str; 11] = [
     "defend",
     "occupy",
     "fortify",
+    "choose_headquarters",
+    "allied_reinforce",
+    "allied_attack",
+    "defend_allied",
+    "occupy_allied",
 ];
 
 #[test]
@@ -132,6 +141,7 @@ fn strategy_is_aggressive() {
     for f in FIXTURES.iter() {
         let (legal, obs) = (f.request.legal.as_ref().unwrap(), f.request.observation.as_ref().unwrap());
         let owner = |t: i32| obs.owners[t as usize];
+        let neighbours = |t: i32| &f.game.map.territories[t as usize].neighbours;
         match (f.kind.as_str(), f.decision.kind.as_ref().unwrap()) {
             (k, decision) if k.starts_with("reinforce_") => {
                 assert!(matches!(decision, Kind::TradeCards(_)), "{k}: holds a tradeable set but played {decision:?}")
@@ -142,15 +152,35 @@ fn strategy_is_aggressive() {
             ("setup_place_neutral", Kind::Place(p)) => {
                 assert_ne!(owner(p.territory), obs.to_act, "a neutral army goes on a neutral territory")
             }
-            ("attack", decision) => {
+            ("choose_headquarters", Kind::ChooseHeadquarters(h)) => {
+                // The territory whose armies outnumber its enemy neighbours' the most.
+                let margin = |t: i32| {
+                    let enemies = neighbours(t).iter().filter(|&&n| owner(n) != obs.to_act);
+                    obs.armies[t as usize] - enemies.map(|&n| obs.armies[n as usize]).sum::<i32>()
+                };
+                for &t in &legal.headquarters {
+                    assert!(margin(t) <= margin(h.territory), "chose {} over the safer {t}", h.territory);
+                }
+            }
+            ("allied_reinforce", Kind::Place(p)) => {
+                // All the Allied Army's armies at once, next to our opponent when an Allied territory is.
+                assert_eq!(p.armies, legal.place_max, "places all the Allied armies at once");
+                assert_eq!(owner(p.territory), legal.army, "on an Allied territory");
+                let borders_opponent =
+                    |t: i32| neighbours(t).iter().any(|&n| owner(n) != obs.to_act && owner(n) != legal.army);
+                if legal.place_territories.iter().any(|&t| borders_opponent(t)) {
+                    assert!(borders_opponent(p.territory), "allied_reinforce: placed away from the opponent");
+                }
+            }
+            ("attack" | "allied_attack", decision) => {
                 let outnumbers = (0..legal.attack_targets.len())
                     .any(|i| legal.attack_source_armies[i] - 1 > obs.armies[legal.attack_targets[i] as usize]);
                 match decision {
-                    Kind::Attack(a) => assert_eq!(a.repeat_until, 1, "attack: rolls on to the end"),
-                    _ => assert!(!outnumbers, "attack: ended attacking although a source outnumbers its target"),
+                    Kind::Attack(a) => assert_eq!(a.repeat_until, 1, "{}: rolls on to the end", f.kind),
+                    _ => assert!(!outnumbers, "{}: ended attacking although a source outnumbers its target", f.kind),
                 }
             }
-            ("defend", Kind::ChooseDefence(d)) => {
+            ("defend" | "defend_allied", Kind::ChooseDefence(d)) => {
                 assert_eq!(d.dice, legal.defend_max, "defends with the most dice")
             }
             ("occupy", Kind::Occupy(o)) => {
@@ -162,7 +192,8 @@ fn strategy_is_aggressive() {
                 let expected = if hold_back { legal.occupy_min } else { legal.occupy_max };
                 assert_eq!(o.armies, expected, "occupy from {} into {}", obs.pending_source, obs.pending_target);
             }
-            ("reinforce", d) | ("setup_place_neutral", d) | ("defend", d) | ("occupy", d) => {
+            ("reinforce" | "setup_place_neutral" | "defend" | "defend_allied" | "occupy", d)
+            | ("choose_headquarters" | "allied_reinforce", d) => {
                 panic!("{}: unexpected action {d:?}", f.kind)
             }
             _ => {}
