@@ -16,6 +16,11 @@ fn main() -> Result<(), Box<dyn Error>> {
         .build_transport(false)
         .file_descriptor_set_path(descriptors)
         .compile_with_config(config, &protos, &[proto_dir])?;
+    // Regenerate when a .proto changes: without these lines cargo reran this script only when the
+    // variable changed, and kept building against stale stubs.
+    for proto in &protos {
+        println!("cargo:rerun-if-changed={}", proto.display());
+    }
     println!("cargo:rerun-if-env-changed=CONQUEST_PROTO_DIR");
     Ok(())
 }
