@@ -5,9 +5,11 @@
 subprocesses, and waits for the kits to play their games. One kit process is connected through a proxy
 that drops its connection in the middle of a game, so reconnecting and resuming the seat is exercised.
 
-Fails (exit status 1) unless, for every kit (issue 7): each of its games finished (conquest or turn cap)
-and holds Python bots, none of its decisions was rejected or timed out, no seat of it forfeited, the
-dropped bot took its seat back, and each kit process played its games and exited cleanly.
+Fails (exit status 1) unless, for every kit (issue 7): each of its games finished (conquest, turn cap,
+or a headquarters or mission win) and holds Python bots, none of its decisions was rejected or timed out,
+no seat of it forfeited, the dropped bot took its seat back, and each kit process played its games and
+exited cleanly. Each kit also plays one game of Capital Risk and one of the Allied Army game (issue 5),
+and must have made that rule set's own decisions in it (the replay is re-simulated to see them).
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.actions import Phase
+from engine.replay import Replay
+
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = ROOT / ".venv" / "bin" / "python"
 KITS = {
@@ -33,7 +38,7 @@ KITS = {
     "java": ["java", "-jar", str(ROOT / "sample_bots" / "java" / "target" / "conquest-bot.jar")],
     "rust": [str(ROOT / "sample_bots" / "rust" / "target" / "debug" / "conquest-bot")],
 }
-FINISHED = {"conquest", "turn_cap"}
+FINISHED = {"conquest", "turn_cap", "headquarters", "mission"}
 BAD_EVENTS = {"decision_rejected", "decision_timeout", "seat_forfeited"}
 # Generous clocks: this checks correctness on a busy 2-core machine, not speed. Defenders choose their
 # dice so PHASE_DEFEND is exercised; the melee's connected free moves and turn cap bound the game.
@@ -49,7 +54,19 @@ rules_options = {{ defender_dice = "choose" }}
 rules = "classic"
 players = 4
 rules_options = {{ defender_dice = "choose", fortify = "connected", turn_cap = 200 }}
+
+[queues.capital-{kit}]
+rules = "capital"
+players = 3
+rules_options = {{ defender_dice = "choose", fortify = "connected", turn_cap = 150 }}
+
+[queues.allied-{kit}]
+rules = "allied_two_player"
+players = 2
+rules_options = {{ defender_dice = "choose", turn_cap = 150 }}
 """
+# The decision each issue 5 rule set adds, which a kit's game of it must contain.
+OWN_DECISION = {"capital": Phase.CHOOSE_HEADQUARTERS, "allied": Phase.ALLIED_REINFORCE}
 CONFIG = """
 [server]
 address = "127.0.0.1:{port}"
@@ -164,16 +181,18 @@ async def play(runs: list[KitRun], work: Path, timeout: float) -> list[str]:
                 return [f"the server did not start; see {server_log}"]
             await asyncio.sleep(0.1)
         address = f"127.0.0.1:{port}"
-        duels = sorted({r.queue for r in runs if r.queue.startswith("duel")})
-        melees = sorted({r.queue for r in runs if r.queue.startswith("melee")})
+
+        def queues(*kinds: str) -> list[str]:
+            return sorted({r.queue for r in runs if r.queue.split("-")[0] in kinds})
+
         # Capacity for every game the kits can ask for at once (two per kit process).
         capacity = f"--capacity={min(64, 2 * len(runs))}"
-        for bot, queues in (
-            ("aggressive", [*duels, *melees]),
-            ("strategist", melees),
-            ("random_bot", melees),
+        for bot, joined in (
+            ("aggressive", queues("duel", "allied", "melee", "capital")),
+            ("strategist", queues("melee", "capital")),
+            ("random_bot", queues("melee")),
         ):
-            flags = [f"--queue={q}" for q in queues]
+            flags = [f"--queue={q}" for q in joined]
             args = [str(PYTHON), "-m", f"conquest_bots.{bot}", f"--address={address}", f"--name=py-{bot}"]
             python_bots.append(await spawn([*args, *flags, capacity], work / f"py-{bot}.log"))
         droppers = []
@@ -210,6 +229,18 @@ async def play(runs: list[KitRun], work: Path, timeout: float) -> list[str]:
     return problems + check_results(runs, replays, server_log)
 
 
+def phases_decided(record: dict, seat: int) -> set[Phase]:
+    """The phases in which `seat` acted in a recorded game, by re-simulating its replay."""
+    replay = Replay.from_dict(record)
+    state, _ = replay.start()
+    phases = set()
+    for action in replay.actions:
+        if state.to_act == seat:
+            phases.add(state.phase)
+        state.apply_unchecked(action)
+    return phases
+
+
 def check_results(runs: list[KitRun], replays: Path, server_log: Path) -> list[str]:
     """What the server recorded: replays (seats, reason, outcomes) and its JSON log lines."""
     problems: list[str] = []
@@ -218,11 +249,11 @@ def check_results(runs: list[KitRun], replays: Path, server_log: Path) -> list[s
         with contextlib.suppress(json.JSONDecodeError):
             events.append(json.loads(line))
     records = [json.loads(path.read_text()) for path in sorted(replays.glob("*.json"))]
-    print(f"{'bot':<14} {'queue':<10} {'games':>5} {'won':>4}  places")
+    print(f"{'bot':<16} {'queue':<12} {'games':>5} {'won':>4}  places")
     for run in runs:
         games = [r for r in records if run.name in r["seats"]]
         places = [r["places"][r["seats"].index(run.name)] for r in games]
-        print(f"{run.name:<14} {run.queue:<10} {len(games):>5} {places.count(1):>4}  {places}")
+        print(f"{run.name:<16} {run.queue:<12} {len(games):>5} {places.count(1):>4}  {places}")
         if len(games) < run.games:
             problems.append(f"{run.name}: {len(games)} games recorded, expected {run.games}")
         for record in games:
@@ -231,6 +262,9 @@ def check_results(runs: list[KitRun], replays: Path, server_log: Path) -> list[s
                 problems.append(f"{run.name}: game {record['game_id']} ended by {record['reason']}")
             if "FORFEIT" in record["outcomes"][seat]:
                 problems.append(f"{run.name}: game {record['game_id']}: {record['outcomes'][seat]}")
+            wanted = OWN_DECISION.get(run.queue.split("-")[0])
+            if wanted is not None and wanted not in phases_decided(record, seat):
+                problems.append(f"{run.name}: game {record['game_id']} had no {wanted.name} decision of it")
             if not any(name.startswith("py-") for name in record["seats"]):
                 problems.append(f"{run.name}: game {record['game_id']} had no Python bot: {record['seats']}")
         for event in events:
@@ -247,6 +281,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=3, help="games per kit and queue (default %(default)s)")
     parser.add_argument(
+        "--rule-set-games",
+        type=int,
+        default=1,
+        help="games per kit of Capital Risk and of the Allied Army game (default %(default)s)",
+    )
+    parser.add_argument(
         "--timeout", type=float, default=420, help="seconds for all games (default %(default)s)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the logs and replays (kept on failure)")
@@ -256,6 +296,8 @@ def main() -> int:
     for kit in args.kits.split(","):
         runs.append(KitRun(kit, f"{kit}-kit-duel", f"duel-{kit}", args.games, dropped=kit == "go"))
         runs.append(KitRun(kit, f"{kit}-kit-melee", f"melee-{kit}", args.games, dropped=kit != "go"))
+        for rule_set in OWN_DECISION:
+            runs.append(KitRun(kit, f"{kit}-kit-{rule_set}", f"{rule_set}-{kit}", args.rule_set_games))
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix="conquest-interop-"))
     problems = asyncio.run(play(runs, work, args.timeout))
