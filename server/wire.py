@@ -297,33 +297,34 @@ def action_to_pb(action: Action) -> pb.Action:
 
 def event_to_pb(event: ev.Event, sequence: int) -> pb.GameEvent:
     """A GameEvent; pass events through ``engine.events.public_view`` first to hide cards."""
-    if isinstance(event, ev.Rolled):
-        return pb.GameEvent(sequence=sequence, rolled=pb.RolledEvent(**event._asdict()))
     if isinstance(event, ev.FirstPlayerRolled):
         flat = [die for round_ in event.rolls for die in round_]
         return pb.GameEvent(
             sequence=sequence, first_player_rolled=pb.FirstPlayerRolledEvent(rolls=flat, seat=event.seat)
         )
-    field, message_type = _EVENT_FIELDS[type(event)]
-    return pb.GameEvent(sequence=sequence, **{field: message_type(**event._asdict())})
+    # The event's fields as a dict: the sub-message is built in place, not built and then copied in
+    # (protobuf's constructors take a dict for a message field; the stubs don't say so).
+    fields: dict[str, Any] = {"sequence": sequence, _EVENT_FIELDS[type(event)]: event._asdict()}
+    return pb.GameEvent(**fields)
 
 
-_EVENT_FIELDS: dict[type, tuple[str, type]] = {
-    ev.Dealt: ("dealt", pb.DealtEvent),
-    ev.Claimed: ("claimed", pb.ClaimedEvent),
-    ev.Placed: ("placed", pb.PlacedEvent),
-    ev.TurnStarted: ("turn_started", pb.TurnStartedEvent),
-    ev.Traded: ("traded", pb.TradedEvent),
-    ev.Captured: ("captured", pb.CapturedEvent),
-    ev.Occupied: ("occupied", pb.OccupiedEvent),
-    ev.Eliminated: ("eliminated", pb.EliminatedEvent),
-    ev.CardsTaken: ("cards_taken", pb.CardsTakenEvent),
-    ev.Drew: ("drew", pb.DrewEvent),
-    ev.Fortified: ("fortified", pb.FortifiedEvent),
-    ev.TurnEnded: ("turn_ended", pb.TurnEndedEvent),
-    ev.GameEnded: ("game_ended", pb.GameEndedEvent),
-    ev.MissionDealt: ("mission_dealt", pb.MissionDealtEvent),
-    ev.MissionsRevealed: ("missions_revealed", pb.MissionsRevealedEvent),
-    ev.HeadquartersChosen: ("headquarters_chosen", pb.HeadquartersChosenEvent),
-    ev.HeadquartersRevealed: ("headquarters_revealed", pb.HeadquartersRevealedEvent),
+_EVENT_FIELDS: dict[type, str] = {
+    ev.Dealt: "dealt",
+    ev.Claimed: "claimed",
+    ev.Placed: "placed",
+    ev.TurnStarted: "turn_started",
+    ev.Traded: "traded",
+    ev.Captured: "captured",
+    ev.Occupied: "occupied",
+    ev.Eliminated: "eliminated",
+    ev.CardsTaken: "cards_taken",
+    ev.Drew: "drew",
+    ev.Fortified: "fortified",
+    ev.TurnEnded: "turn_ended",
+    ev.GameEnded: "game_ended",
+    ev.MissionDealt: "mission_dealt",
+    ev.MissionsRevealed: "missions_revealed",
+    ev.HeadquartersChosen: "headquarters_chosen",
+    ev.HeadquartersRevealed: "headquarters_revealed",
+    ev.Rolled: "rolled",
 }
