@@ -7,9 +7,8 @@ message through whatever ``Connection`` currently holds it (none while its bot i
 from __future__ import annotations
 
 import asyncio
-import collections
 import random
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -96,7 +95,7 @@ class RemoteSeat:
     """Sequence number of the first game event this seat has not been sent."""
     resumed: bool = False
     """The bot reconnected since its open request was sent, so that request must be sent again."""
-    arrivals: collections.deque[Arrival] = field(default_factory=collections.deque)
+    arrivals: deque[Arrival] = field(default_factory=deque)
     """What the runner has not read yet; ``deliver`` adds, ``next_arrival`` takes."""
     _waiter: asyncio.Future[None] | None = None
 
