@@ -1,4 +1,4 @@
-"""A server with a database on port 0, and the smallest bot client that plays whole games over gRPC."""
+"""A server with a database on port 0, and a bot that plays whole games over gRPC with random actions."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
+from raw_client import RawBot
 
-from conquest.v1 import arena_pb2_grpc, bot_pb2, bot_pb2_grpc
-from engine import preset, random_legal_action
+from conquest.v1 import arena_pb2_grpc, bot_pb2
+from engine import preset
 from server.app import build_lobby, create_server
 from server.config import QueueConfig, ServerConfig, TimeControl
 from server.lobby import Lobby
 from server.storage import Store
-from server.wire import action_to_pb, legal_from_pb
 
 ADMIN = "arena-admin-token-for-tests"
 QUEUE = "classic-2"
@@ -81,59 +81,31 @@ class ArenaServer:
         self.stopped = True
 
 
-class Player:
-    """One bot connection: Hello, join a queue, answer every request with a random legal action."""
+class Player(RawBot):
+    """A registered (token) or practice (name) bot that plays one game at a time with random legal
+    actions; ``log`` holds every message received."""
 
     def __init__(self, port: int, *, token: str = "", name: str = "", seed: int = 0) -> None:
-        self.channel = grpc.aio.insecure_channel(f"localhost:{port}")
-        self.outgoing: asyncio.Queue[bot_pb2.ConnectRequest | None] = asyncio.Queue()
-        self.call = bot_pb2_grpc.BotServiceStub(self.channel).Connect(self._requests())
-        self.hello = bot_pb2.Hello(token=token, name=name, client_name="arena-test")
+        super().__init__(port)
+        self.token = token
+        self.name = name
         self.rng = random.Random(seed)
-        self.received: list[bot_pb2.ConnectResponse] = []
-
-    async def _requests(self):  # type: ignore[no-untyped-def]
-        while (message := await self.outgoing.get()) is not None:
-            yield message
-
-    async def next(self) -> bot_pb2.ConnectResponse:
-        message = await asyncio.wait_for(self.call.read(), 20)
-        assert message is not grpc.aio.EOF, "the server closed the stream"
-        self.received.append(message)
-        return message
 
     async def connect(self) -> bot_pb2.ConnectResponse:
         """Hello; the server's first answer (Welcome or Error)."""
-        self.outgoing.put_nowait(bot_pb2.ConnectRequest(hello=self.hello))
-        return await self.next()
+        return await self.hello(self.name, token=self.token)
 
-    async def join(self, queue: str = QUEUE) -> bot_pb2.GameStarted:
-        """Join ``queue`` and wait to be seated; requests that come later are answered by ``play``."""
-        self.outgoing.put_nowait(bot_pb2.ConnectRequest(join_queue=bot_pb2.JoinQueue(queue=queue)))
-        while (message := await self.next()).WhichOneof("message") != "game_started":
-            assert message.WhichOneof("message") == "queue_status", message
-        self.outgoing.put_nowait(bot_pb2.ConnectRequest(leave_queue=bot_pb2.LeaveQueue(queue=queue)))
-        return message.game_started
+    async def join_one_game(self, queue: str = QUEUE) -> bot_pb2.GameStarted:
+        """Join ``queue``, wait to be seated, and leave it so that no second game starts; ``play``
+        answers the requests."""
+        await self.join(queue)
+        started = (await self.expect("game_started", timeout=20)).game_started
+        self.send(leave_queue=bot_pb2.LeaveQueue(queue=queue))
+        return started
 
     async def play(self) -> bot_pb2.GameOver:
         """Answer requests until GameOver."""
-        while True:
-            message = await self.next()
-            kind = message.WhichOneof("message")
-            if kind == "game_over":
-                return message.game_over
-            if kind == "decision_request":
-                request = message.decision_request
-                legal = legal_from_pb(request.legal, request.observation.phase, request.observation.to_act)
-                action = action_to_pb(random_legal_action(legal, self.rng))
-                decision = bot_pb2.Decision(
-                    game_id=request.game_id, request_id=request.request_id, action=action
-                )
-                self.outgoing.put_nowait(bot_pb2.ConnectRequest(decision=decision))
-
-    async def close(self) -> None:
-        self.outgoing.put_nowait(None)
-        await self.channel.close()
+        return await self.play_until_over(self.rng)
 
 
 async def play_game(port: int, tokens: list[str], queue: str = QUEUE) -> bot_pb2.GameOver:
@@ -142,7 +114,7 @@ async def play_game(port: int, tokens: list[str], queue: str = QUEUE) -> bot_pb2
     try:
         for player in players:
             assert (await player.connect()).WhichOneof("message") == "welcome"
-        await asyncio.gather(*(p.join(queue) for p in players))
+        await asyncio.gather(*(p.join_one_game(queue) for p in players))
         overs = await asyncio.gather(*(p.play() for p in players))
     finally:
         for player in players:

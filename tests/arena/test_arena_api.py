@@ -157,7 +157,7 @@ async def test_watch_game_streams_a_live_game_without_hidden_cards(start_arena) 
     players = [Player(server.port, token=t, seed=i) for i, t in enumerate(tokens)]
     for player in players:
         await player.connect()
-    started = await asyncio.gather(*(p.join("classic-long-2") for p in players))
+    started = await asyncio.gather(*(p.join_one_game("classic-long-2") for p in players))
     game_id = started[0].game_id
     live = (await arena.ListLiveGames(arena_pb2.ListLiveGamesRequest())).games
     assert [(g.game_id, g.queue, [p.name for p in g.players]) for g in live] == [
@@ -187,7 +187,7 @@ async def test_watch_game_streams_a_live_game_without_hidden_cards(start_arena) 
     own = [
         e.drew.card
         for p in players
-        for m in p.received
+        for m in p.log
         for e in (m.game_events.events or m.decision_request.events)  # one of the two is set
         if e.WhichOneof("kind") == "drew" and e.drew.seat == _seat(p)
     ]
@@ -195,7 +195,7 @@ async def test_watch_game_streams_a_live_game_without_hidden_cards(start_arena) 
 
 
 def _seat(player: Player) -> int:
-    for message in player.received:
+    for message in player.log:
         if message.WhichOneof("message") == "game_started":
             return message.game_started.seat
     raise AssertionError("no GameStarted")

@@ -21,7 +21,7 @@ def answered(player: Player) -> Counter[str]:
     DecisionRequest it received, since Player.play answers each with a legal action in time."""
     return Counter(
         game_pb2.Phase.Name(m.decision_request.observation.phase).removeprefix("PHASE_").lower()
-        for m in player.received
+        for m in player.log
         if m.WhichOneof("message") == "decision_request"
     )
 
@@ -44,7 +44,7 @@ async def crash_once(server: ArenaServer, player: Player, token: str, started: b
     while seat.connection is not None:  # the server notices the dropped stream
         await asyncio.sleep(0.01)
     back = await connect(server, token, seed=8)
-    assert list(back.received[0].welcome.resumed_game_ids) == [started.game_id]
+    assert list(back.log[0].welcome.resumed_game_ids) == [started.game_id]
     return back
 
 
@@ -66,9 +66,9 @@ async def test_recorded_round_trips_match_the_decisions_and_a_dropped_stream_is_
 
     # Game 1: both play it out; alice also sends a decision for a request that does not exist.
     alice, bob = [await connect(server, t, seed=i) for i, t in enumerate(tokens)]
-    started = await asyncio.gather(alice.join(), bob.join())
+    started = await asyncio.gather(alice.join_one_game(), bob.join_one_game())
     stale = bot_pb2.Decision(game_id=started[0].game_id, request_id=999_999, action=game_pb2.Action())
-    alice.outgoing.put_nowait(bot_pb2.ConnectRequest(decision=stale))
+    alice.send(decision=stale)
     first = (await asyncio.gather(alice.play(), bob.play()))[0]
     made = {"alice": [answered(alice)], "bob": [answered(bob)]}
     await alice.close()
@@ -76,7 +76,7 @@ async def test_recorded_round_trips_match_the_decisions_and_a_dropped_stream_is_
 
     # Game 2: alice's stream drops once while she holds her seat; she reconnects and plays on.
     alice, bob = [await connect(server, t, seed=i + 2) for i, t in enumerate(tokens)]
-    started = await asyncio.gather(alice.join(), bob.join())
+    started = await asyncio.gather(alice.join_one_game(), bob.join_one_game())
     bob_playing = asyncio.create_task(bob.play())
     back = await crash_once(server, alice, tokens[0], started[0])
     second = await back.play()

@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 
 import grpc
 import pytest
 from arena_support import QUEUE, Player, admin
 
-from conquest.v1 import arena_pb2, bot_pb2
-from engine import random_legal_action
+from conquest.v1 import arena_pb2
 from server.tournaments import game_points
-from server.wire import action_to_pb, legal_from_pb
 
 RR = arena_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN
 
@@ -40,27 +37,21 @@ class Bot:
         return self
 
     async def _answer(self) -> None:
-        rng = random.Random(len(self.player.hello.token))
-        while (message := await self.player.call.read()) is not grpc.aio.EOF:
-            kind = message.WhichOneof("message")
-            if kind == "game_over":
-                self.games.append(message.game_over.game_id)
-            elif kind == "decision_request":
-                request = message.decision_request
-                legal = legal_from_pb(request.legal, request.observation.phase, request.observation.to_act)
-                decision = bot_pb2.Decision(
-                    game_id=request.game_id,
-                    request_id=request.request_id,
-                    action=action_to_pb(random_legal_action(legal, rng)),
-                )
-                self.player.outgoing.put_nowait(bot_pb2.ConnectRequest(decision=decision))
+        with contextlib.suppress(EOFError):  # the server closed the stream
+            while True:
+                message = await self.player.next(timeout=3600)
+                kind = message.WhichOneof("message")
+                if kind == "game_over":
+                    self.games.append(message.game_over.game_id)
+                elif kind == "decision_request":
+                    self.player.answer_randomly(message.decision_request, self.player.rng)
 
     async def stop(self) -> None:
+        await self.player.close()  # first: a read the task is waiting in then ends at once
         if self.task is not None:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
                 await self.task
-        await self.player.close()
 
 
 async def _until(condition, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]

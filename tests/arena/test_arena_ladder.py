@@ -131,7 +131,7 @@ async def test_practice_players_play_unrated_next_to_the_ladder(start_arena) -> 
     players = [Player(server.port, token=token), Player(server.port, name="visitor", seed=1)]
     for player in players:
         assert (await player.connect()).WhichOneof("message") == "welcome"
-    await asyncio.gather(*(p.join() for p in players))
+    await asyncio.gather(*(p.join_one_game() for p in players))
     over = (await asyncio.gather(*(p.play() for p in players)))[0]
     for player in players:
         await player.close()
@@ -149,7 +149,7 @@ async def test_a_game_that_is_not_over_has_no_record_yet(start_arena) -> None:
     players = [Player(server.port, token=t) for t in tokens]
     for player in players:
         await player.connect()
-    started = await asyncio.gather(*(p.join() for p in players))
+    started = await asyncio.gather(*(p.join_one_game() for p in players))
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await server.arena().GetReplay(arena_pb2.GetReplayRequest(game_id=started[0].game_id))
     assert refused.value.code() == grpc.StatusCode.NOT_FOUND
