@@ -43,7 +43,7 @@ def queues() -> tuple[QueueConfig, ...]:
     queue whose defence deadline is short."""
     chosen = [q for q in default_queues(FAST) if q.name in RULE_SET_QUEUES]
     capped = [dataclasses.replace(q, rules=dataclasses.replace(q.rules, turn_cap=40)) for q in chosen]
-    return (*capped, QueueConfig("dice-3", preset("classic", defender_dice="choose", turn_cap=4), 3, DICE))
+    return (*capped, QueueConfig("dice-3", preset("classic", defender_dice="choose", turn_cap=8), 3, DICE))
 
 
 @pytest.fixture
@@ -94,6 +94,7 @@ async def test_the_defender_is_asked_with_a_short_deadline_and_a_timeout_defends
     port, replay_dir = server
     bots = [RawBot(port) for _ in range(3)]
     defend_requests: list[bot_pb2.DecisionRequest] = []
+    requests: list[bot_pb2.DecisionRequest] = []
 
     async def play_but_never_defend(bot: RawBot, rng: random.Random) -> bot_pb2.GameOver:
         while True:
@@ -103,6 +104,7 @@ async def test_the_defender_is_asked_with_a_short_deadline_and_a_timeout_defends
                 return message.game_over
             if kind == "decision_request":
                 request = message.decision_request
+                requests.append(request)
                 if request.observation.phase == game_pb2.PHASE_DEFEND:
                     defend_requests.append(request)  # left to time out
                 else:
@@ -125,7 +127,14 @@ async def test_the_defender_is_asked_with_a_short_deadline_and_a_timeout_defends
         obs = request.observation
         assert obs.to_act == obs.owners[obs.pending_target] != obs.turn_seat  # the defending seat is asked
         assert request.legal.defend_max == min(2, obs.armies[obs.pending_target])
-    assert max(r.strikes for r in defend_requests) > 0  # a timeout is a strike like any other
+    # A timeout is a strike like any other: each request states as many strikes as its seat had
+    # defences left unanswered before it (every other request is answered in time).
+    unanswered = [0, 0, 0]
+    for request in requests:
+        seat = request.observation.to_act
+        assert request.strikes == unanswered[seat]
+        unanswered[seat] += request.observation.phase == game_pb2.PHASE_DEFEND
+    assert any(r.strikes for r in requests), "no seat was asked again after a defence timed out"
     replay, data = load_replay_file(replay_dir / f"{overs[0].game_id}.json")
     verify_record(replay, data)
     state, _ = new_game(replay.rules, len(replay.seats), replay.seed)
