@@ -42,6 +42,10 @@ from server.seats import Connection, HouseSeat, RemoteSeat, Seat
 from server.storage import GameResult, SeatOutcome, SeatResult
 
 ANNOTATION_LIMIT = 200
+REQUEST_FATES = ("open", "answered", "timed out", "replaced", "cancelled")
+OPEN = REQUEST_FATES.index("open")
+LOG_KEPT = 16
+"""Events logged for the seats beyond which sending a request also drops those every seat was sent."""
 PHASE_LABELS = {phase: phase.name.lower() for phase in Phase}
 """A phase's name in metric labels and stored round trips (``Enum.name`` is a property: slow per call)."""
 SHUTDOWN = "server_shutdown"
@@ -131,9 +135,11 @@ class GameRunner:
         self.state, setup_events = new_game(queue.rules, len(self.seats), seed)
         self.replay = Replay(queue.rules, seed, [s.name for s in self.seats], game_id=game_id)
         self.reason = ""
-        self._next_request = 1
-        self._requests: dict[int, tuple[int, str]] = {}
-        """request id -> (seat, what became of it: open, answered, timed out, replaced, cancelled)."""
+        self._asked = bytearray()
+        """The seat each request was sent to, by request id - 1 (ids count from 1 in each game)."""
+        self._fates = bytearray()
+        """What became of each request, as an index into ``REQUEST_FATES``: kept for every request of
+        the game to explain stale replies, so one byte each."""
         self._sequence = 0
         """Sequence number of the next event."""
         self._log: list[game_pb2.GameEvent] = []
@@ -277,9 +283,9 @@ class GameRunner:
 
     def _send_request(self, index: int, seat: RemoteSeat, legal: LegalActions, started: float) -> float:
         """Send a DecisionRequest with the time left since ``started``; returns when it was sent."""
-        request_id = self._next_request
-        self._next_request += 1
-        self._requests[request_id] = (index, "open")
+        self._asked.append(index)
+        self._fates.append(OPEN)
+        request_id = len(self._asked)
         seat.open_request = request_id
         seat.resumed = False
         now = time.monotonic()
@@ -297,11 +303,12 @@ class GameRunner:
             events=self._unsent_events(index, seat),
         )
         seat.send(message)
+        if len(self._log) > LOG_KEPT:  # a long turn or setup: the turn's end would trim it much later
+            self._forget_sent_events()
         return now
 
     def _close_request(self, seat: RemoteSeat, outcome: str) -> None:
-        index, _ = self._requests[seat.open_request]
-        self._requests[seat.open_request] = (index, outcome)
+        self._fates[seat.open_request - 1] = REQUEST_FATES.index(outcome)
         seat.open_request = 0
 
     def _time_out(self, index: int, seat: RemoteSeat, legal: LegalActions) -> Action:
@@ -370,7 +377,9 @@ class GameRunner:
         if seat.open_request and request_id == seat.open_request:
             seat.deliver((decision, received_at))
             return
-        asked, outcome = self._requests.get(request_id, (-1, ""))
+        asked, outcome = -1, ""
+        if 0 < request_id <= len(self._asked):
+            asked, outcome = self._asked[request_id - 1], REQUEST_FATES[self._fates[request_id - 1]]
         if asked == index and outcome == "timed out":
             why = "it arrived after its deadline; the default action was played"
         elif asked == index:
@@ -502,8 +511,7 @@ class GameRunner:
         return batch
 
     def _send_events(self, but: int = -1) -> None:
-        """Send every connected seat except ``but`` its unsent events as one GameEvents, then forget the
-        events every connected seat has been sent."""
+        """Send every connected seat except ``but`` its unsent events as one GameEvents."""
         for index, seat in enumerate(self.seats):
             if (
                 isinstance(seat, RemoteSeat)
@@ -513,6 +521,10 @@ class GameRunner:
             ):
                 batch = bot_pb2.GameEvents(game_id=self.game_id, events=self._unsent_events(index, seat))
                 seat.send(bot_pb2.ConnectResponse(game_events=batch))
+        self._forget_sent_events()
+
+    def _forget_sent_events(self) -> None:
+        """Drop the logged events every connected seat has been sent."""
         sent = min(
             (s.next_event for s in self.seats if isinstance(s, RemoteSeat) and s.connection is not None),
             default=self._sequence,
