@@ -69,7 +69,6 @@ type Client struct {
 	games    map[string]*Game
 	started  int
 	finished int
-	joined   map[string]bool
 }
 
 // errFatal marks a session error that reconnecting cannot fix (a bad token or name).
@@ -77,7 +76,7 @@ var errFatal = errors.New("fatal")
 
 // NewClient makes a client; call Run to play.
 func NewClient(cfg Config) *Client {
-	return &Client{cfg: cfg, games: map[string]*Game{}, joined: map[string]bool{}}
+	return &Client{cfg: cfg, games: map[string]*Game{}}
 }
 
 func (c *Client) wantMore() bool { return c.cfg.Games == 0 || c.started < c.cfg.Games }
@@ -129,7 +128,6 @@ func (c *Client) session(ctx context.Context, api pb.BotServiceClient) (bool, er
 		return false, err
 	}
 	welcomed := false
-	clear(c.joined)
 	for {
 		msg, err := stream.Recv()
 		if err == io.EOF {
@@ -151,7 +149,7 @@ func (c *Client) session(ctx context.Context, api pb.BotServiceClient) (bool, er
 			if len(c.cfg.Queues) == 0 && len(w.GetQueues()) > 0 {
 				c.cfg.Queues = []string{w.GetQueues()[0].GetName()}
 			}
-			err = c.joinQueues(send)
+			err = c.joinQueues(send, w.GetResumedGameIds())
 		case *pb.ConnectResponse_GameStarted:
 			// Sent again for each game resumed after a reconnect.
 			g := m.GameStarted
@@ -176,9 +174,8 @@ func (c *Client) session(ctx context.Context, api pb.BotServiceClient) (bool, er
 			if c.done() {
 				return welcomed, stream.CloseSend()
 			}
-			err = c.joinQueues(send)
 		case *pb.ConnectResponse_QueueStatus:
-			c.joined[m.QueueStatus.GetQueue()] = m.QueueStatus.GetJoined()
+			// Our membership stands until we leave, reach JoinQueue.games or disconnect: nothing to do.
 		case *pb.ConnectResponse_Error:
 			e := m.Error
 			log.Printf("server error %s: %s", e.GetCode(), e.GetMessage())
@@ -203,26 +200,36 @@ func (c *Client) forgetGamesNotResumed(resumed []string) {
 	}
 }
 
-// joinQueues (re)joins every configured queue we are not waiting in, while more games are wanted.
-func (c *Client) joinQueues(send func(*pb.ConnectRequest) error) error {
-	if !c.wantMore() {
-		return nil
+// joinQueues joins every configured queue once per connection (membership stands until we leave, reach
+// JoinQueue.games or disconnect) for the games still to start: Games minus those started, counting a
+// resumed game we never saw start (seated as the connection dropped; its GameStarted follows). The
+// server seats us in at most that many, so it never starts a game we would abandon.
+func (c *Client) joinQueues(send func(*pb.ConnectRequest) error, resumed []string) error {
+	left := 0 // JoinQueue.games 0: no limit
+	if c.cfg.Games > 0 {
+		left = c.cfg.Games - c.started
+		for _, id := range resumed {
+			if c.games[id] == nil {
+				left--
+			}
+		}
+		if left <= 0 {
+			return nil
+		}
 	}
 	for _, q := range c.cfg.Queues {
-		if !c.joined[q] {
-			c.joined[q] = true
-			join := &pb.ConnectRequest_JoinQueue{JoinQueue: &pb.JoinQueue{Queue: q}}
-			if err := send(&pb.ConnectRequest{Message: join}); err != nil {
-				return err
-			}
+		join := &pb.ConnectRequest_JoinQueue{JoinQueue: &pb.JoinQueue{Queue: q, Games: int32(left)}}
+		if err := send(&pb.ConnectRequest{Message: join}); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// leaveQueues leaves every queue once Games games have started (with several queues, each was joined
+// for all the games left, so another queue could still seat us).
 func (c *Client) leaveQueues(send func(*pb.ConnectRequest) error) error {
 	for _, q := range c.cfg.Queues {
-		c.joined[q] = false
 		leave := &pb.ConnectRequest_LeaveQueue{LeaveQueue: &pb.LeaveQueue{Queue: q}}
 		if err := send(&pb.ConnectRequest{Message: leave}); err != nil {
 			return err

@@ -89,3 +89,72 @@ func TestWelcomeWithNothingResumedEndsAFinishedRun(t *testing.T) {
 		}
 	}
 }
+
+func started(id string) *pb.ConnectResponse {
+	return &pb.ConnectResponse{Message: &pb.ConnectResponse_GameStarted{GameStarted: &pb.GameStarted{GameId: id}}}
+}
+
+func over(id string) *pb.ConnectResponse {
+	return &pb.ConnectResponse{Message: &pb.ConnectResponse_GameOver{GameOver: &pb.GameOver{GameId: id}}}
+}
+
+// joins lists the JoinQueue.games of every JoinQueue the client sent.
+func joins(sent []*pb.ConnectRequest) []int32 {
+	games := []int32{}
+	for _, m := range sent {
+		if j := m.GetJoinQueue(); j != nil {
+			games = append(games, j.GetGames())
+		}
+	}
+	return games
+}
+
+// bot.proto, JoinQueue.games: "Seat this bot in at most this many more games of the queue, then leave it
+// (0: no limit)". With -games 1 and capacity 2 the kit used to join without a limit, was seated in two
+// games and abandoned the second when it stopped.
+func TestJoinQueueAsksForTheGamesToPlay(t *testing.T) {
+	for _, games := range []int{0, 1, 3} {
+		c := NewClient(Config{Games: games, Capacity: 2, Queues: []string{"classic-4"}})
+		stream := &scriptedStream{replies: []*pb.ConnectResponse{welcome()}}
+		c.session(context.Background(), scriptedServer{stream})
+		if got := joins(stream.sent); len(got) != 1 || got[0] != int32(games) {
+			t.Errorf("-games %d: JoinQueue.games sent %v, want [%d]", games, got, games)
+		}
+	}
+}
+
+// The server seats the last game of the limit (QueueStatus joined=false) before that game's GameStarted
+// reaches us; a game ending in between must not join again, or a game more than asked would start.
+func TestNoJoinQueueWhenAGameEnds(t *testing.T) {
+	c := NewClient(Config{Games: 2, Capacity: 2, Queues: []string{"classic-4"}})
+	left := &pb.ConnectResponse{Message: &pb.ConnectResponse_QueueStatus{QueueStatus: &pb.QueueStatus{Queue: "classic-4"}}}
+	stream := &scriptedStream{replies: []*pb.ConnectResponse{welcome(), started("a"), left, over("a"), started("b"), over("b")}}
+	if _, err := c.session(context.Background(), scriptedServer{stream}); err != nil || !stream.closedSend {
+		t.Fatalf("session ended with %v, closed %v; want a clean close after both games", err, stream.closedSend)
+	}
+	if got := joins(stream.sent); len(got) != 1 || got[0] != 2 {
+		t.Fatalf("JoinQueue.games sent %v, want [2]", got)
+	}
+}
+
+// After a reconnect the kit joins again (membership does not survive a disconnect) for the games left:
+// -games minus those started, whether they finished, are resumed, or ended while we were away.
+func TestJoinQueueAfterAReconnectAsksForTheGamesLeft(t *testing.T) {
+	c := NewClient(Config{Games: 4, Queues: []string{"classic-4"}})
+	stream := &scriptedStream{replies: []*pb.ConnectResponse{welcome(), started("finished"), over("finished"), started("running")}}
+	c.session(context.Background(), scriptedServer{stream})
+	stream = &scriptedStream{replies: []*pb.ConnectResponse{welcome("running"), started("running")}}
+	c.session(context.Background(), scriptedServer{stream})
+	if got := joins(stream.sent); len(got) != 1 || got[0] != 2 {
+		t.Fatalf("JoinQueue.games sent after the reconnect %v, want [2] (4 games, 2 started)", got)
+	}
+	// A resumed game we never saw start (seated as the connection dropped) counts too.
+	stream = &scriptedStream{replies: []*pb.ConnectResponse{welcome("running", "unseen"), started("running"), started("unseen")}}
+	c.session(context.Background(), scriptedServer{stream})
+	if got := joins(stream.sent); len(got) != 1 || got[0] != 1 {
+		t.Fatalf("JoinQueue.games sent after the second reconnect %v, want [1] (4 games, 3 started)", got)
+	}
+	if c.started != 3 {
+		t.Fatalf("started = %d after the unseen game's GameStarted, want 3", c.started)
+	}
+}
