@@ -36,7 +36,6 @@ type Stream = grpc.ClientDuplexStream<ConnectRequest, ConnectResponse>;
 /** Plays games for one bot; its games outlive a dropped connection. */
 export class Client {
   private readonly games = new Map<string, Game & { last?: DecisionRequest }>();
-  private readonly joined = new Set<string>();
   private started = 0;
   private stopping = false;
   private stream?: Stream;
@@ -86,7 +85,6 @@ export class Client {
     return new Promise((resolve) => {
       const stream = client.Connect();
       this.stream = stream;
-      this.joined.clear();
       let welcomed = false;
       let fatal = "";
       const send = (message: ConnectRequest) => stream.write(message);
@@ -126,7 +124,7 @@ export class Client {
         this.forgetGamesNotResumed(w.resumed_game_ids);
         if (this.done()) break; // the session ends after this message
         if (this.config.queues.length === 0 && w.queues.length > 0) this.config.queues = [w.queues[0].name];
-        this.joinQueues(send);
+        this.joinQueues(send, w.resumed_game_ids);
         break;
       }
       case "game_started": {
@@ -167,15 +165,10 @@ export class Client {
             `game ${over.game_id} over after ${over.turns} turns (${over.reason}): place ${mine.place}, ${mine.outcome}`,
           );
         }
-        this.joinQueues(send);
         break;
       }
-      case "queue_status": {
-        const q = message.queue_status!;
-        if (q.joined) this.joined.add(q.queue);
-        else this.joined.delete(q.queue);
-        break;
-      }
+      case "queue_status":
+        break; // Our membership stands until we leave, reach JoinQueue.games or disconnect.
       case "error": {
         const e = message.error!;
         console.log(`server error ${e.code}: ${e.message}`);
@@ -211,19 +204,27 @@ export class Client {
     for (const id of [...this.games.keys()]) if (!resumed.includes(id)) this.games.delete(id);
   }
 
-  private joinQueues(send: (m: ConnectRequest) => void): void {
-    if (!this.wantMore()) return;
-    for (const queue of this.config.queues) {
-      if (!this.joined.has(queue)) {
-        this.joined.add(queue);
-        send({ join_queue: { queue } });
-      }
+  /**
+   * Join every configured queue once per connection (membership stands until we leave, reach
+   * JoinQueue.games or disconnect) for the games still to start: `games` minus those started, counting a
+   * resumed game we never saw start (seated as the connection dropped; its GameStarted follows). The
+   * server seats us in at most that many, so it never starts a game we would abandon.
+   */
+  private joinQueues(send: (m: ConnectRequest) => void, resumed: string[]): void {
+    let left = 0; // JoinQueue.games 0: no limit
+    if (this.config.games > 0) {
+      left = this.config.games - this.started - resumed.filter((id) => !this.games.has(id)).length;
+      if (left <= 0) return;
     }
+    for (const queue of this.config.queues) send({ join_queue: { queue, games: left } });
   }
 
+  /**
+   * Leave every queue once `games` games have started (with several queues, each was joined for all the
+   * games left, so another queue could still seat us).
+   */
   private leaveQueues(send: (m: ConnectRequest) => void): void {
     for (const queue of this.config.queues) {
-      this.joined.delete(queue);
       send({ leave_queue: { queue } });
     }
   }

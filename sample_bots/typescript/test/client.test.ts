@@ -37,3 +37,68 @@ test("a Welcome after a reconnect forgets the games that ended meanwhile", () =>
   internals.handle(welcome([]), send);
   assert.ok(!sent.some((m) => m.join_queue), "joined a queue after its games were all played");
 });
+
+function over(gameId: string): Partial<ConnectResponse> {
+  return { message: "game_over", game_over: { game_id: gameId, results: [] } as never };
+}
+
+/** The JoinQueue.games of every JoinQueue sent. */
+function joins(sent: ConnectRequest[]): number[] {
+  return sent.filter((m) => m.join_queue).map((m) => Number(m.join_queue!.games));
+}
+
+function kit(games: number): { internals: Internals; sent: ConnectRequest[]; send: (m: ConnectRequest) => void } {
+  const client = new Client({ server: "", token: "", name: "t", capacity: 2, queues: ["classic-4"], games });
+  const sent: ConnectRequest[] = [];
+  return { internals: client as unknown as Internals, sent, send: (m) => sent.push(m) };
+}
+
+// bot.proto, JoinQueue.games: "Seat this bot in at most this many more games of the queue, then leave it
+// (0: no limit)". With --games 1 and capacity 2 the kit used to join without a limit, was seated in two
+// games and abandoned the second when it stopped.
+test("JoinQueue asks for the games to play", () => {
+  for (const games of [0, 1, 3]) {
+    const { internals, sent, send } = kit(games);
+    internals.handle(welcome([]), send);
+    assert.deepEqual(joins(sent), [games], `--games ${games}`);
+  }
+});
+
+// The server seats the last game of the limit (QueueStatus joined=false) before that game's GameStarted
+// reaches us; a game ending in between must not join again, or a game more than asked would start.
+test("no JoinQueue when a game ends", () => {
+  const { internals, sent, send } = kit(2);
+  internals.handle(welcome([]), send);
+  internals.handle(started("a"), send);
+  internals.handle({ message: "queue_status", queue_status: { queue: "classic-4", joined: false } as never }, send);
+  internals.handle(over("a"), send);
+  internals.handle(started("b"), send);
+  internals.handle(over("b"), send);
+  assert.deepEqual(joins(sent), [2]);
+  assert.equal(internals.done(), true);
+});
+
+// After a reconnect the kit joins again (membership does not survive a disconnect) for the games left:
+// --games minus those started, whether they finished, are resumed, or ended while we were away.
+test("JoinQueue after a reconnect asks for the games left", () => {
+  const { internals, sent, send } = kit(4);
+  internals.handle(welcome([]), send);
+  internals.handle(started("finished"), send);
+  internals.handle(over("finished"), send);
+  internals.handle(started("running"), send);
+  sent.length = 0;
+  internals.handle(welcome(["running"]), send);
+  internals.handle(started("running"), send);
+  assert.deepEqual(joins(sent), [2], "4 games, 2 started");
+  // A resumed game we never saw start (seated as the connection dropped) counts too.
+  sent.length = 0;
+  internals.handle(welcome(["running", "unseen"]), send);
+  internals.handle(started("running"), send);
+  internals.handle(started("unseen"), send);
+  assert.deepEqual(joins(sent), [1], "4 games, 3 started");
+  sent.length = 0;
+  internals.handle(welcome(["running", "unseen"]), send);
+  internals.handle(over("running"), send);
+  internals.handle(over("unseen"), send);
+  assert.deepEqual(joins(sent), [1], "still 4 games, 3 started");
+});
