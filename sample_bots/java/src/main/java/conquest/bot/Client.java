@@ -22,10 +22,8 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -46,7 +44,6 @@ public final class Client {
   private final List<String> queues;
   private final Map<String, GameInfo> games = new HashMap<>();
   private final Map<String, DecisionRequest> lastRequests = new HashMap<>();
-  private final Set<String> joined = new HashSet<>();
   private int started;
 
   public Client(Config config) {
@@ -102,7 +99,6 @@ public final class Client {
     boolean[] halfClosed = {false};
     StreamObserver<ConnectRequest>[] out = new StreamObserver[1];
     synchronized (this) {
-      joined.clear();
       out[0] = api.connect(new StreamObserver<>() {
         @Override
         public void onNext(ConnectResponse message) {
@@ -164,7 +160,7 @@ public final class Client {
         if (queues.isEmpty() && w.getQueuesCount() > 0) {
           queues.add(w.getQueues(0).getName());
         }
-        joinQueues(out);
+        joinQueues(out, w.getResumedGameIdsList());
       }
       case GAME_STARTED -> {
         // Sent again for each game resumed after a reconnect.
@@ -202,14 +198,6 @@ public final class Client {
                 + "): place " + r.getPlace() + ", " + r.getOutcome());
           }
         }
-        joinQueues(out);
-      }
-      case QUEUE_STATUS -> {
-        if (message.getQueueStatus().getJoined()) {
-          joined.add(message.getQueueStatus().getQueue());
-        } else {
-          joined.remove(message.getQueueStatus().getQueue());
-        }
       }
       case ERROR -> {
         var e = message.getError();
@@ -221,7 +209,8 @@ public final class Client {
       }
       default -> {
         // GAME_EVENTS: public events (a DecisionRequest carries its own in getEventsList()); the sample
-        // reads the observation.
+        // reads the observation. QUEUE_STATUS: our membership stands until we leave, reach
+        // JoinQueue.games or disconnect.
       }
     }
     return "";
@@ -257,20 +246,32 @@ public final class Client {
     lastRequests.keySet().retainAll(resumed);
   }
 
-  private void joinQueues(StreamObserver<ConnectRequest> out) {
-    if (!wantMore()) {
-      return;
+  /**
+   * Join every configured queue once per connection (membership stands until we leave, reach
+   * JoinQueue.games or disconnect) for the games still to start: games minus those started, counting a
+   * resumed game we never saw start (seated as the connection dropped; its GameStarted follows). The
+   * server seats us in at most that many, so it never starts a game we would abandon.
+   */
+  private void joinQueues(StreamObserver<ConnectRequest> out, List<String> resumed) {
+    int left = 0; // JoinQueue.games 0: no limit
+    if (config.games() > 0) {
+      left = config.games() - started - (int) resumed.stream().filter(id -> !games.containsKey(id)).count();
+      if (left <= 0) {
+        return;
+      }
     }
     for (String queue : queues) {
-      if (joined.add(queue)) {
-        out.onNext(ConnectRequest.newBuilder().setJoinQueue(JoinQueue.newBuilder().setQueue(queue)).build());
-      }
+      JoinQueue join = JoinQueue.newBuilder().setQueue(queue).setGames(left).build();
+      out.onNext(ConnectRequest.newBuilder().setJoinQueue(join).build());
     }
   }
 
+  /**
+   * Leave every queue once the wanted games have started (with several queues, each was joined for all
+   * the games left, so another queue could still seat us).
+   */
   private void leaveQueues(StreamObserver<ConnectRequest> out) {
     for (String queue : queues) {
-      joined.remove(queue);
       out.onNext(ConnectRequest.newBuilder().setLeaveQueue(LeaveQueue.newBuilder().setQueue(queue)).build());
     }
   }

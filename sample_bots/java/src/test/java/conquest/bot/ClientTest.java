@@ -2,6 +2,7 @@ package conquest.bot;
 
 // The client's message handling, fed server messages directly (no network).
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +10,7 @@ import conquest.v1.ConnectRequest;
 import conquest.v1.ConnectResponse;
 import conquest.v1.GameOver;
 import conquest.v1.GameStarted;
+import conquest.v1.QueueStatus;
 import conquest.v1.Welcome;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
@@ -57,5 +59,78 @@ class ClientTest {
     assertTrue(client.done(), "both games are over");
     client.handle(welcome(), out);
     assertTrue(out.sent.stream().noneMatch(ConnectRequest::hasJoinQueue), "joined a queue after its games were all played");
+  }
+
+  static ConnectResponse over(String gameId) {
+    return ConnectResponse.newBuilder().setGameOver(GameOver.newBuilder().setGameId(gameId)).build();
+  }
+
+  /** The JoinQueue.games of every JoinQueue sent. */
+  static List<Integer> joins(Recorder out) {
+    return out.sent.stream().filter(ConnectRequest::hasJoinQueue).map(m -> m.getJoinQueue().getGames()).toList();
+  }
+
+  static Client client(int games) {
+    return new Client(new Client.Config("", "", "t", 2, List.of("classic-4"), games));
+  }
+
+  /**
+   * bot.proto, JoinQueue.games: "Seat this bot in at most this many more games of the queue, then leave
+   * it (0: no limit)". With --games 1 and capacity 2 the kit used to join without a limit, was seated in
+   * two games and abandoned the second when it stopped.
+   */
+  @Test
+  void joinQueueAsksForTheGamesToPlay() {
+    for (int games : new int[] {0, 1, 3}) {
+      Recorder out = new Recorder();
+      client(games).handle(welcome(), out);
+      assertEquals(List.of(games), joins(out), "--games " + games);
+    }
+  }
+
+  /**
+   * The server seats the last game of the limit (QueueStatus joined=false) before that game's
+   * GameStarted reaches us; a game ending in between must not join again, or a game more than asked
+   * would start.
+   */
+  @Test
+  void noJoinQueueWhenAGameEnds() {
+    Client client = client(2);
+    Recorder out = new Recorder();
+    client.handle(welcome(), out);
+    client.handle(started("a"), out);
+    QueueStatus left = QueueStatus.newBuilder().setQueue("classic-4").setJoined(false).build();
+    client.handle(ConnectResponse.newBuilder().setQueueStatus(left).build(), out);
+    client.handle(over("a"), out);
+    client.handle(started("b"), out);
+    client.handle(over("b"), out);
+    assertEquals(List.of(2), joins(out));
+    assertTrue(client.done());
+  }
+
+  /**
+   * After a reconnect the kit joins again (membership does not survive a disconnect) for the games left:
+   * --games minus those started, whether they finished, are resumed, or ended while we were away.
+   */
+  @Test
+  void joinQueueAfterAReconnectAsksForTheGamesLeft() {
+    Client client = client(4);
+    client.handle(welcome(), new Recorder());
+    client.handle(started("finished"), new Recorder());
+    client.handle(over("finished"), new Recorder());
+    client.handle(started("running"), new Recorder());
+    Recorder out = new Recorder();
+    client.handle(welcome("running"), out);
+    client.handle(started("running"), out);
+    assertEquals(List.of(2), joins(out), "4 games, 2 started");
+    // A resumed game we never saw start (seated as the connection dropped) counts too.
+    out = new Recorder();
+    client.handle(welcome("running", "unseen"), out);
+    client.handle(started("running"), out);
+    client.handle(started("unseen"), out);
+    assertEquals(List.of(1), joins(out), "4 games, 3 started");
+    out = new Recorder();
+    client.handle(welcome("running", "unseen"), out);
+    assertEquals(List.of(1), joins(out), "still 4 games, 3 started");
   }
 }
