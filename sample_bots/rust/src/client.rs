@@ -2,7 +2,7 @@
 //! rejection and reconnects after a dropped connection. Strategy lives in strategy.rs.
 // Messages are built with `..Default::default()` so fields added to the protocol later do not break it.
 #![allow(clippy::needless_update)]
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -52,13 +52,12 @@ pub struct Client {
     games: HashMap<String, Game>,
     /// The request each game is answering (id and legal actions), for a retry after a rejection.
     pending: HashMap<String, (i64, pb::LegalActions)>,
-    joined: HashSet<String>,
     started: usize,
 }
 
 impl Client {
     pub fn new(config: Config) -> Self {
-        Client { config, games: HashMap::new(), pending: HashMap::new(), joined: HashSet::new(), started: 0 }
+        Client { config, games: HashMap::new(), pending: HashMap::new(), started: 0 }
     }
 
     fn want_more(&self) -> bool {
@@ -120,7 +119,6 @@ impl Client {
             Ok(response) => response.into_inner(),
             Err(status) => return lost(false, status.message().to_string()),
         };
-        self.joined.clear();
         let mut welcomed = false;
         loop {
             let message = match inbound.message().await {
@@ -154,7 +152,7 @@ impl Client {
                 if self.config.queues.is_empty() {
                     self.config.queues.extend(w.queues.first().map(|q| q.name.clone()));
                 }
-                self.join_queues(out);
+                self.join_queues(out, &w.resumed_game_ids);
             }
             Message::GameStarted(g) => {
                 // Sent again for each game resumed after a reconnect.
@@ -209,14 +207,9 @@ impl Client {
                 if self.done() {
                     return Some(SessionEnd::Done);
                 }
-                self.join_queues(out);
             }
-            Message::QueueStatus(q) => {
-                if q.joined {
-                    self.joined.insert(q.queue);
-                } else {
-                    self.joined.remove(&q.queue);
-                }
+            Message::QueueStatus(_) => {
+                // Our membership stands until we leave, reach JoinQueue.games or disconnect.
             }
             Message::Error(e) => {
                 log(&format!("server error {}: {}", e.code, e.message));
@@ -247,24 +240,33 @@ impl Client {
         action
     }
 
-    /// (Re)joins every configured queue we are not waiting in, while more games are wanted.
-    fn join_queues(&mut self, out: &UnboundedSender<pb::ConnectRequest>) {
-        if !self.want_more() {
-            return;
+    /// Joins every configured queue once per connection (membership stands until we leave, reach
+    /// JoinQueue.games or disconnect) for the games still to start: `games` minus those started, counting
+    /// a resumed game we never saw start (seated as the connection dropped; its GameStarted follows). The
+    /// server seats us in at most that many, so it never starts a game we would abandon.
+    fn join_queues(&self, out: &UnboundedSender<pb::ConnectRequest>, resumed: &[String]) {
+        let mut left = 0; // JoinQueue.games 0: no limit
+        if self.config.games > 0 {
+            let unseen = resumed.iter().filter(|id| !self.games.contains_key(*id)).count();
+            left = self.config.games.saturating_sub(self.started + unseen);
+            if left == 0 {
+                return;
+            }
         }
         for queue in &self.config.queues {
-            if self.joined.insert(queue.clone()) {
-                send(
-                    out,
-                    connect_request::Message::JoinQueue(pb::JoinQueue { queue: queue.clone(), ..Default::default() }),
-                );
-            }
+            let join = pb::JoinQueue {
+                queue: queue.clone(),
+                games: i32::try_from(left).unwrap_or(i32::MAX),
+                ..Default::default()
+            };
+            send(out, connect_request::Message::JoinQueue(join));
         }
     }
 
-    fn leave_queues(&mut self, out: &UnboundedSender<pb::ConnectRequest>) {
+    /// Leaves every queue once `games` games have started (with several queues, each was joined for all
+    /// the games left, so another queue could still seat us).
+    fn leave_queues(&self, out: &UnboundedSender<pb::ConnectRequest>) {
         for queue in &self.config.queues {
-            self.joined.remove(queue);
             send(
                 out,
                 connect_request::Message::LeaveQueue(pb::LeaveQueue { queue: queue.clone(), ..Default::default() }),
@@ -294,4 +296,94 @@ fn jitter(backoff: Duration) -> Duration {
 pub fn log(line: &str) {
     let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) % 86_400;
     eprintln!("{:02}:{:02}:{:02} {line}", secs / 3600, secs / 60 % 60, secs % 60);
+}
+
+/// The client's message handling, fed server messages directly (no network).
+#[cfg(test)]
+mod tests {
+    use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+
+    use super::*;
+
+    fn client(games: usize) -> Client {
+        Client::new(Config {
+            server: String::new(),
+            token: String::new(),
+            name: "t".into(),
+            capacity: 2,
+            queues: vec!["classic-4".into()],
+            games,
+        })
+    }
+
+    fn welcome(resumed: &[&str]) -> Message {
+        Message::Welcome(pb::Welcome {
+            resumed_game_ids: resumed.iter().map(|id| id.to_string()).collect(),
+            ..Default::default()
+        })
+    }
+
+    fn started(id: &str) -> Message {
+        Message::GameStarted(pb::GameStarted { game_id: id.into(), ..Default::default() })
+    }
+
+    fn over(id: &str) -> Message {
+        Message::GameOver(pb::GameOver { game_id: id.into(), ..Default::default() })
+    }
+
+    /// Feeds `messages` to the client; returns the JoinQueue.games of every JoinQueue it sent.
+    fn joins(client: &mut Client, messages: Vec<Message>) -> Vec<i32> {
+        let (out, mut sent): (_, UnboundedReceiver<pb::ConnectRequest>) = unbounded_channel();
+        for message in messages {
+            client.handle(message, &out);
+        }
+        let mut games = vec![];
+        while let Ok(request) = sent.try_recv() {
+            if let Some(connect_request::Message::JoinQueue(join)) = request.message {
+                games.push(join.games);
+            }
+        }
+        games
+    }
+
+    /// bot.proto, JoinQueue.games: "Seat this bot in at most this many more games of the queue, then
+    /// leave it (0: no limit)". With --games 1 and capacity 2 the kit used to join without a limit, was
+    /// seated in two games and abandoned the second when it stopped.
+    #[test]
+    fn join_queue_asks_for_the_games_to_play() {
+        for games in [0, 1, 3] {
+            assert_eq!(joins(&mut client(games), vec![welcome(&[])]), [games as i32], "--games {games}");
+        }
+    }
+
+    /// The server seats the last game of the limit (QueueStatus joined=false) before that game's
+    /// GameStarted reaches us; a game ending in between must not join again, or a game more than asked
+    /// would start.
+    #[test]
+    fn no_join_queue_when_a_game_ends() {
+        let mut client = client(2);
+        let left =
+            Message::QueueStatus(pb::QueueStatus { queue: "classic-4".into(), joined: false, ..Default::default() });
+        let messages = vec![welcome(&[]), started("a"), left, over("a"), started("b"), over("b")];
+        assert_eq!(joins(&mut client, messages), [2]);
+        assert!(client.done());
+    }
+
+    /// bot.proto: "Membership does not survive a disconnect: join again after the next Welcome." The kit
+    /// joins for the games left: --games minus those started, whether they finished, are resumed, or
+    /// ended while we were away.
+    #[test]
+    fn join_queue_after_a_reconnect_asks_for_the_games_left() {
+        let mut client = client(4);
+        joins(&mut client, vec![welcome(&[]), started("finished"), over("finished"), started("running")]);
+        assert_eq!(joins(&mut client, vec![welcome(&["running"]), started("running")]), [2], "4 games, 2 started");
+        // A resumed game we never saw start (seated as the connection dropped) counts too.
+        let messages = vec![welcome(&["running", "unseen"]), started("running"), started("unseen")];
+        assert_eq!(joins(&mut client, messages), [1], "4 games, 3 started");
+        // A game that ended while we were away is forgotten but stays counted.
+        assert_eq!(joins(&mut client, vec![welcome(&["unseen"])]), [1], "still 4 games, 3 started");
+        assert!(!client.done(), "the resumed game is still being played");
+        joins(&mut client, vec![over("unseen")]);
+        assert!(!client.done(), "one game is still to play");
+    }
 }
