@@ -7,9 +7,10 @@ that drops its connection in the middle of a game, so reconnecting and resuming 
 
 Fails (exit status 1) unless, for every kit (issue 7): each of its games finished (conquest, turn cap,
 or a headquarters or mission win) and holds Python bots, none of its decisions was rejected or timed out,
-no seat of it forfeited, the dropped bot took its seat back, and each kit process played its games and
-exited cleanly. Each kit also plays one game of Capital Risk and one of the Allied Army game (issue 5),
-and must have made that rule set's own decisions in it (the replay is re-simulated to see them).
+no seat of it forfeited, the dropped bot took its seat back, and each kit process played exactly the
+games it was asked for (none started beyond them and abandoned) and exited cleanly. Each kit also plays
+one game of Capital Risk and one of the Allied Army game (issue 5), and must have made that rule set's
+own decisions in it (the replay is re-simulated to see them).
 """
 
 from __future__ import annotations
@@ -256,6 +257,10 @@ def check_results(runs: list[KitRun], replays: Path, server_log: Path) -> list[s
         print(f"{run.name:<16} {run.queue:<12} {len(games):>5} {places.count(1):>4}  {places}")
         if len(games) < run.games:
             problems.append(f"{run.name}: {len(games)} games recorded, expected {run.games}")
+        # A game started beyond --games is abandoned (it may never be recorded): count the starts.
+        starts = sum(1 for e in events if e.get("event") == "game_started" and run.name in e["players"])
+        if starts != run.games:
+            problems.append(f"{run.name}: {starts} games started, asked for {run.games}")
         for record in games:
             seat = record["seats"].index(run.name)
             if record["reason"] not in FINISHED:
