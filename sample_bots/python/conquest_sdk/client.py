@@ -213,8 +213,11 @@ class Client:
                 self._turns.pop(game_id, None)
                 self._lost += 1
         if self._wants_games():
+            # The server seats at most ``games`` from this join, so no game is started and abandoned
+            # between the last wanted one starting and the LeaveQueue arriving.
+            left = self.games_wanted - self._started if self.games_wanted else 0
             for queue in self.queues:
-                self._send(bot_pb2.ConnectRequest(join_queue=bot_pb2.JoinQueue(queue=queue)))
+                self._send(bot_pb2.ConnectRequest(join_queue=bot_pb2.JoinQueue(queue=queue, games=left)))
         self._check_done()
 
     def _on_game_started(self, started: bot_pb2.GameStarted) -> None:
