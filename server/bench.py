@@ -52,7 +52,6 @@ from typing import Any, cast
 import grpc
 
 from conquest.v1 import bot_pb2, game_pb2
-from engine import preset
 from server.app import create_server
 from server.config import QueueConfig, ServerConfig, default_queues
 from server.lobby import Lobby
@@ -98,7 +97,7 @@ def memory_kib(pid: int, field: str) -> int:
 def bench_queue(name: str, turn_cap: int, house_opponents: tuple[str, ...] = ()) -> QueueConfig:
     """The default queue ``name`` (its rules and deadlines) with ``turn_cap`` and house opponents."""
     queue = next(q for q in default_queues() if q.name == name)
-    rules = preset(queue.rules.name, turn_cap=turn_cap)
+    rules = dataclasses.replace(queue.rules, turn_cap=turn_cap)  # the queue's rule options kept
     return dataclasses.replace(queue, rules=rules, house_opponents=house_opponents)
 
 
