@@ -8,6 +8,7 @@ import asyncio
 import grpc
 import pytest
 from arena_support import ADMIN, QUEUE, Player, admin, play_game
+from raw_client import events_in
 
 from conquest.v1 import arena_pb2
 from engine.replay import Replay, simulate
@@ -188,7 +189,7 @@ async def test_watch_game_streams_a_live_game_without_hidden_cards(start_arena) 
         e.drew.card
         for p in players
         for m in p.log
-        for e in (m.game_events.events or m.decision_request.events)  # one of the two is set
+        for e in events_in(m)
         if e.WhichOneof("kind") == "drew" and e.drew.seat == _seat(p)
     ]
     assert own and all(card >= 0 for card in own), "the drawing bot saw its own cards: hiding is per viewer"
