@@ -153,15 +153,17 @@ Event = (
 def public_view(event: Event, seat: int | None) -> Event:
     """The event as ``seat`` may see it (``None``: a spectator): other seats' cards, missions and
     headquarters choices are blanked."""
-    if isinstance(event, Drew) and event.seat != seat:
+    holder = secret_holder(event)
+    if holder is None or holder == seat:
+        return event
+    if isinstance(event, Drew):
         return event._replace(card=-1)
-    if isinstance(event, CardsTaken) and event.seat != seat:
+    if isinstance(event, CardsTaken):
         return event._replace(cards=tuple(-1 for _ in event.cards))
-    if isinstance(event, MissionDealt) and event.seat != seat:
+    if isinstance(event, MissionDealt):
         return event._replace(mission=-1)
-    if isinstance(event, HeadquartersChosen) and event.seat != seat:
-        return event._replace(territory=-1)
-    return event
+    assert isinstance(event, HeadquartersChosen)
+    return event._replace(territory=-1)
 
 
 def secret_holder(event: Event) -> int | None:

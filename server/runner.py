@@ -485,11 +485,13 @@ class GameRunner:
         self._sequence += len(events)
         shared = []
         for sequence, event in enumerate(events, first):
-            public = public_view(event, None)
-            shared.append(wire.event_to_pb(public, sequence))
             holder = secret_holder(event)
-            if holder is not None:  # that seat sees its own cards or choice, the others see blanks
-                self._own_views[sequence] = (holder, wire.event_to_pb(event, sequence))
+            if holder is None:
+                shared.append(wire.event_to_pb(event, sequence))
+                continue
+            # That seat sees its own cards or choice, the others see blanks.
+            shared.append(wire.event_to_pb(public_view(event, None), sequence))
+            self._own_views[sequence] = (holder, wire.event_to_pb(event, sequence))
         self._log.extend(shared)
         for spectator, start in self._spectators.items():
             unseen = shared if start <= first else [e for e in shared if e.sequence >= start]
