@@ -8,9 +8,14 @@ STAMP := $(VENV)/.installed-stamp
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# setup.py compiles these with mypyc into C extensions next to them, which Python imports in their
+# place: an edit to one is seen only after `make install` compiles it again (tests/conftest.py checks).
+COMPILED := $(shell sed -n 's/^    "\(.*\.py\)",$$/\1/p' setup.py)
+
+$(STAMP): pyproject.toml setup.py $(COMPILED)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	rm -f $(COMPILED:.py=.cpython-*.so) *__mypyc.cpython-*.so  # none left behind by an earlier build
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 

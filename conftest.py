@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, make_url, text
@@ -17,6 +18,19 @@ from sqlalchemy import create_engine, make_url, text
 POSTGRES_URL = os.environ.get("CONQUEST_TEST_POSTGRES_URL", "")
 IN_CI = os.environ.get("CI", "").lower() in ("true", "1")
 DATABASES = ["sqlite", *(["postgresql"] if POSTGRES_URL or IN_CI else [])]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Refuse to test compiled modules older than their source: Python imports a module's C extension
+    (setup.py's mypyc build) in place of its .py, so an edit would go untested."""
+    root = Path(__file__).parent
+    stale = []
+    for built in [*root.glob("engine/*.so"), *root.glob("server/*.so")]:
+        source = built.with_name(built.name.split(".")[0] + ".py")
+        if source.stat().st_mtime > built.stat().st_mtime:
+            stale.append(str(source.relative_to(root)))
+    if stale:
+        pytest.exit(f"{', '.join(stale)} changed after being compiled: run `make install` to compile them", 2)
 
 
 @pytest.fixture(params=DATABASES)

@@ -100,6 +100,15 @@ class LegalActions:
             MalformedActionError: not an action, or fields of the wrong type.
             IllegalActionError: an action that breaks the rules now; the message says what is legal.
         """
+        self.check_legal(self.check_form(action))
+
+    def check_form(self, action: object) -> Action:
+        """``action``, checked to be an action whose fields are whole numbers (or tuples of them): before
+        anything reads a field, since the compiled engine (mypyc) reads each as the type it declares.
+
+        Raises:
+            MalformedActionError: not an action, or fields of the wrong type.
+        """
         if not isinstance(
             action,
             Claim
@@ -113,9 +122,20 @@ class LegalActions:
             | ChooseHeadquarters,
         ):
             raise MalformedActionError(f"{action!r} is not an action; legal now: {self.describe()}")
-        for value in action:
+        fields = tuple(action)  # plain values: mypyc cannot iterate the union of NamedTuples
+        for value in fields:
             if not _is_whole(value) and not (isinstance(value, tuple) and all(_is_whole(v) for v in value)):
                 raise MalformedActionError(f"{_name(action)} has a field that is not a whole number")
+        if isinstance(action, TradeCards) and not (isinstance(fields[0], tuple) and len(fields[0]) == 3):
+            raise MalformedActionError(f"{_name(action)}: a card set is three card ids")
+        return action
+
+    def check_legal(self, action: Action) -> None:
+        """Raise unless the well-formed ``action`` (see ``check_form``) is legal here.
+
+        Raises:
+            IllegalActionError: an action that breaks the rules now; the message says what is legal.
+        """
         problem = self._problem(action)
         if problem:
             raise IllegalActionError(f"{_name(action)} is illegal in {self.phase.name}: {problem}")
@@ -249,7 +269,7 @@ def _is_whole(value: object) -> bool:
 
 
 def _name(action: Action) -> str:
-    return f"{type(action).__name__}({', '.join(str(v) for v in action)})"
+    return f"{type(action).__name__}({', '.join(str(v) for v in tuple(action))})"
 
 
 def _ids(ids: tuple[int, ...]) -> str:

@@ -148,7 +148,11 @@ _ENUM_OPTIONS: dict[str, type[enum.StrEnum]] = {
     "objective": Objective,
     "capital_goal": CapitalGoal,
 }
-_BOOL_OPTIONS = frozenset(f.name for f in dataclasses.fields(Rules) if f.type == "bool")
+_BOOL_OPTIONS = frozenset(
+    f.name
+    for f in dataclasses.fields(Rules)
+    if f.type in ("bool", bool)  # compiled (mypyc): the type itself
+)
 
 
 def _with_options(rules: Rules, options: dict[str, Any]) -> Rules:

@@ -135,51 +135,55 @@ def roll_dice(
     return _ATTACKER_DICE[attacker][k % 216], _DEFENDER_DICE[defender][k // 216]
 
 
+_STATE_FIELDS = (
+    "_handlers",
+    "_random",
+    "_rng",
+    "armies",
+    "attack_phase",
+    "attacker",
+    "board",
+    "bonus_used",
+    "captured_this_turn",
+    "deck",
+    "eliminated",
+    "eliminated_by",
+    "elimination_trade",
+    "end_reason",
+    "first_seat",
+    "goal",
+    "hands",
+    "headquarters",
+    "missions",
+    "neutral",
+    "owner",
+    "pending_attack",
+    "pending_occupy",
+    "phase",
+    "placed_this_turn",
+    "places",
+    "received",
+    "reinforcements",
+    "rules",
+    "seats",
+    "seed",
+    "setup_left",
+    "setup_neutral_done",
+    "setup_step",
+    "status",
+    "territory_count",
+    "to_act",
+    "trades_done",
+    "turn",
+    "turn_seat",
+)
+"""Every attribute of a GameState (its slots; ``clone`` copies them all)."""
+
+
 class GameState:
     """One game. Seats are 0..seats-1; in the two-player games the third army is owner ``seats``."""
 
-    __slots__ = (
-        "_handlers",
-        "_random",
-        "_rng",
-        "armies",
-        "attack_phase",
-        "attacker",
-        "board",
-        "bonus_used",
-        "captured_this_turn",
-        "deck",
-        "eliminated",
-        "eliminated_by",
-        "elimination_trade",
-        "end_reason",
-        "first_seat",
-        "goal",
-        "hands",
-        "headquarters",
-        "missions",
-        "neutral",
-        "owner",
-        "pending_attack",
-        "pending_occupy",
-        "phase",
-        "placed_this_turn",
-        "places",
-        "received",
-        "reinforcements",
-        "rules",
-        "seats",
-        "seed",
-        "setup_left",
-        "setup_neutral_done",
-        "setup_step",
-        "status",
-        "territory_count",
-        "to_act",
-        "trades_done",
-        "turn",
-        "turn_seat",
-    )
+    __slots__ = _STATE_FIELDS
 
     def __init__(self, rules: Rules, seats: int, seed: int, board: Board = CLASSIC) -> None:
         """A new game before its first decision. Use ``new_game`` to also get the setup events."""
@@ -538,7 +542,7 @@ class GameState:
     # ------------------------------------------------------------------ applying actions
 
     def apply(
-        self, action: Action, seat: int | None = None, legal: LegalActions | None = None
+        self, action: object, seat: int | None = None, legal: LegalActions | None = None
     ) -> list[Event]:
         """Check ``action`` (by ``seat``, if given) against the rules, apply it and return its events.
 
@@ -555,12 +559,13 @@ class GameState:
             raise NotYourTurnError(f"seat {seat} tried to act in {self.phase.name}, but {who} is to act")
         if legal is None:
             legal = self.legal_actions()
+        well_formed = legal.check_form(action)
         try:
-            check_well_formed(action, self.board.size, self.board.card_count)
+            check_well_formed(well_formed, self.board.size, self.board.card_count)
         except MalformedActionError as bad:
             raise MalformedActionError(f"{bad}; legal now: {legal.describe()}") from None
-        legal.check(action)
-        return self.apply_unchecked(action)
+        legal.check_legal(well_formed)
+        return self.apply_unchecked(well_formed)
 
     def apply_unchecked(self, action: Action) -> list[Event]:
         """Apply a legal action without checking it. Wrong input corrupts the state."""
@@ -845,8 +850,8 @@ class GameState:
     # ------------------------------------------------------------------ copies and snapshots
 
     def clone(self) -> GameState:
-        other = GameState.__new__(GameState)
-        for name in GameState.__slots__:
+        other = GameState(self.rules, self.seats, self.seed, self.board)  # compiled, __new__ runs __init__
+        for name in _STATE_FIELDS:
             setattr(other, name, getattr(self, name))
         other.owner = list(self.owner)
         other.armies = list(self.armies)

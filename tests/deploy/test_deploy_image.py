@@ -90,13 +90,15 @@ def test_the_build_context_filter_lets_every_copied_path_in():
 
 def test_what_the_builder_copies_builds_the_package(tmp_path):
     """The builder stage's `pip install /src`, rehearsed: a wheel built from only the copied paths holds
-    the server, the engine, the generated stubs, the storage migrations and the `conquest` command."""
+    the server, the engine (its hot path compiled by setup.py), the generated stubs, the storage
+    migrations and the `conquest` command."""
     for source in _copied_sources():
         if source.startswith("deploy/"):
             continue  # the runtime stage's config, not part of the package
         origin = ROOT / source
         if origin.is_dir():
-            shutil.copytree(origin, tmp_path / "src" / source, ignore=shutil.ignore_patterns("__pycache__"))
+            ignored = shutil.ignore_patterns("__pycache__", "*.so")  # as the .dockerignore: built anew
+            shutil.copytree(origin, tmp_path / "src" / source, ignore=ignored)
         else:
             (tmp_path / "src" / source).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(origin, tmp_path / "src" / source)
@@ -114,5 +116,7 @@ def test_what_the_builder_copies_builds_the_package(tmp_path):
         "server/storage/alembic.ini",
     ):
         assert needed in names, f"the image would lack {needed}"
+    assert any(fnmatch.fnmatch(n, "engine/state.cpython-*.so") for n in names), "the engine is not compiled"
+    assert any(fnmatch.fnmatch(n, "server/runner.cpython-*.so") for n in names), "the runner is not compiled"
     [entry_points] = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     assert "conquest = server.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
