@@ -61,7 +61,7 @@ _KIND_OF = {v: k for k, v in ACTION_KINDS.items()}
 
 
 def encode_action(action: Action) -> list[Any]:
-    return [_KIND_OF[type(action)], *(list(v) if isinstance(v, tuple) else v for v in tuple(action))]
+    return [_KIND_OF[type(action)], *(list(v) if isinstance(v, tuple) else v for v in action)]
 
 
 def decode_action(data: object) -> Action:
