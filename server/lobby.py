@@ -113,7 +113,7 @@ class Lobby:
             identity = self.authenticator.authenticate(first.hello)
         except HelloError as bad:
             return bot_pb2.Error(code=bad.code, message=str(bad), fatal=True)
-        session = Session(identity, capacity)
+        session = Session(identity, capacity, live_events=first.hello.live_events)
         self.sessions.add(session)
         self.metrics.bots_connected.inc()
         resumed = [

@@ -199,7 +199,7 @@ class GameRunner:
         self._record_events(events)
         if self.state.turn != self._events_turn and not self.state.is_over():
             self._events_turn = self.state.turn
-            self._send_events(but=self.state.to_act)  # its events ride in its next DecisionRequest
+            self._send_events(but=self.state.to_act, live=True)  # its events ride in its next request
 
     def _all_forfeited(self) -> bool:
         return all(isinstance(s, RemoteSeat) and s.forfeit is not None for s in self.seats)
@@ -512,14 +512,16 @@ class GameRunner:
         seat.next_event = self._sequence
         return batch
 
-    def _send_events(self, but: int = -1) -> None:
-        """Send every connected seat except ``but`` its unsent events as one GameEvents."""
+    def _send_events(self, but: int = -1, live: bool = False) -> None:
+        """Send every connected seat except ``but`` its unsent events as one GameEvents (``live``: only
+        the seats whose bots asked for live events; the others get theirs in their next request)."""
         for index, seat in enumerate(self.seats):
             if (
                 isinstance(seat, RemoteSeat)
                 and seat.connection is not None
                 and index != but
                 and seat.next_event < self._sequence
+                and (seat.connection.live_events or not live)
             ):
                 batch = bot_pb2.GameEvents(game_id=self.game_id, events=self._unsent_events(index, seat))
                 seat.send(bot_pb2.ConnectResponse(game_events=batch))

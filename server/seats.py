@@ -24,6 +24,9 @@ from server.session import Identity
 class Connection(Protocol):
     """The session side of a remote seat: where its messages go."""
 
+    live_events: bool
+    """The bot asked for GameEvents as each turn passes (Hello.live_events)."""
+
     def send(self, message: bot_pb2.ConnectResponse) -> None: ...
 
 

@@ -88,6 +88,8 @@ class Session:
 
     identity: Identity
     capacity: int
+    live_events: bool = False
+    """Hello.live_events: GameEvents as each turn passes, not only inside the next DecisionRequest."""
     session_id: str = field(default_factory=lambda: secrets.token_hex(6))
     games: dict[str, int] = field(default_factory=dict)
     """game id -> the seat this session plays in it."""

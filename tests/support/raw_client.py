@@ -45,8 +45,14 @@ class RawBot:
     def send(self, **message: Any) -> None:
         self._outgoing.put_nowait(bot_pb2.ConnectRequest(**message))
 
-    async def hello(self, name: str, capacity: int = 1, token: str = "") -> Response:
-        self.send(hello=bot_pb2.Hello(name=name, capacity=capacity, token=token, client_name="raw-test"))
+    async def hello(
+        self, name: str, capacity: int = 1, token: str = "", live_events: bool = False
+    ) -> Response:
+        self.send(
+            hello=bot_pb2.Hello(
+                name=name, capacity=capacity, token=token, client_name="raw-test", live_events=live_events
+            )
+        )
         return await self.next()
 
     async def join(self, queue: str, games: int = 0) -> Response:

@@ -147,8 +147,8 @@ class ConnectResponse(_message.Message):
     @_builtins.property
     def game_events(self) -> Global___GameEvents:
         """Public events of a game you play in, in order, when you are not the seat about to be asked: sent
-        once per turn (when the turn passes to another player) and before GameOver. The seat that is asked
-        next gets its events inside its DecisionRequest instead.
+        before GameOver and, if your Hello asked for live_events, once per turn (when the turn passes to
+        another player). Otherwise your events come inside your next DecisionRequest.
         """
 
     @_builtins.property
@@ -196,6 +196,7 @@ class Hello(_message.Message):
     CLIENT_NAME_FIELD_NUMBER: _builtins.int
     CLIENT_VERSION_FIELD_NUMBER: _builtins.int
     CAPACITY_FIELD_NUMBER: _builtins.int
+    LIVE_EVENTS_FIELD_NUMBER: _builtins.int
     token: _builtins.str
     """The bot's secret token (registered bots). Leave empty to play unranked under `name` when the server
     allows practice play.
@@ -208,6 +209,12 @@ class Hello(_message.Message):
     """Version of the client library, e.g. "0.1.0"."""
     capacity: _builtins.int
     """Most games this connection plays at the same time (1-64; 0 means 1)."""
+    live_events: _builtins.bool
+    """True: also send a GameEvents each time the turn passes, for every game where you are not the seat
+    asked next, so the bot can follow (or think ahead) while others play. False (the default): every
+    event still reaches you once, in order, inside your next DecisionRequest or before GameOver, and a
+    decision costs the server one message each way.
+    """
     def __init__(
         self,
         *,
@@ -216,10 +223,11 @@ class Hello(_message.Message):
         client_name: _builtins.str = ...,
         client_version: _builtins.str = ...,
         capacity: _builtins.int = ...,
+        live_events: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["capacity", b"capacity", "client_name", b"client_name", "client_version", b"client_version", "name", b"name", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["capacity", b"capacity", "client_name", b"client_name", "client_version", b"client_version", "live_events", b"live_events", "name", b"name", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -44,6 +44,9 @@ class Bot:
     """Display name used when no token is given."""
     timebank_share = 0.0
     """Fraction of the timebank a single decision may use on top of its own time (0..1)."""
+    live_events = False
+    """True: ``on_events`` is also called as each turn passes while others play (Hello.live_events);
+    False: a game's events are told just before the bot's next ``decide`` and before ``on_game_over``."""
 
     def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
         raise NotImplementedError("override decide(game, turn) and return an Action")
@@ -176,6 +179,7 @@ class Client:
             client_name=CLIENT_NAME,
             client_version=CLIENT_VERSION,
             capacity=self.capacity,
+            live_events=self.bot.live_events,
         )
         self._send(bot_pb2.ConnectRequest(hello=hello))
         async with grpc.aio.insecure_channel(self.address) as channel:
