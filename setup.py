@@ -19,8 +19,10 @@ COMPILED = [
     "engine/rules.py",
     "engine/state.py",
     "server/clock.py",
+    "server/mailbox.py",
     "server/runner.py",
     "server/seats.py",
+    "server/session.py",
     "server/wire.py",
 ]
 

@@ -6,9 +6,8 @@ message through whatever ``Connection`` currently holds it (none while its bot i
 
 from __future__ import annotations
 
-import asyncio
 import random
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -17,6 +16,7 @@ from conquest.v1 import bot_pb2
 from engine import Policy, aggressive_policy, random_policy
 from server.clock import SeatClock
 from server.config import TimeControl
+from server.mailbox import Mailbox
 from server.metrics import ROUND_TRIP_BUCKETS, round_trip_bucket
 from server.session import Identity
 
@@ -98,9 +98,8 @@ class RemoteSeat:
     """Sequence number of the first game event this seat has not been sent."""
     resumed: bool = False
     """The bot reconnected since its open request was sent, so that request must be sent again."""
-    arrivals: deque[Arrival] = field(default_factory=deque)
-    """What the runner has not read yet; ``deliver`` adds, ``next_arrival`` takes."""
-    _waiter: asyncio.Future[None] | None = None
+    arrivals: Mailbox[Arrival] = field(default_factory=Mailbox)
+    """What the runner has not read yet: ``deliver`` adds, ``next_arrival`` takes."""
 
     @staticmethod
     def for_bot(identity: Identity, connection: Connection, control: TimeControl) -> RemoteSeat:
@@ -114,41 +113,20 @@ class RemoteSeat:
 
     def deliver(self, arrival: Arrival) -> None:
         """Hand the runner a decision or a wake-up (it reads them in order with ``next_arrival``)."""
-        self.arrivals.append(arrival)
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
+        self.arrivals.put(arrival)
 
     async def next_arrival(self, until: float) -> Arrival:
         """The oldest arrival, waiting for one until ``until`` (``time.monotonic()``) at the latest.
 
-        A future and a timer of the event loop (whose clock is ``time.monotonic``): cheaper per decision
-        than an asyncio.Queue under ``asyncio.timeout``, which this replaced on the hot path.
-
         Raises:
             TimeoutError: nothing arrived by ``until``.
         """
-        if not self.arrivals:
-            loop = asyncio.get_running_loop()
-            self._waiter = waiter = loop.create_future()
-            timer = loop.call_at(until, _wake, waiter)
-            try:
-                await waiter
-            finally:
-                timer.cancel()
-                self._waiter = None
-            if not self.arrivals:
-                raise TimeoutError
-        return self.arrivals.popleft()
+        return await self.arrivals.get(until)
 
     def record_round_trip(self, phase: str, seconds: float) -> None:
         """Count an answered decision of ``phase`` (lower-case Phase name) that took ``seconds``."""
         counts = self.round_trips.setdefault(phase, [0] * (len(ROUND_TRIP_BUCKETS) + 1))
         counts[round_trip_bucket(seconds)] += 1
-
-
-def _wake(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
 
 
 Seat = RemoteSeat | HouseSeat

@@ -6,13 +6,13 @@ plugs in a registry of bot tokens with the same interface.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import secrets
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from conquest.v1 import bot_pb2
+from server.mailbox import Mailbox
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
 MAX_CAPACITY = 64
@@ -95,11 +95,12 @@ class Session:
     """game id -> the seat this session plays in it."""
     queues: set[str] = field(default_factory=set)
     closed: bool = False
-    outbox: asyncio.Queue[bot_pb2.ConnectResponse | None] = field(default_factory=asyncio.Queue)
+    outbox: Mailbox[bot_pb2.ConnectResponse | None] = field(default_factory=Mailbox)
+    """What the stream has still to write; None ends it."""
 
     def send(self, message: bot_pb2.ConnectResponse) -> None:
         if not self.closed:
-            self.outbox.put_nowait(message)
+            self.outbox.put(message)
 
     def error(self, code: str, message: str, fatal: bool = False, game_id: str = "") -> None:
         error = bot_pb2.Error(code=code, message=message, fatal=fatal, game_id=game_id)
@@ -108,7 +109,7 @@ class Session:
     def close(self) -> None:
         """End the response stream after what is queued."""
         if not self.closed:
-            self.outbox.put_nowait(None)
+            self.outbox.put(None)
             self.closed = True
 
     def free_slots(self) -> int:
