@@ -16,6 +16,8 @@ COMPILED = [
     "engine/goals.py",
     "engine/legal.py",
     "engine/observe.py",
+    "engine/odds.py",
+    "engine/policies.py",
     "engine/rules.py",
     "engine/state.py",
     "server/clock.py",
