@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 install: $(STAMP)
 
 # setup.py compiles these with mypyc into C extensions next to them, which Python imports in their
-# place: an edit to one is seen only after `make install` compiles it again (tests/conftest.py checks).
+# place: an edit to one is seen only after `make install` compiles it again (conftest.py checks).
 COMPILED := $(shell sed -n 's/^    "\(.*\.py\)",$$/\1/p' setup.py)
 
 $(STAMP): pyproject.toml setup.py $(COMPILED)

@@ -19,9 +19,6 @@ class Mailbox(Generic[T]):
         self._items: deque[T] = deque()
         self._waiter: asyncio.Future[None] | None = None
 
-    def __len__(self) -> int:
-        return len(self._items)
-
     def put(self, item: T) -> None:
         self._items.append(item)
         waiter = self._waiter
