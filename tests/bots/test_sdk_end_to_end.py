@@ -247,25 +247,41 @@ async def test_stop_finishes_games_in_progress_then_closes(address: str) -> None
 
 
 class EventCounter(AggressiveBot):
-    """Records every event the SDK tells it, in the order told."""
+    """Records every event the SDK tells it, in the order told, and when it was told between decisions."""
 
-    def __init__(self) -> None:
+    def __init__(self, live_events: bool) -> None:
         super().__init__()
+        self.live_events = live_events
         self.sequences: list[int] = []
         self.kinds: list[str] = []
+        self.calls: list[str] = []
 
     def on_events(self, game: Game, events: Sequence[game_pb2.GameEvent]) -> None:
         self.sequences += [e.sequence for e in events]
         self.kinds += [e.WhichOneof("kind") for e in events]
+        self.calls.append("told")
+
+    def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
+        self.calls.append("asked")
+        return super().decide(game, turn)
 
 
-async def test_sdk_tells_every_event_once_in_order(address: str) -> None:
+@pytest.mark.parametrize("live", [False, True], ids=["events with requests", "live events"])
+async def test_sdk_tells_every_event_once_in_order(address: str, live: bool) -> None:
     """bot.proto: a DecisionRequest carries "the game's public events since the last ones you were sent";
     the SDK tells them to ``Bot.on_events`` with those of GameEvents, so a bot sees each event once, in
-    order, ending with the game's end."""
-    bots = [EventCounter(), EventCounter()]
+    order, ending with the game's end. With ``Bot.live_events`` (Hello.live_events) it is also told "once
+    per turn (when the turn passes to another player)", not only just before it decides."""
+    bots = [EventCounter(live), EventCounter(live)]
     clients = [Client(b, address, name=f"ev-{i}", queues=["classic-2"], games=1) for i, b in enumerate(bots)]
     await play(clients)
     for bot in bots:
         assert bot.sequences == list(range(len(bot.sequences)))
         assert bot.kinds[-1] == "game_ended" and "rolled" in bot.kinds
+        told_between = sum(
+            1 for i, call in enumerate(bot.calls) if call == "told" and bot.calls[i + 1 : i + 2] != ["asked"]
+        )
+        if live:
+            assert told_between > 3, bot.calls
+        else:
+            assert told_between == 1, bot.calls  # the last events, before GameOver
