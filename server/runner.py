@@ -291,6 +291,7 @@ class GameRunner:
         now = time.monotonic()
         elapsed_ms = round((now - started) * 1000)
         allowed = seat.clock.time_allowed_ms()
+        held_oldest = seat.next_event <= self._log_start  # so sending to it may let the log's start move
         message = decision_request(
             self.game_id,
             request_id,
@@ -303,7 +304,7 @@ class GameRunner:
             events=self._unsent_events(index, seat),
         )
         seat.send(message)
-        if len(self._log) > LOG_KEPT:  # a long turn or setup: the turn's end would trim it much later
+        if held_oldest and len(self._log) > LOG_KEPT:  # a long turn or setup: the turn's end trims later
             self._forget_sent_events()
         return now
 
