@@ -18,6 +18,9 @@ class Mailbox(Generic[T]):
     def __init__(self) -> None:
         self._items: deque[T] = deque()
         self._waiter: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        """The reader's loop, looked up once: ``asyncio.get_running_loop()`` costs a getpid() system call
+        on every call (CPython 3.11 checks for a fork), and a reader waits once or twice per decision."""
 
     def put(self, item: T) -> None:
         self._items.append(item)
@@ -33,7 +36,9 @@ class Mailbox(Generic[T]):
             TimeoutError: nothing came by ``until``.
         """
         if not self._items:
-            loop = asyncio.get_running_loop()
+            loop = self._loop
+            if loop is None:
+                loop = self._loop = asyncio.get_running_loop()
             self._waiter = waiter = loop.create_future()
             timer = None if until is None else loop.call_at(until, _wake, waiter)
             try:
