@@ -1,4 +1,4 @@
-"""Fixtures shared by every directory of tests/: ``db_url``, a fresh database on SQLite and PostgreSQL.
+"""Shared by every directory of tests/: ``db_url``, a fresh database on SQLite and PostgreSQL; uvloop.
 
 Tests that touch the database run on SQLite, and on PostgreSQL when CONQUEST_TEST_POSTGRES_URL is set.
 `make test` sets it (target test-db, script .ci/postgres.sh). With CI=true and no URL, the PostgreSQL
@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import uvloop
 from sqlalchemy import create_engine, make_url, text
 
 POSTGRES_URL = os.environ.get("CONQUEST_TEST_POSTGRES_URL", "")
@@ -55,3 +57,8 @@ def db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         with admin.connect() as connection:
             connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> dict[str, Callable[[], Any]]:
+    """Async tests run on uvloop, the loop every server process runs on (server/eventloop.py)."""
+    return {"uvloop": uvloop.new_event_loop}
