@@ -4,10 +4,10 @@ of bots that think 50-200 ms per decision.
 The server runs as in ``server.bench`` (its own process on ``SERVER_CORE``, no metrics port, JSON logs at
 INFO to a file, replays to a temporary directory) with one queue: a default queue, its deadlines unchanged,
 its turn cap lowered so the games end within minutes, and a limit of ``--games`` games seated in all.
-``--clients`` client processes, all pinned to the other core, each hold a share of the bot streams
-(``STREAM_GAMES`` games per stream: enough distinct bots that the matchmaker's cap on how often two bots
-meet never holds a game back); all streams connect first and then join, so every game is seated at once
-and they all run side by side.
+``--clients`` client processes (on uvloop, like the server), all pinned to the other core, each hold a
+share of the bot streams (``STREAM_GAMES`` games per stream: enough distinct bots that the matchmaker's
+cap on how often two bots meet never holds a game back); all streams connect first and then join, so every
+game is seated at once and they all run side by side.
 
 Every bot sleeps a seeded random 50-200 ms before each Decision (the trivial ``first_choice`` policy),
 and records, per decision, its own reply time since the request arrived and the request's allowance
@@ -36,6 +36,7 @@ from typing import Any
 import grpc
 
 from conquest.v1 import bot_pb2
+from server import eventloop
 from server.bench import (
     CLIENT_CORE,
     SERVER_CORE,
@@ -201,7 +202,7 @@ def client_process(
     are seated at once."""
     pin(CLIENT_CORE)
     tally = Tally()
-    asyncio.run(_client(index, port, streams, queue, overs, expected_overs, limit_s, connected, tally))
+    eventloop.run(_client(index, port, streams, queue, overs, expected_overs, limit_s, connected, tally))
     tally.cpu_s = time.process_time()
     results.put(tally)
 
