@@ -42,9 +42,11 @@ class FortifyOption(NamedTuple):
     """1..max_armies may move (source armies - 1)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LegalActions:
-    """What ``seat`` may do now. Fields that do not apply to ``phase`` stay empty."""
+    """What ``seat`` may do now. Fields that do not apply to ``phase`` stay empty. Treat it as read-only:
+    it is not frozen because one is built for every decision, and a frozen dataclass sets each of its
+    twenty fields through ``object.__setattr__`` (2.9 us a build against 1.0 us)."""
 
     phase: Phase
     seat: int
