@@ -21,6 +21,7 @@ COMPILED = [
     "engine/rules.py",
     "engine/state.py",
     "server/clock.py",
+    "server/histogram.py",
     "server/mailbox.py",
     "server/runner.py",
     "server/seats.py",

@@ -10,7 +10,8 @@ Each server owns a ``Metrics`` with its own registry, so several servers (tests)
 
 from __future__ import annotations
 
-import bisect
+from collections.abc import Iterator
+from itertools import accumulate
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import (
@@ -21,6 +22,10 @@ from prometheus_client import (
     disable_created_metrics,
     start_http_server,
 )
+from prometheus_client.core import HistogramMetricFamily
+from prometheus_client.utils import floatToGoString
+
+from server.histogram import Buckets, bucket
 
 # The `_created` timestamp series double the series count and no dashboard reads them.
 disable_created_metrics()  # type: ignore[no-untyped-call]  # untyped in prometheus-client
@@ -37,7 +42,51 @@ _DB_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 
 def round_trip_bucket(seconds: float) -> int:
     """The index of the ``ROUND_TRIP_BUCKETS`` bucket a round trip falls in, as Prometheus counts it (the
     first bound it does not exceed); ``len(ROUND_TRIP_BUCKETS)`` for one above the last bound."""
-    return bisect.bisect_left(ROUND_TRIP_BUCKETS, seconds)
+    return bucket(ROUND_TRIP_BUCKETS, seconds)
+
+
+class DecisionHistogram:
+    """A Prometheus histogram observed on every decision: each label set counts in a ``Buckets``
+    (server.histogram says why), exported in the histogram's exposition format when scraped."""
+
+    def __init__(
+        self,
+        name: str,
+        documentation: str,
+        bounds: tuple[float, ...],
+        registry: CollectorRegistry,
+        label_names: tuple[str, ...] = (),
+    ) -> None:
+        self.name = name
+        self.documentation = documentation
+        self.bounds = bounds
+        self.label_names = label_names
+        self._children: dict[tuple[str, ...], Buckets] = {} if label_names else {(): Buckets(bounds)}
+        registry.register(self)
+
+    def labels(self, *values: str) -> Buckets:
+        """The counts of one label set (made on first use, like prometheus-client's ``labels``)."""
+        child = self._children.get(values)
+        if child is None:
+            if len(values) != len(self.label_names):
+                raise ValueError(f"{self.name} takes labels {self.label_names}, got {values}")
+            child = self._children[values] = Buckets(self.bounds)
+        return child
+
+    def observe(self, value: float) -> None:
+        """Observe on a histogram without labels."""
+        self._children[()].observe(value)
+
+    def describe(self) -> Iterator[HistogramMetricFamily]:
+        yield HistogramMetricFamily(self.name, self.documentation, labels=self.label_names)
+
+    def collect(self) -> Iterator[HistogramMetricFamily]:
+        family = HistogramMetricFamily(self.name, self.documentation, labels=self.label_names)
+        bounds = [*map(floatToGoString, self.bounds), "+Inf"]
+        for values, child in list(self._children.items()):
+            cumulative = accumulate(list(child.counts))
+            family.add_metric(values, list(zip(bounds, cumulative, strict=True)), child.sum)
+        yield family
 
 
 class Metrics:
@@ -65,12 +114,12 @@ class Metrics:
         self.games_in_progress = Gauge(
             "conquest_games_in_progress", "Games being played now.", ["queue"], registry=r
         )
-        self.decision_round_trip = Histogram(
+        self.decision_round_trip = DecisionHistogram(
             "conquest_decision_round_trip_seconds",
             "Time from sending a DecisionRequest to receiving its Decision, by phase.",
-            ["phase"],
-            buckets=ROUND_TRIP_BUCKETS,
-            registry=r,
+            ROUND_TRIP_BUCKETS,
+            r,
+            label_names=("phase",),
         )
         self.timeouts = Counter(
             "conquest_decision_timeouts_total",
@@ -93,11 +142,8 @@ class Metrics:
         self.reconnects = Counter(
             "conquest_reconnects_total", "Bots that reconnected and resumed their seats.", registry=r
         )
-        self.engine_step = Histogram(
-            "conquest_engine_step_seconds",
-            "Time the engine took to apply one action.",
-            buckets=_ENGINE_BUCKETS,
-            registry=r,
+        self.engine_step = DecisionHistogram(
+            "conquest_engine_step_seconds", "Time the engine took to apply one action.", _ENGINE_BUCKETS, r
         )
         self.database_write = Histogram(
             "conquest_database_write_seconds",
@@ -108,15 +154,6 @@ class Metrics:
         self.rating_updates = Counter(
             "conquest_rating_updates_total", "Rating updates written, by queue.", ["queue"], registry=r
         )
-        self._round_trips: dict[str, Histogram] = {}
-
-    def round_trip(self, phase: str) -> Histogram:
-        """``decision_round_trip`` of ``phase``, looked up once: ``labels()`` takes a lock and validates
-        on every call, and this is observed on every decision."""
-        child = self._round_trips.get(phase)
-        if child is None:
-            child = self._round_trips[phase] = self.decision_round_trip.labels(phase)
-        return child
 
     def serve(self, port: int, address: str = "0.0.0.0") -> WSGIServer:
         """Serve ``/metrics`` over HTTP on ``port`` (0: any free port) in a background thread.

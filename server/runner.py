@@ -274,7 +274,7 @@ class GameRunner:
                 kind = "malformed" if isinstance(bad, MalformedActionError) else "illegal"
                 self._reject(seat, decision.request_id, str(bad), deadline, kind)
                 continue
-            self.metrics.round_trip(phase).observe(received_at - sent_at)
+            self.metrics.decision_round_trip.labels(phase).observe(received_at - sent_at)
             seat.record_round_trip(phase, received_at - sent_at)
             self._close_request(seat, "answered")
             seat.clock.charge(round((received_at - started) * 1000))

@@ -9,6 +9,7 @@ import re
 import urllib.request
 from pathlib import Path
 
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from raw_client import seat_three
 
@@ -91,3 +92,34 @@ def test_a_seats_round_trips_fall_in_the_prometheus_buckets() -> None:
     assert seat.round_trips["fortify"] == [
         int(i == ROUND_TRIP_BUCKETS.index(0.25)) for i in range(len(counts))
     ]
+
+
+def test_the_per_decision_histograms_export_count_sum_and_inf_as_prometheus_histograms() -> None:
+    """docs/metrics.md: conquest_engine_step_seconds and conquest_decision_round_trip_seconds are
+    histograms (counted in server.histogram.Buckets, exported when scraped): _bucket up to +Inf, _count,
+    _sum; a scrape in the middle sees what was observed so far."""
+    metrics = Metrics()
+    registry = metrics.registry
+    assert registry.get_sample_value("conquest_engine_step_seconds_count") == 0, "exported before any step"
+    steps = [0.000004, 0.00003, 0.02]  # the last is above every bound
+    for seconds in steps:
+        metrics.engine_step.observe(seconds)
+    assert registry.get_sample_value("conquest_engine_step_seconds_count") == 3
+    assert registry.get_sample_value("conquest_engine_step_seconds_sum") == sum(steps)
+    assert registry.get_sample_value("conquest_engine_step_seconds_bucket", {"le": "1e-05"}) == 1
+    assert registry.get_sample_value("conquest_engine_step_seconds_bucket", {"le": "0.01"}) == 2
+    assert registry.get_sample_value("conquest_engine_step_seconds_bucket", {"le": "+Inf"}) == 3
+    metrics.decision_round_trip.labels("attack").observe(0.003)
+    metrics.decision_round_trip.labels("fortify").observe(40.0)
+    for phase, seconds in (("attack", 0.003), ("fortify", 40.0)):
+        labels = {"phase": phase}
+        assert registry.get_sample_value("conquest_decision_round_trip_seconds_count", labels) == 1
+        assert registry.get_sample_value("conquest_decision_round_trip_seconds_sum", labels) == seconds
+    assert (
+        registry.get_sample_value(
+            "conquest_decision_round_trip_seconds_bucket", {"phase": "fortify", "le": "30.0"}
+        )
+        == 0
+    )
+    with pytest.raises(ValueError, match="takes labels"):
+        metrics.decision_round_trip.labels("attack", "extra")
