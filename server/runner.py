@@ -34,6 +34,7 @@ from engine.events import Event, public_view, secret_holder
 from engine.legal import LegalActions
 from engine.observe import observe
 from engine.replay import Replay
+from engine.rules import Rules
 from server import wire
 from server.config import QueueConfig
 from server.metrics import Metrics
@@ -60,6 +61,11 @@ log = structlog.get_logger("conquest.runner")
 @functools.cache
 def _map_info(board: Board) -> game_pb2.MapInfo:
     return wire.map_info(board)
+
+
+@functools.cache
+def _rules_info(rules: Rules, seats: int) -> game_pb2.RulesInfo:
+    return wire.rules_info(rules, seats)
 
 
 def decision_request(
@@ -439,7 +445,7 @@ class GameRunner:
                     game_id=self.game_id,
                     queue=self.queue.name,
                     players=self._players(),
-                    rules=wire.rules_info(self.queue.rules, len(self.seats)),
+                    rules=_rules_info(self.queue.rules, len(self.seats)),
                     map=_map_info(self.state.board),
                     observation=wire.observation(observe(self.state, -1)),
                     next_sequence=next_sequence,
@@ -468,7 +474,7 @@ class GameRunner:
                 game_id=self.game_id,
                 seat=index,
                 players=self._players(),
-                rules=wire.rules_info(self.queue.rules, len(self.seats)),
+                rules=_rules_info(self.queue.rules, len(self.seats)),
                 map=_map_info(self.state.board),
                 queue=self.queue.name,
                 time_control=self.queue.time_control.to_pb(),
