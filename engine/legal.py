@@ -42,6 +42,20 @@ class FortifyOption(NamedTuple):
     """1..max_armies may move (source armies - 1)."""
 
 
+_ACTION_TYPES = (
+    Claim,
+    Place,
+    TradeCards,
+    Attack,
+    ChooseDefence,
+    Occupy,
+    Fortify,
+    EndPhase,
+    ChooseHeadquarters,
+)
+"""Every action type, built once: ``Claim | Place | ...`` in the check would build a union per decision."""
+
+
 @dataclass(slots=True)
 class LegalActions:
     """What ``seat`` may do now. Fields that do not apply to ``phase`` stay empty. Treat it as read-only:
@@ -111,18 +125,7 @@ class LegalActions:
         Raises:
             MalformedActionError: not an action, or fields of the wrong type.
         """
-        if not isinstance(
-            action,
-            Claim
-            | Place
-            | TradeCards
-            | Attack
-            | ChooseDefence
-            | Occupy
-            | Fortify
-            | EndPhase
-            | ChooseHeadquarters,
-        ):
+        if not isinstance(action, _ACTION_TYPES):
             raise MalformedActionError(f"{action!r} is not an action; legal now: {self.describe()}")
         fields = tuple(action)  # plain values: mypyc cannot iterate the union of NamedTuples
         for value in fields:
