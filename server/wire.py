@@ -129,25 +129,27 @@ def observation_fields(obs: Observation) -> dict[str, Any]:
     else:
         source, target, count = -1, -1, 0
     return _set_only(
-        phase=phase_to_pb(obs.phase),
-        to_act=obs.to_act,
-        turn=obs.turn,
-        turn_seat=obs.turn_seat,
-        owners=obs.owners,
-        armies=obs.armies,
-        hand=obs.hand,
-        hand_sizes=obs.hand_sizes,
-        deck_size=obs.deck_size,
-        trades_done=obs.trades_done,
-        next_trade_value=obs.next_trade_value,
-        reinforcements=obs.reinforcements,
-        statuses=[status_to_pb(s) for s in obs.statuses],
-        pending_source=source,
-        pending_target=target,
-        pending_count=count,
-        headquarters=obs.headquarters,
-        mission=obs.mission,
-        missions=obs.missions,
+        {
+            "phase": phase_to_pb(obs.phase),
+            "to_act": obs.to_act,
+            "turn": obs.turn,
+            "turn_seat": obs.turn_seat,
+            "owners": obs.owners,
+            "armies": obs.armies,
+            "hand": obs.hand,
+            "hand_sizes": obs.hand_sizes,
+            "deck_size": obs.deck_size,
+            "trades_done": obs.trades_done,
+            "next_trade_value": obs.next_trade_value,
+            "reinforcements": obs.reinforcements,
+            "statuses": [status_to_pb(s) for s in obs.statuses],
+            "pending_source": source,
+            "pending_target": target,
+            "pending_count": count,
+            "headquarters": obs.headquarters,
+            "mission": obs.mission,
+            "missions": obs.missions,
+        }
     )
 
 
@@ -166,35 +168,38 @@ def legal_fields(legal: LegalActions) -> dict[str, Any]:
             fortify_targets.append(target)
             fortify_max.append(option.max_armies)
     return _set_only(
-        claim=legal.claim,
-        place_territories=legal.place_territories,
-        place_min=legal.place_min,
-        place_max=legal.place_max,
-        trades=[
-            pb.CardSet(cards=cards, bonus_territories=bonus)
-            for cards, bonus in zip(legal.trades, legal.bonus_territories, strict=True)
-        ],
-        must_trade=legal.must_trade,
-        attack_sources=[a.source for a in legal.attacks],
-        attack_targets=[a.target for a in legal.attacks],
-        attack_max_dice=[a.max_dice for a in legal.attacks],
-        attack_source_armies=[a.source_armies for a in legal.attacks],
-        defend_max=legal.defend_max,
-        occupy_min=legal.occupy_min,
-        occupy_max=legal.occupy_max,
-        fortify_sources=fortify_sources,
-        fortify_targets=fortify_targets,
-        fortify_max_armies=fortify_max,
-        can_end=legal.can_end,
-        place_neutral=legal.place_neutral,
-        headquarters=legal.headquarters,
-        army=legal.army if legal.army >= 0 else legal.seat,
+        {
+            "claim": legal.claim,
+            "place_territories": legal.place_territories,
+            "place_min": legal.place_min,
+            "place_max": legal.place_max,
+            "trades": [
+                pb.CardSet(cards=cards, bonus_territories=bonus)
+                for cards, bonus in zip(legal.trades, legal.bonus_territories, strict=True)
+            ],
+            "must_trade": legal.must_trade,
+            "attack_sources": [a.source for a in legal.attacks],
+            "attack_targets": [a.target for a in legal.attacks],
+            "attack_max_dice": [a.max_dice for a in legal.attacks],
+            "attack_source_armies": [a.source_armies for a in legal.attacks],
+            "defend_max": legal.defend_max,
+            "occupy_min": legal.occupy_min,
+            "occupy_max": legal.occupy_max,
+            "fortify_sources": fortify_sources,
+            "fortify_targets": fortify_targets,
+            "fortify_max_armies": fortify_max,
+            "can_end": legal.can_end,
+            "place_neutral": legal.place_neutral,
+            "headquarters": legal.headquarters,
+            "army": legal.army if legal.army >= 0 else legal.seat,
+        }
     )
 
 
-def _set_only(**fields: Any) -> dict[str, Any]:
+def _set_only(fields: dict[str, Any]) -> dict[str, Any]:
     """``fields`` without the empty and zero values, which proto3 leaves unset anyway: handing upb an
-    empty sequence or a zero still costs, and these two messages go with every request."""
+    empty sequence or a zero still costs, and these two messages go with every request. (A dict literal,
+    not keyword arguments: those would cost a second dict per call.)"""
     return {name: value for name, value in fields.items() if value}
 
 
@@ -306,7 +311,9 @@ def event_to_pb(event: ev.Event, sequence: int) -> pb.GameEvent:
         )
     # The event's fields as a dict: the sub-message is built in place, not built and then copied in
     # (protobuf's constructors take a dict for a message field; the stubs don't say so).
-    fields: dict[str, Any] = {"sequence": sequence, _EVENT_FIELDS[type(event)]: event._asdict()}
+    # dict(zip(...)) is NamedTuple._asdict() without its Python-level call.
+    values = dict(zip(event._fields, event, strict=True))
+    fields: dict[str, Any] = {"sequence": sequence, _EVENT_FIELDS[type(event)]: values}
     return pb.GameEvent(**fields)
 
 
