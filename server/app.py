@@ -159,7 +159,7 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
         dashboard=dashboard.url if dashboard else None,
         database=make_url(config.database_url).render_as_string(hide_password=True) if store else None,
         queues=[q.name for q in config.queues],
-        event_loop=type(loop).__module__.split(".")[0],  # "uvloop" (server/eventloop.py), else "asyncio"
+        event_loop=type(loop).__module__.split(".")[0],  # "uvloop" (server/runtime.py), else "asyncio"
     )
     await stop.wait()
     log.info("shutting_down", games=len(lobby.runners), grace_ms=config.shutdown_grace_ms)

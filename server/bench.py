@@ -5,9 +5,9 @@ logs at INFO to a file (one line per game and per session, none per decision) an
 temporary directory, exactly as ``conquest serve`` without a database. This process is the client: pinned
 to the other core, one event loop holding many bot streams (one Connect stream and one TCP connection
 each) that answer on the protobuf messages with a trivial policy (``first_choice``), no engine on the path.
-Every process here runs on the server's event loop (``server.eventloop``: uvloop), the echo and the client
-too: the same loop on both sides of the comparison, and a client cheap enough that the echo's figure is
-the server's as far as one client core allows.
+Every process here runs as the server does (``server.runtime``: uvloop, a tuned collector), the echo and
+the client too: the same runtime on both sides of the comparison, and a client cheap enough that the
+echo's figure is the server's as far as one client core allows.
 
 Runs, each a fixed number of decisions (messages) after a fixed warm-up:
 
@@ -55,7 +55,7 @@ from typing import Any, cast
 import grpc
 
 from conquest.v1 import bot_pb2, game_pb2
-from server import eventloop
+from server import runtime
 from server.app import create_server
 from server.config import QueueConfig, ServerConfig, default_queues
 from server.lobby import Lobby
@@ -126,10 +126,10 @@ def serve_process(spec: ServerSpec, log_path: str, replay_dir: str, ready: Any) 
         sys.stderr = log_file
         configure_logging("json", logging.INFO)
         if not spec.profile:
-            eventloop.run(_serve(spec, Path(replay_dir), ready))
+            runtime.run(_serve(spec, Path(replay_dir), ready))
             return
         profiler = cProfile.Profile()
-        profiler.runcall(eventloop.run, _serve(spec, Path(replay_dir), ready))
+        profiler.runcall(runtime.run, _serve(spec, Path(replay_dir), ready))
         profiler.dump_stats(spec.profile)
 
 
@@ -155,7 +155,7 @@ def echo_process(reply_sizes: list[int], ready: Any) -> None:
     """The baseline's process: a grpc.aio bidi stream on raw bytes answering each message at once with
     pre-built payloads of ``reply_sizes`` bytes."""
     pin(SERVER_CORE)
-    eventloop.run(_echo([bytes(size) for size in reply_sizes], ready))
+    runtime.run(_echo([bytes(size) for size in reply_sizes], ready))
 
 
 async def _echo(replies: list[bytes], ready: Any) -> None:
@@ -421,7 +421,7 @@ def game_run(
             ]
             await until_done(window, clients, LIMIT_S)
 
-        eventloop.run(run())
+        runtime.run(run())
     finally:
         server.stop()
     house = f" vs {len(spec.house_opponents)} house" if spec.house_opponents else ""
@@ -447,7 +447,7 @@ def echo_run(
             ]
             await until_done(window, clients, LIMIT_S)
 
-        eventloop.run(run())
+        runtime.run(run())
     finally:
         server.stop()
     report = window.report(label, streams, streams * in_flight)

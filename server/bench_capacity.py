@@ -36,7 +36,7 @@ from typing import Any
 import grpc
 
 from conquest.v1 import bot_pb2
-from server import eventloop
+from server import runtime
 from server.bench import (
     CLIENT_CORE,
     SERVER_CORE,
@@ -202,7 +202,7 @@ def client_process(
     are seated at once."""
     pin(CLIENT_CORE)
     tally = Tally()
-    eventloop.run(_client(index, port, streams, queue, overs, expected_overs, limit_s, connected, tally))
+    runtime.run(_client(index, port, streams, queue, overs, expected_overs, limit_s, connected, tally))
     tally.cpu_s = time.process_time()
     results.put(tally)
 

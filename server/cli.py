@@ -53,7 +53,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from engine.codec import encode_action
 from engine.events import GameEnded, TurnStarted
 from engine.replay import ReplayError, simulate
-from server import eventloop
+from server import runtime
 from server.arena_cli import add_arena_commands
 from server.config import LOG_FORMATS, ConfigError, ServerConfig, load_config
 from server.replays import load_replay_file, verify_record
@@ -86,7 +86,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"conquest serve: {bad}", file=sys.stderr)
         return 2
     try:
-        eventloop.run(serve(config, store))
+        runtime.run(serve(config, store))
     finally:
         if store is not None:
             store.close()
@@ -120,7 +120,7 @@ def cmd_practice(args: argparse.Namespace) -> int:
         return 2
     config = ServerConfig(address=args.address, replay_dir=args.replay_dir, metrics_port=0, queues=queues)
     configure_logging("console", logging.WARNING)  # the results are the output; server notes stay quiet
-    eventloop.run(practice(config, args.games, sys.stdout))
+    runtime.run(practice(config, args.games, sys.stdout))
     return 0
 
 
@@ -143,7 +143,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         flush=True,
     )
     try:
-        eventloop.run(demo.run())
+        runtime.run(demo.run())
     except MatchError as bad:
         print(f"conquest demo: {bad}", file=sys.stderr)
         return 1
@@ -172,7 +172,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     configure_logging("console", logging.WARNING)  # the table is the output; server notes stay quiet
     failure = ""
     try:
-        eventloop.run(match.run())
+        runtime.run(match.run())
     except MatchError as bad:
         failure = str(bad)
     except KeyboardInterrupt:

@@ -101,7 +101,7 @@ async def test_settings_come_from_defaults_file_environment_then_flags(tmp_path:
         assert serve.stop(timeout=20) == 0
     assert serving["address"] == "localhost:0" and serving["port"] > 0, "the flag beats the variable"
     assert serving["metrics_port"] == metrics_port, "the variable beats the file"
-    assert serving["event_loop"] == "uvloop", "conquest serve runs on uvloop (server/eventloop.py)"
+    assert serving["event_loop"] == "uvloop", "conquest serve runs on uvloop (server/runtime.py)"
 
 
 LOG_TEST_CONFIG = """
