@@ -116,7 +116,6 @@ class TournamentDirector:
         self._appointed: set[int] = set()
         """Tournament table ids waiting in the lobby, being played, or whose game is being linked."""
         self._lock = asyncio.Lock()
-        self._tasks: set[asyncio.Task[None]] = set()
 
     async def create(
         self,
@@ -218,9 +217,9 @@ class TournamentDirector:
             if runner.reason == SHUTDOWN:  # cut short by a stop: the table is played again after the restart
                 self._appointed.discard(table_id)
                 return
-            task = asyncio.create_task(self._played(record.name, table_id, runner.game_id))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            # Tracked by the lobby: a shutdown waits until the game is linked and the next round stored,
+            # so a restart resumes the tournament where it stands.
+            self.lobby.track(asyncio.create_task(self._played(record.name, table_id, runner.game_id)))
 
         self.lobby.appoint(Appointment(queue, tuple(bots), over))
 

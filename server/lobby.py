@@ -292,10 +292,14 @@ class Lobby:
         self.runners[game_id] = runner
         self.metrics.games_started.labels(queue.name).inc()
         self.metrics.games_in_progress.labels(queue.name).inc()
-        task = asyncio.create_task(runner.run(), name=f"game-{game_id}")
+        self.track(asyncio.create_task(runner.run(), name=f"game-{game_id}"))
+        return runner
+
+    def track(self, task: asyncio.Task[None]) -> None:
+        """Count ``task`` (a game, or the recording a finished game sets off, such as a tournament's next
+        round) among what ``shutdown`` waits for."""
         self.tasks.add(task)
         task.add_done_callback(self._task_done)
-        return runner
 
     def _task_done(self, task: asyncio.Task[None]) -> None:
         self.tasks.discard(task)
@@ -337,7 +341,7 @@ class Lobby:
             await asyncio.wait(set(self.tasks), timeout=grace_s)
         for runner in list(self.runners.values()):
             runner.stop()
-        if self.tasks:
+        while self.tasks:  # games ending now may set off more (tournament bookkeeping): wait for that too
             await asyncio.wait(set(self.tasks))
         for session in list(self.sessions):
             session.error("shutting_down", "the server is shutting down", fatal=True)
