@@ -20,7 +20,7 @@ from grpc_reflection.v1alpha import reflection
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
-from conquest.v1 import arena_pb2_grpc, bot_pb2, bot_pb2_grpc
+from conquest.v1 import arena_pb2_grpc, bot_pb2
 from server import arena_service
 from server.arena import Arena
 from server.config import ConfigError, ServerConfig
@@ -28,7 +28,7 @@ from server.dashboard import start_dashboard
 from server.lobby import Lobby
 from server.metrics import Metrics
 from server.replays import DatabaseReplayWriter, DirectoryReplayWriter, ReplayWriters
-from server.session import Session
+from server.session import Outgoing, Session
 from server.storage import Store
 from server.storage.auth import StoreAuthenticator, StoreRatings
 
@@ -36,7 +36,9 @@ SERVICE_NAME = bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
 log = structlog.get_logger("conquest.server")
 
 
-class BotService(bot_pb2_grpc.BotServiceServicer):
+class BotService:
+    """conquest.v1.BotService (registered by ``add_bot_service``)."""
+
     def __init__(self, lobby: Lobby) -> None:
         self.lobby = lobby
 
@@ -44,7 +46,7 @@ class BotService(bot_pb2_grpc.BotServiceServicer):
         self,
         request_iterator: AsyncIterator[bot_pb2.ConnectRequest],
         context: grpc.aio.ServicerContext[bot_pb2.ConnectRequest, bot_pb2.ConnectResponse],
-    ) -> AsyncIterator[bot_pb2.ConnectResponse]:
+    ) -> AsyncIterator[Outgoing]:
         requests = aiter(request_iterator)
         opened = self.lobby.open_session(await anext(requests, None))
         if isinstance(opened, bot_pb2.Error):
@@ -66,6 +68,24 @@ class BotService(bot_pb2_grpc.BotServiceServicer):
             pass  # the client went away; the stream's end is handled below
         finally:
             session.close()
+
+
+def serialize_response(message: Outgoing) -> bytes:
+    """A ConnectResponse for the wire; the runner's frames (``server.wire``) come serialized already."""
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+def add_bot_service(servicer: BotService, server: grpc.aio.Server) -> None:
+    """``bot_pb2_grpc.add_BotServiceServicer_to_server`` with ``serialize_response`` for the stream."""
+    handlers = {
+        "Connect": grpc.stream_stream_rpc_method_handler(
+            servicer.Connect,
+            request_deserializer=bot_pb2.ConnectRequest.FromString,
+            response_serializer=serialize_response,
+        )
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
+    server.add_registered_method_handlers(SERVICE_NAME, handlers)
 
 
 def open_store(config: ServerConfig) -> Store | None:
@@ -126,7 +146,7 @@ def build_server(
     dashboard) read through. Give the dashboard this Arena: a second one over the same lobby would run a
     second tournament director and seat a resumed tournament's tables twice."""
     server = grpc.aio.server()
-    bot_pb2_grpc.add_BotServiceServicer_to_server(BotService(lobby), server)
+    add_bot_service(BotService(lobby), server)
     arena = Arena(lobby, store)
     arena_pb2_grpc.add_ArenaServiceServicer_to_server(arena_service.ArenaService(arena), server)
     health_servicer = health.aio.HealthServicer()  # the overall status "" starts SERVING

@@ -40,6 +40,7 @@ from server.config import QueueConfig
 from server.metrics import Metrics
 from server.replays import GameRecord, ReplayWriter, seed_commitment
 from server.seats import Connection, HouseSeat, RemoteSeat, Seat
+from server.session import Outgoing
 from server.storage import GameResult, SeatOutcome, SeatResult
 
 ANNOTATION_LIMIT = 200
@@ -73,31 +74,30 @@ def decision_request(
     request_id: int,
     state: GameState,
     legal: LegalActions,
+    board: wire.PackedBoard,
     time_allowed_ms: int,
     timebank_ms: int,
     last_latency_ms: int,
     strikes: int,
-    events: Sequence[game_pb2.GameEvent] = (),
-) -> bot_pb2.ConnectResponse:
-    """The DecisionRequest for the seat to act (pinned by the golden fixtures in tests/server/golden)."""
-    return bot_pb2.ConnectResponse(
-        # A dict for a message field is built in place (protobuf's constructors accept one; the stubs
-        # don't say so): no sub-message is built first and then copied in.
-        decision_request=cast(
-            bot_pb2.DecisionRequest,
-            {
-                "game_id": game_id,
-                "request_id": request_id,
-                "observation": wire.observation_fields(observe(state, state.to_act)),
-                "legal": wire.legal_fields(legal),
-                "time_allowed_ms": time_allowed_ms,
-                "timebank_ms": timebank_ms,
-                "last_latency_ms": last_latency_ms,
-                "strikes": strikes,
-                "events": events,
-            },
-        )
+    events: Sequence[bytes] = (),
+) -> bytes:
+    """The serialized ConnectResponse with the DecisionRequest for the seat to act (pinned by the golden
+    fixtures in tests/server/golden). The game's board and the serialized ``events`` go in as they are
+    (``wire.DecisionRequestFrame``): only what differs between requests is built."""
+    view = observe(state, state.to_act)
+    observation = game_pb2.Observation(**wire.observation_fields(view)).SerializeToString()
+    request = wire.DecisionRequestFrame(
+        game_id=game_id,
+        request_id=request_id,
+        observation=observation + board.serialized(view.owners, view.armies),
+        legal=wire.legal_fields(legal),  # a dict for a message field is built in place, not copied in
+        time_allowed_ms=time_allowed_ms,
+        timebank_ms=timebank_ms,
+        last_latency_ms=last_latency_ms,
+        strikes=strikes,
+        events=events,
     )
+    return cast(bytes, wire.ResponseFrame(decision_request=request.SerializeToString()).SerializeToString())
 
 
 def seat_outcome(state: GameState, seat: int, forfeit: Outcome.ValueType | None) -> Outcome.ValueType:
@@ -148,11 +148,13 @@ class GameRunner:
         the game to explain stale replies, so one byte each."""
         self._sequence = 0
         """Sequence number of the next event."""
-        self._log: list[game_pb2.GameEvent] = []
-        """The public view of every event from sequence ``_log_start`` on: what some seat was not sent yet."""
+        self._log: list[bytes] = []
+        """The public view of every event from sequence ``_log_start`` on, serialized once for every seat
+        it goes to: what some seat was not sent yet."""
         self._log_start = 0
-        self._own_views: dict[int, tuple[int, game_pb2.GameEvent]] = {}
+        self._own_views: dict[int, tuple[int, bytes]] = {}
         """sequence -> (seat, its own view) for the logged events that hide something from the others."""
+        self._board = wire.PackedBoard()
         self._events_turn = 0
         """The turn when GameEvents were last sent to the seats not being asked (once per turn)."""
         self._stopping = False
@@ -303,6 +305,7 @@ class GameRunner:
             request_id,
             self.state,
             legal,
+            self._board,
             time_allowed_ms=max(0, allowed - elapsed_ms),
             timebank_ms=max(0, seat.clock.timebank_ms - max(0, elapsed_ms - allowed)),
             last_latency_ms=seat.last_latency_ms,
@@ -498,8 +501,8 @@ class GameRunner:
                 continue
             # That seat sees its own cards or choice, the others see blanks.
             shared.append(wire.event_to_pb(public_view(event, None), sequence))
-            self._own_views[sequence] = (holder, wire.event_to_pb(event, sequence))
-        self._log.extend(shared)
+            self._own_views[sequence] = (holder, wire.event_to_pb(event, sequence).SerializeToString())
+        self._log.extend([event.SerializeToString() for event in shared])
         for spectator, start in self._spectators.items():
             unseen = shared if start <= first else [e for e in shared if e.sequence >= start]
             if unseen:
@@ -509,13 +512,13 @@ class GameRunner:
                     )
                 )
 
-    def _unsent_events(self, index: int, seat: RemoteSeat) -> list[game_pb2.GameEvent]:
+    def _unsent_events(self, index: int, seat: RemoteSeat) -> list[bytes]:
         """The logged events ``seat`` was not sent yet, its own cards shown; now counted as sent."""
-        batch = self._log[max(0, seat.next_event - self._log_start) :]
-        for position, event in enumerate(batch):
-            own = self._own_views.get(event.sequence)
-            if own is not None and own[0] == index:
-                batch[position] = own[1]
+        first = max(seat.next_event, self._log_start)
+        batch = self._log[first - self._log_start :]
+        for sequence, (holder, own) in self._own_views.items():
+            if holder == index and sequence >= first:
+                batch[sequence - first] = own
         seat.next_event = self._sequence
         return batch
 
@@ -530,8 +533,8 @@ class GameRunner:
                 and seat.next_event < self._sequence
                 and (seat.connection.live_events or not live)
             ):
-                batch = bot_pb2.GameEvents(game_id=self.game_id, events=self._unsent_events(index, seat))
-                seat.send(bot_pb2.ConnectResponse(game_events=batch))
+                batch = wire.GameEventsFrame(game_id=self.game_id, events=self._unsent_events(index, seat))
+                seat.send(wire.ResponseFrame(game_events=batch.SerializeToString()).SerializeToString())
         self._forget_sent_events()
 
     def _forget_sent_events(self) -> None:
@@ -604,6 +607,6 @@ class GameRunner:
         )
 
 
-def seat_send(seat: Seat, message: bot_pb2.ConnectResponse) -> None:
+def seat_send(seat: Seat, message: Outgoing) -> None:
     if isinstance(seat, RemoteSeat):
         seat.send(message)

@@ -18,7 +18,7 @@ from server.clock import SeatClock
 from server.config import TimeControl
 from server.mailbox import Mailbox
 from server.metrics import ROUND_TRIP_BUCKETS, round_trip_bucket
-from server.session import Identity
+from server.session import Identity, Outgoing
 
 
 class Connection(Protocol):
@@ -27,7 +27,7 @@ class Connection(Protocol):
     live_events: bool
     """The bot asked for GameEvents as each turn passes (Hello.live_events)."""
 
-    def send(self, message: bot_pb2.ConnectResponse) -> None: ...
+    def send(self, message: Outgoing) -> None: ...
 
 
 Arrival = tuple[bot_pb2.Decision, float] | None
@@ -107,7 +107,7 @@ class RemoteSeat:
             identity.key, identity.name, connection, SeatClock.start(control), bot_id=identity.bot_id
         )
 
-    def send(self, message: bot_pb2.ConnectResponse) -> None:
+    def send(self, message: Outgoing) -> None:
         if self.connection is not None:
             self.connection.send(message)
 

@@ -14,6 +14,8 @@ from typing import Protocol
 from conquest.v1 import bot_pb2
 from server.mailbox import Mailbox
 
+Outgoing = bot_pb2.ConnectResponse | bytes
+"""A message for a bot's stream: a ConnectResponse, or one serialized already (``server.wire``'s frames)."""
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
 MAX_CAPACITY = 64
 
@@ -95,10 +97,10 @@ class Session:
     """game id -> the seat this session plays in it."""
     queues: set[str] = field(default_factory=set)
     closed: bool = False
-    outbox: Mailbox[bot_pb2.ConnectResponse | None] = field(default_factory=Mailbox)
+    outbox: Mailbox[Outgoing | None] = field(default_factory=Mailbox)
     """What the stream has still to write; None ends it."""
 
-    def send(self, message: bot_pb2.ConnectResponse) -> None:
+    def send(self, message: Outgoing) -> None:
         if not self.closed:
             self.outbox.put(message)
 

@@ -12,8 +12,10 @@ from pathlib import Path
 
 from google.protobuf import json_format
 
+from conquest.v1 import bot_pb2
 from engine import Phase, aggressive_policy, new_game, preset
 from server.runner import decision_request
+from server.wire import PackedBoard
 
 GOLDEN = Path(__file__).parent / "golden"
 SEED = 20261122
@@ -36,7 +38,10 @@ def golden_requests() -> dict[str, str]:
             name = f"decision_request_{state.phase.name.lower()}.json"
             if name not in found:
                 legal = state.legal_actions()
-                message = decision_request("golden-game", step, state, legal, 1000, 10_000, 12, 1)
+                serialized = decision_request(
+                    "golden-game", step, state, legal, PackedBoard(), 1000, 10_000, 12, 1
+                )
+                message = bot_pb2.ConnectResponse.FromString(serialized)
                 found[name] = json_format.MessageToJson(message, indent=2, sort_keys=True) + "\n"
             state.apply(aggressive_policy(state))
     return found

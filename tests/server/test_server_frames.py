@@ -1,0 +1,98 @@
+"""The runner's messages built from frames (server.wire): each parses exactly as the message built whole."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from google.protobuf.descriptor import FieldDescriptor
+
+from conquest.v1 import bot_pb2, game_pb2
+from engine import new_game, preset, random_policy
+from engine.observe import observe
+from server import wire
+from server.app import serialize_response
+from server.runner import decision_request
+
+TWINS = [
+    (wire.ResponseFrame, bot_pb2.ConnectResponse, {"decision_request", "game_events"}),
+    (wire.DecisionRequestFrame, bot_pb2.DecisionRequest, {"observation", "events"}),
+    (wire.GameEventsFrame, bot_pb2.GameEvents, {"events"}),
+]
+
+
+@pytest.mark.parametrize(("frame", "message", "as_bytes"), TWINS, ids=lambda t: getattr(t, "__name__", ""))
+def test_a_frame_has_its_messages_fields_with_the_put_in_ones_as_bytes(frame, message, as_bytes):
+    """A frame is derived from the public message, so it cannot drift from it: same names, numbers and
+    repetition; the fields put in serialized are bytes (encoded as the sub-message is), the rest unchanged."""
+    twin = {f.name: f for f in frame.DESCRIPTOR.fields}
+    assert set(twin) == {f.name for f in message.DESCRIPTOR.fields}
+    for field in message.DESCRIPTOR.fields:
+        mirrored = twin[field.name]
+        assert (mirrored.number, mirrored.is_repeated) == (field.number, field.is_repeated)
+        if field.name in as_bytes:
+            assert field.type == FieldDescriptor.TYPE_MESSAGE
+            assert mirrored.type == FieldDescriptor.TYPE_BYTES
+        else:
+            assert mirrored.type == field.type
+            assert getattr(mirrored.message_type, "full_name", None) == getattr(
+                field.message_type, "full_name", None
+            )
+
+
+@pytest.mark.parametrize(
+    "rules", ["classic", "classic_two_player", "capital", "secret_mission", "allied_two_player"]
+)
+def test_every_request_of_a_game_parses_as_the_request_built_whole(rules):
+    """Issue 3: "DecisionRequest (request id, phase, the seat's observation, the legal actions, ...)".
+    One PackedBoard patched through a whole game, events carried serialized: every request still
+    parses to exactly the DecisionRequest built field by field from the same state."""
+    seats = 2 if rules.endswith("two_player") else 4
+    state, _ = new_game(preset(rules), seats, 7)
+    board = wire.PackedBoard()
+    policy = random_policy(random.Random(7))
+    events: list[game_pb2.GameEvent] = []
+    for request_id in range(1, 400):
+        if state.is_over():
+            break
+        legal = state.legal_actions()
+        sent = decision_request(
+            "g", request_id, state, legal, board, 900, 8_000, 5, 1, [e.SerializeToString() for e in events]
+        )
+        whole = bot_pb2.ConnectResponse(
+            decision_request=bot_pb2.DecisionRequest(
+                game_id="g",
+                request_id=request_id,
+                observation=wire.observation(observe(state, state.to_act)),
+                legal=wire.legal_actions(legal),
+                time_allowed_ms=900,
+                timebank_ms=8_000,
+                last_latency_ms=5,
+                strikes=1,
+                events=events,
+            )
+        )
+        assert bot_pb2.ConnectResponse.FromString(sent) == whole, f"request {request_id} differs"
+        applied = state.apply(policy(state))
+        events = [wire.event_to_pb(e, request_id) for e in applied[:3]]
+    assert request_id > 50  # the board was patched many times over
+
+
+def test_a_packed_board_follows_every_change_and_reuses_its_bytes_when_none():
+    board = wire.PackedBoard()
+    owners, armies = [0, 1, 2, 0], [3, 1, 1, 7]
+    first = board.serialized(owners, armies)
+    assert game_pb2.Observation.FromString(first) == game_pb2.Observation(owners=owners, armies=armies)
+    assert board.serialized(owners, armies) is first  # unchanged: not serialized again
+    owners[2], armies[2], armies[3] = 0, 200, 1
+    patched = game_pb2.Observation.FromString(board.serialized(owners, armies))
+    assert (list(patched.owners), list(patched.armies)) == ([0, 1, 0, 0], [3, 1, 200, 1])
+
+
+def test_the_stream_sends_frames_as_they_are_and_serializes_messages():
+    message = bot_pb2.ConnectResponse(error=bot_pb2.Error(code="x", message="y"))
+    assert serialize_response(message) == message.SerializeToString()
+    framed = wire.ResponseFrame(game_events=bot_pb2.GameEvents(game_id="g").SerializeToString())
+    serialized = framed.SerializeToString()
+    assert serialize_response(serialized) is serialized
+    assert bot_pb2.ConnectResponse.FromString(serialized).game_events.game_id == "g"
