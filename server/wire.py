@@ -6,7 +6,6 @@ objects is the expensive part of a Python server, so per-territory state goes ou
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, cast
 
 from google.protobuf import descriptor_pb2, descriptor_pool
@@ -126,34 +125,49 @@ def observation(obs: Observation) -> pb.Observation:
 
 
 def observation_fields(obs: Observation) -> dict[str, Any]:
-    """The Observation's set fields but the board (``owners`` and ``armies``, see ``PackedBoard``)."""
+    """The Observation's fields but the board (``owners`` and ``armies``, see ``PackedBoard``), for
+    building it in place. Zeros and empty sequences are left out, as proto3 leaves them unset anyway:
+    upb charges for each one handed to it, and these fields go with every request."""
     if obs.pending_attack:
         source, target, count = obs.pending_attack
     elif obs.pending_occupy:
         source, target, count = obs.pending_occupy
     else:
         source, target, count = -1, -1, 0
-    return _set_only(
-        {
-            "phase": phase_to_pb(obs.phase),
-            "to_act": obs.to_act,
-            "turn": obs.turn,
-            "turn_seat": obs.turn_seat,
-            "hand": obs.hand,
-            "hand_sizes": obs.hand_sizes,
-            "deck_size": obs.deck_size,
-            "trades_done": obs.trades_done,
-            "next_trade_value": obs.next_trade_value,
-            "reinforcements": obs.reinforcements,
-            "statuses": [status_to_pb(s) for s in obs.statuses],
-            "pending_source": source,
-            "pending_target": target,
-            "pending_count": count,
-            "headquarters": obs.headquarters,
-            "mission": obs.mission,
-            "missions": obs.missions,
-        }
-    )
+    fields: dict[str, Any] = {
+        "phase": phase_to_pb(obs.phase),
+        "hand_sizes": obs.hand_sizes,
+        "statuses": [status_to_pb(s) for s in obs.statuses],
+    }
+    if obs.to_act:
+        fields["to_act"] = obs.to_act
+    if obs.turn:
+        fields["turn"] = obs.turn
+    if obs.turn_seat:
+        fields["turn_seat"] = obs.turn_seat
+    if obs.hand:
+        fields["hand"] = obs.hand
+    if obs.deck_size:
+        fields["deck_size"] = obs.deck_size
+    if obs.trades_done:
+        fields["trades_done"] = obs.trades_done
+    if obs.next_trade_value:
+        fields["next_trade_value"] = obs.next_trade_value
+    if obs.reinforcements:
+        fields["reinforcements"] = obs.reinforcements
+    if source:
+        fields["pending_source"] = source
+    if target:
+        fields["pending_target"] = target
+    if count:
+        fields["pending_count"] = count
+    if obs.headquarters:
+        fields["headquarters"] = obs.headquarters
+    if obs.mission:
+        fields["mission"] = obs.mission
+    if obs.missions:
+        fields["missions"] = obs.missions
+    return fields
 
 
 class PackedBoard:
@@ -164,31 +178,28 @@ class PackedBoard:
 
     def __init__(self) -> None:
         self._message = pb.Observation()
-        self._owners: list[int] = []
-        self._armies: list[int] = []
+        self._owners: tuple[int, ...] = ()
+        self._armies: tuple[int, ...] = ()
         self._serialized = b""
 
-    def serialized(self, owners: Sequence[int], armies: Sequence[int]) -> bytes:
-        if len(owners) != len(self._owners):  # the first call
-            self._message = pb.Observation(owners=owners, armies=armies)
-            self._owners, self._armies = list(owners), list(armies)
-        else:
-            changed = _patch(self._owners, owners, self._message.owners)
-            if _patch(self._armies, armies, self._message.armies) or changed:
-                self._serialized = b""
-        if not self._serialized:
+    def serialized(self, owners: tuple[int, ...], armies: tuple[int, ...]) -> bytes:
+        if owners != self._owners or armies != self._armies:
+            if len(owners) != len(self._owners):  # the first call
+                self._message = pb.Observation(owners=owners, armies=armies)
+            else:
+                _patch(self._owners, owners, self._message.owners)
+                _patch(self._armies, armies, self._message.armies)
+            self._owners, self._armies = owners, armies
             self._serialized = self._message.SerializeToString()
         return self._serialized
 
 
-def _patch(kept: list[int], now: Sequence[int], field: Any) -> bool:
-    """Make ``kept`` and the repeated ``field`` equal ``now``; whether anything changed."""
-    changed = False
-    for i, value in enumerate(now):
-        if kept[i] != value:
-            kept[i] = field[i] = value
-            changed = True
-    return changed
+def _patch(before: tuple[int, ...], now: tuple[int, ...], field: Any) -> None:
+    """Set the items of the repeated ``field``, equal to ``before``, that differ in ``now``."""
+    if now != before:
+        for i in range(len(now)):
+            if now[i] != before[i]:
+                field[i] = now[i]
 
 
 def _twin(message: Descriptor, as_bytes: tuple[str, ...]) -> Any:
@@ -229,49 +240,53 @@ def legal_actions(legal: LegalActions) -> pb.LegalActions:
 
 
 def legal_fields(legal: LegalActions) -> dict[str, Any]:
-    """The LegalActions' set fields (see ``observation_fields``)."""
-    fortify_sources: list[int] = []
-    fortify_targets: list[int] = []
-    fortify_max: list[int] = []
-    for option in legal.fortify:
-        for target in option.targets:
-            fortify_sources.append(option.source)
-            fortify_targets.append(target)
-            fortify_max.append(option.max_armies)
-    return _set_only(
-        {
-            "claim": legal.claim,
-            "place_territories": legal.place_territories,
-            "place_min": legal.place_min,
-            "place_max": legal.place_max,
-            "trades": [
-                pb.CardSet(cards=cards, bonus_territories=bonus)
-                for cards, bonus in zip(legal.trades, legal.bonus_territories, strict=True)
-            ],
-            "must_trade": legal.must_trade,
-            "attack_sources": [a.source for a in legal.attacks],
-            "attack_targets": [a.target for a in legal.attacks],
-            "attack_max_dice": [a.max_dice for a in legal.attacks],
-            "attack_source_armies": [a.source_armies for a in legal.attacks],
-            "defend_max": legal.defend_max,
-            "occupy_min": legal.occupy_min,
-            "occupy_max": legal.occupy_max,
-            "fortify_sources": fortify_sources,
-            "fortify_targets": fortify_targets,
-            "fortify_max_armies": fortify_max,
-            "can_end": legal.can_end,
-            "place_neutral": legal.place_neutral,
-            "headquarters": legal.headquarters,
-            "army": legal.army if legal.army >= 0 else legal.seat,
-        }
-    )
-
-
-def _set_only(fields: dict[str, Any]) -> dict[str, Any]:
-    """``fields`` without the empty and zero values, which proto3 leaves unset anyway: handing upb an
-    empty sequence or a zero still costs, and these two messages go with every request. (A dict literal,
-    not keyword arguments: those would cost a second dict per call.)"""
-    return {name: value for name, value in fields.items() if value}
+    """The LegalActions' fields, zeros and empty sequences left out (see ``observation_fields``)."""
+    fields: dict[str, Any] = {"army": legal.army if legal.army >= 0 else legal.seat}
+    if legal.claim:
+        fields["claim"] = legal.claim
+    if legal.place_territories:
+        fields["place_territories"] = legal.place_territories
+    if legal.place_min:
+        fields["place_min"] = legal.place_min
+    if legal.place_max:
+        fields["place_max"] = legal.place_max
+    if legal.place_neutral:
+        fields["place_neutral"] = legal.place_neutral
+    if legal.trades:
+        fields["trades"] = [
+            pb.CardSet(cards=cards, bonus_territories=bonus)
+            for cards, bonus in zip(legal.trades, legal.bonus_territories, strict=True)
+        ]
+    if legal.must_trade:
+        fields["must_trade"] = legal.must_trade
+    if legal.attacks:
+        fields["attack_sources"] = [a.source for a in legal.attacks]
+        fields["attack_targets"] = [a.target for a in legal.attacks]
+        fields["attack_max_dice"] = [a.max_dice for a in legal.attacks]
+        fields["attack_source_armies"] = [a.source_armies for a in legal.attacks]
+    if legal.defend_max:
+        fields["defend_max"] = legal.defend_max
+    if legal.occupy_min:
+        fields["occupy_min"] = legal.occupy_min
+    if legal.occupy_max:
+        fields["occupy_max"] = legal.occupy_max
+    if legal.fortify:
+        sources: list[int] = []
+        targets: list[int] = []
+        most: list[int] = []
+        for option in legal.fortify:
+            for target in option.targets:
+                sources.append(option.source)
+                targets.append(target)
+                most.append(option.max_armies)
+        fields["fortify_sources"] = sources
+        fields["fortify_targets"] = targets
+        fields["fortify_max_armies"] = most
+    if legal.can_end:
+        fields["can_end"] = legal.can_end
+    if legal.headquarters:
+        fields["headquarters"] = legal.headquarters
+    return fields
 
 
 def legal_from_pb(message: pb.LegalActions, phase: pb.Phase.ValueType, seat: int) -> LegalActions:

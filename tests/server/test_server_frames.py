@@ -80,13 +80,14 @@ def test_every_request_of_a_game_parses_as_the_request_built_whole(rules):
 
 def test_a_packed_board_follows_every_change_and_reuses_its_bytes_when_none():
     board = wire.PackedBoard()
-    owners, armies = [0, 1, 2, 0], [3, 1, 1, 7]
+    owners, armies = (0, 1, 2, 0), (3, 1, 1, 7)
     first = board.serialized(owners, armies)
     assert game_pb2.Observation.FromString(first) == game_pb2.Observation(owners=owners, armies=armies)
-    assert board.serialized(owners, armies) is first  # unchanged: not serialized again
-    owners[2], armies[2], armies[3] = 0, 200, 1
-    patched = game_pb2.Observation.FromString(board.serialized(owners, armies))
+    assert board.serialized((0, 1, 2, 0), (3, 1, 1, 7)) is first  # unchanged: not serialized again
+    patched = game_pb2.Observation.FromString(board.serialized((0, 1, 0, 0), (3, 1, 200, 1)))
     assert (list(patched.owners), list(patched.armies)) == ([0, 1, 0, 0], [3, 1, 200, 1])
+    patched = game_pb2.Observation.FromString(board.serialized((0, 1, 0, 0), (3, 2, 200, 1)))
+    assert (list(patched.owners), list(patched.armies)) == ([0, 1, 0, 0], [3, 2, 200, 1])
 
 
 def test_the_stream_sends_frames_as_they_are_and_serializes_messages():
