@@ -32,11 +32,11 @@ from engine import (
 )
 from engine.events import Event, public_view, secret_holder
 from engine.legal import LegalActions
-from engine.observe import observe
+from engine.observe import Observation, observe
 from engine.replay import Replay
 from engine.rules import Rules
 from server import wire
-from server.config import QueueConfig
+from server.config import QueueConfig, TimeControl
 from server.metrics import Metrics
 from server.replays import GameRecord, ReplayWriter, seed_commitment
 from server.seats import Connection, HouseSeat, RemoteSeat, Seat
@@ -69,6 +69,27 @@ def _rules_info(rules: Rules, seats: int) -> game_pb2.RulesInfo:
     return wire.rules_info(rules, seats)
 
 
+@functools.cache
+def _serialized_map_info(board: Board) -> bytes:
+    return _map_info(board).SerializeToString()
+
+
+@functools.cache
+def _serialized_rules_info(rules: Rules, seats: int) -> bytes:
+    return _rules_info(rules, seats).SerializeToString()
+
+
+@functools.cache
+def _serialized_time_control(control: TimeControl) -> bytes:
+    return control.to_pb().SerializeToString()
+
+
+def _observation(view: Observation, board: wire.PackedBoard) -> bytes:
+    """``view`` serialized, its board from the game's ``board``."""
+    fields = wire.observation_fields(view)
+    return game_pb2.Observation(**fields).SerializeToString() + board.serialized(view.owners, view.armies)
+
+
 def decision_request(
     game_id: str,
     request_id: int,
@@ -84,12 +105,10 @@ def decision_request(
     """The serialized ConnectResponse with the DecisionRequest for the seat to act (pinned by the golden
     fixtures in tests/server/golden). The game's board and the serialized ``events`` go in as they are
     (``wire.DecisionRequestFrame``): only what differs between requests is built."""
-    view = observe(state, state.to_act)
-    observation = game_pb2.Observation(**wire.observation_fields(view)).SerializeToString()
     request = wire.DecisionRequestFrame(
         game_id=game_id,
         request_id=request_id,
-        observation=observation + board.serialized(view.owners, view.armies),
+        observation=_observation(observe(state, state.to_act), board),
         legal=wire.legal_fields(legal),  # a dict for a message field is built in place, not copied in
         time_allowed_ms=time_allowed_ms,
         timebank_ms=timebank_ms,
@@ -138,6 +157,8 @@ class GameRunner:
         self.writer = writer
         self.on_finish = on_finish
         self.metrics = metrics or Metrics()
+        self._engine_step = self.metrics.engine_step.labels()
+        """Its counts, looked up once: an observation on them is a compiled call, not two Python ones."""
         self.state, setup_events = new_game(queue.rules, len(self.seats), seed)
         self.replay = Replay(queue.rules, seed, [s.name for s in self.seats], game_id=game_id)
         self.reason = ""
@@ -203,7 +224,7 @@ class GameRunner:
         if events is None:
             started = time.perf_counter()
             events = self.state.apply_unchecked(action)
-            self.metrics.engine_step.observe(time.perf_counter() - started)
+            self._engine_step.observe(time.perf_counter() - started)
         self._record_events(events)
         if self.state.turn != self._events_turn and not self.state.is_over():
             self._events_turn = self.state.turn
@@ -277,7 +298,7 @@ class GameRunner:
                 action = wire.action_from_pb(decision.action)
                 applying = time.perf_counter()
                 events = self.state.apply(action, index, legal)  # the legal actions the request carried
-                self.metrics.engine_step.observe(time.perf_counter() - applying)
+                self._engine_step.observe(time.perf_counter() - applying)
             except ActionError as bad:
                 kind = "malformed" if isinstance(bad, MalformedActionError) else "illegal"
                 self._reject(seat, decision.request_id, str(bad), deadline, kind)
@@ -471,20 +492,21 @@ class GameRunner:
     def _players(self) -> list[bot_pb2.Player]:
         return [bot_pb2.Player(seat=i, name=s.name) for i, s in enumerate(self.seats)]
 
-    def game_started(self, index: int) -> bot_pb2.ConnectResponse:
-        return bot_pb2.ConnectResponse(
-            game_started=bot_pb2.GameStarted(
-                game_id=self.game_id,
-                seat=index,
-                players=self._players(),
-                rules=_rules_info(self.queue.rules, len(self.seats)),
-                map=_map_info(self.state.board),
-                queue=self.queue.name,
-                time_control=self.queue.time_control.to_pb(),
-                seed_commitment=self.commitment,
-                observation=wire.observation(observe(self.state, index)),
-            )
+    def game_started(self, index: int) -> bytes:
+        """The serialized ConnectResponse with the seat's GameStarted; the map, rules and time control go
+        in serialized once per server (``wire.GameStartedFrame``)."""
+        started = wire.GameStartedFrame(
+            game_id=self.game_id,
+            seat=index,
+            players=self._players(),
+            rules=_serialized_rules_info(self.queue.rules, len(self.seats)),
+            map=_serialized_map_info(self.state.board),
+            queue=self.queue.name,
+            time_control=_serialized_time_control(self.queue.time_control),
+            seed_commitment=self.commitment,
+            observation=_observation(observe(self.state, index), self._board),
         )
+        return cast(bytes, wire.ResponseFrame(game_started=started.SerializeToString()).SerializeToString())
 
     def _record_events(self, events: list[Event]) -> None:
         """Log ``events`` for the seats (sent in their next DecisionRequest or GameEvents) and send them

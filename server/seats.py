@@ -125,7 +125,9 @@ class RemoteSeat:
 
     def record_round_trip(self, phase: str, seconds: float) -> None:
         """Count an answered decision of ``phase`` (lower-case Phase name) that took ``seconds``."""
-        counts = self.round_trips.setdefault(phase, [0] * (len(ROUND_TRIP_BUCKETS) + 1))
+        counts = self.round_trips.get(phase)
+        if counts is None:
+            counts = self.round_trips[phase] = [0] * (len(ROUND_TRIP_BUCKETS) + 1)
         counts[round_trip_bucket(seconds)] += 1
 
 

@@ -227,8 +227,10 @@ def _twin(message: Descriptor, as_bytes: tuple[str, ...]) -> Any:
     return GetMessageClass(pool.FindMessageTypeByName(f"{message.file.package}.{name}"))
 
 
-ResponseFrame = _twin(bot_pb2.ConnectResponse.DESCRIPTOR, ("decision_request", "game_events"))
-"""ConnectResponse with a DecisionRequest or GameEvents put in serialized."""
+ResponseFrame = _twin(bot_pb2.ConnectResponse.DESCRIPTOR, ("game_started", "decision_request", "game_events"))
+"""ConnectResponse with a GameStarted, DecisionRequest or GameEvents put in serialized."""
+GameStartedFrame = _twin(bot_pb2.GameStarted.DESCRIPTOR, ("rules", "map", "time_control", "observation"))
+"""GameStarted with the rules, map, time control and observation put in serialized."""
 DecisionRequestFrame = _twin(bot_pb2.DecisionRequest.DESCRIPTOR, ("observation", "events"))
 """DecisionRequest with its Observation and GameEvents put in serialized."""
 GameEventsFrame = _twin(bot_pb2.GameEvents.DESCRIPTOR, ("events",))

@@ -12,10 +12,15 @@ from engine import new_game, preset, random_policy
 from engine.observe import observe
 from server import wire
 from server.app import serialize_response
-from server.runner import decision_request
+from server.config import default_queues
+from server.replays import DirectoryReplayWriter
+from server.runner import GameRunner, decision_request
+from server.seats import RemoteSeat
+from server.session import Identity, Session
 
 TWINS = [
-    (wire.ResponseFrame, bot_pb2.ConnectResponse, {"decision_request", "game_events"}),
+    (wire.ResponseFrame, bot_pb2.ConnectResponse, {"game_started", "decision_request", "game_events"}),
+    (wire.GameStartedFrame, bot_pb2.GameStarted, {"rules", "map", "time_control", "observation"}),
     (wire.DecisionRequestFrame, bot_pb2.DecisionRequest, {"observation", "events"}),
     (wire.GameEventsFrame, bot_pb2.GameEvents, {"events"}),
 ]
@@ -97,3 +102,32 @@ def test_the_stream_sends_frames_as_they_are_and_serializes_messages():
     serialized = framed.SerializeToString()
     assert serialize_response(serialized) is serialized
     assert bot_pb2.ConnectResponse.FromString(serialized).game_events.game_id == "g"
+
+
+def test_game_started_parses_as_the_message_built_whole(tmp_path):
+    """Issue 3: "GameStarted (game id, seat, players, rules, and the map itself so a bot needs no map
+    file)": the map, rules and time control go in serialized once per server, and each seat's
+    GameStarted still parses to the one built field by field."""
+    queue = next(q for q in default_queues() if q.name == "classic-4")
+    seats = [
+        RemoteSeat.for_bot(
+            Identity(f"k{i}", f"bot{i}", False),
+            Session(Identity(f"k{i}", f"bot{i}", False), 1),
+            queue.time_control,
+        )
+        for i in range(4)
+    ]
+    runner = GameRunner("g", queue, seats, 99, DirectoryReplayWriter(tmp_path))
+    for index in range(4):
+        whole = bot_pb2.GameStarted(
+            game_id="g",
+            seat=index,
+            players=[bot_pb2.Player(seat=i, name=f"bot{i}") for i in range(4)],
+            rules=wire.rules_info(queue.rules, 4),
+            map=wire.map_info(runner.state.board),
+            queue="classic-4",
+            time_control=queue.time_control.to_pb(),
+            seed_commitment=runner.commitment,
+            observation=wire.observation(observe(runner.state, index)),
+        )
+        assert bot_pb2.ConnectResponse.FromString(runner.game_started(index)).game_started == whole
