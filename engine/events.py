@@ -168,6 +168,10 @@ def public_view(event: Event, seat: int | None) -> Event:
 
 def secret_holder(event: Event) -> int | None:
     """The one seat that sees ``event`` in full when ``public_view`` blanks it for everyone else."""
-    if isinstance(event, Drew | CardsTaken | MissionDealt | HeadquartersChosen):
+    if isinstance(event, _SECRET):
         return event.seat
     return None
+
+
+_SECRET = (Drew, CardsTaken, MissionDealt, HeadquartersChosen)
+"""A tuple, not a union: ``A | B`` builds a new union object on every call (this runs for every event)."""

@@ -253,9 +253,9 @@ def check_well_formed(action: Action, territories: int, cards: int) -> None:
             card ids in 0..cards-1; the message gives the valid range.
     """
     ids: tuple[int, ...] = ()
-    if isinstance(action, Claim | Place | ChooseHeadquarters):
+    if isinstance(action, _ONE_TERRITORY):
         ids = (action.territory,)
-    elif isinstance(action, Attack | Fortify):
+    elif isinstance(action, _TWO_TERRITORIES):
         ids = (action.source, action.target)
     elif isinstance(action, TradeCards):
         if action.bonus_territory != -1:
@@ -267,6 +267,11 @@ def check_well_formed(action: Action, territories: int, cards: int) -> None:
     for t in ids:
         if not _is_whole(t) or not 0 <= t < territories:
             raise MalformedActionError(f"{_name(action)}: territory ids are 0..{territories - 1}, got {t!r}")
+
+
+_ONE_TERRITORY = (Claim, Place, ChooseHeadquarters)
+_TWO_TERRITORIES = (Attack, Fortify)
+"""Tuples, not unions (``A | B`` builds a union object per call, and this runs for every decision)."""
 
 
 def _is_whole(value: object) -> bool:

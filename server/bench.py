@@ -18,7 +18,9 @@ Runs, each a fixed number of decisions (messages) after a fixed warm-up:
 2. echo, after each games run: a grpc.aio bidi stream on raw bytes, in its own process on the same core,
    answering every message with a pre-built payload of that run's mean DecisionRequest size; the same
    number of streams, each with as many messages in flight as the run had games per stream, each message
-   of the run's mean Decision size. The bar compares with this echo. A second echo answers the way the
+   of the run's mean Decision size. Runs 1 and 2 alternate ``--rounds`` times (the host's speed drifts
+   over minutes; alternating lets the drift favour neither), and the bar compares the mean decisions/s
+   with the echo's mean messages/s. A second echo answers the way the
    game does: as many messages per message as the bots read per decision (GameEvents to every seat, then
    the DecisionRequest), at the run's mean sizes, which shows what the protocol's shape alone costs.
 3. one bot: the practice queue of the two-player neutral game (one bot against the in-process house
@@ -44,6 +46,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import statistics
 import sys
 import tempfile
 import time
@@ -482,6 +485,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--queues", nargs="+", default=["classic-4", "classic-2"], help="default queues to fill in run 1"
     )
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="alternated game and echo runs per queue, averaged (default 2)"
+    )
     parser.add_argument("--streams", type=int, default=64, help="bot streams in run 1 (default 64)")
     parser.add_argument("--capacity", type=int, default=4, help="games per stream in run 1 (default 4)")
     parser.add_argument("--turn-cap", type=int, default=20, help="turn cap of the bench queues (default 20)")
@@ -509,23 +515,40 @@ def main(argv: list[str] | None = None) -> int:
             players = next(q.players for q in default_queues() if q.name == queue)
             profile = str(Path(args.profile) / f"{queue}.prof") if args.profile else ""
             spec = ServerSpec(queue, args.turn_cap, pair_cap=0, profile=profile)
-            games = game_run(spec, args.streams, args.capacity, warmup, measured, workdir)
             in_flight = max(1, args.capacity // players)
-            answers = round(games["answers"])
-            echo = echo_run("raw echo", args.streams, in_flight, games, 1, warmup, measured)
-            rows += [games, echo]
-            shaped = echo  # the game answers one message per decision, as the echo does
-            if answers > 1:
-                shaped = echo_run(
-                    f"raw echo, {answers} answers", args.streams, in_flight, games, answers, warmup, measured
+            game_rows: list[dict[str, Any]] = []
+            echo_rows: list[dict[str, Any]] = []
+            for _ in range(args.rounds):  # alternated, so a host that speeds up or slows down favours neither
+                game_rows.append(game_run(spec, args.streams, args.capacity, warmup, measured, workdir))
+                echo_rows.append(
+                    echo_run("raw echo", args.streams, in_flight, game_rows[-1], 1, warmup, measured)
                 )
-                rows.append(shaped)
-            print(table(rows[-3 if answers > 1 else -2 :]), flush=True)
+                rows += [game_rows[-1], echo_rows[-1]]
+                print(table(rows[-2:]), flush=True)
+            games_per_s = statistics.fmean(r["per_s"] for r in game_rows)
+            echo_per_s = statistics.fmean(r["per_s"] for r in echo_rows)
+            answers = round(game_rows[-1]["answers"])
+            shaped = ""
+            if answers > 1:
+                echo = echo_run(
+                    f"raw echo, {answers} answers",
+                    args.streams,
+                    in_flight,
+                    game_rows[-1],
+                    answers,
+                    warmup,
+                    measured,
+                )
+                rows.append(echo)
+                print(table(rows[-1:]), flush=True)
+                shaped = f"; {game_rows[-1]['per_s'] / echo['per_s']:.0%} of the echo answering like a game"
+            each = ", ".join(
+                f"{g['per_s'] / e['per_s']:.0%}" for g, e in zip(game_rows, echo_rows, strict=True)
+            )
             ratios.append(
-                f"{queue}: {games['per_s']:.0f} decisions/s = {games['per_s'] / echo['per_s']:.0%} of the "
-                f"raw echo stream's {echo['per_s']:.0f} messages/s (bar: >= 50%); "
-                f"{games['per_s'] / shaped['per_s']:.0%} of the echo answering like a game "
-                f"({answers} messages per decision: {shaped['per_s']:.0f}/s)"
+                f"{queue}: {games_per_s:.0f} decisions/s = {games_per_s / echo_per_s:.0%} of the raw echo "
+                f"stream's {echo_per_s:.0f} messages/s (bar: >= 50%; means of {args.rounds} alternated "
+                f"runs of each, by round: {each}){shaped}"
             )
         spec = ServerSpec("classic-2", args.turn_cap, house_opponents=("aggressive",))
         solo = game_run(spec, 1, 1, solo_warmup, solo_measured, workdir)

@@ -84,10 +84,10 @@ def _serialized_time_control(control: TimeControl) -> bytes:
     return control.to_pb().SerializeToString()
 
 
-def _observation(view: Observation, board: wire.PackedBoard) -> bytes:
-    """``view`` serialized, its board from the game's ``board``."""
+def _observation(view: Observation, arrays: wire.PublicArrays) -> bytes:
+    """``view`` serialized, its public arrays from the game's ``arrays``."""
     fields = wire.observation_fields(view)
-    return game_pb2.Observation(**fields).SerializeToString() + board.serialized(view.owners, view.armies)
+    return game_pb2.Observation(**fields).SerializeToString() + arrays.serialized(view)
 
 
 def decision_request(
@@ -95,7 +95,7 @@ def decision_request(
     request_id: int,
     state: GameState,
     legal: LegalActions,
-    board: wire.PackedBoard,
+    arrays: wire.PublicArrays,
     time_allowed_ms: int,
     timebank_ms: int,
     last_latency_ms: int,
@@ -103,12 +103,12 @@ def decision_request(
     events: Sequence[bytes] = (),
 ) -> bytes:
     """The serialized ConnectResponse with the DecisionRequest for the seat to act (pinned by the golden
-    fixtures in tests/server/golden). The game's board and the serialized ``events`` go in as they are
-    (``wire.DecisionRequestFrame``): only what differs between requests is built."""
+    fixtures in tests/server/golden). The game's public ``arrays`` and the serialized ``events`` go in as
+    they are (``wire.DecisionRequestFrame``): only what differs between requests is built."""
     request = wire.DecisionRequestFrame(
         game_id=game_id,
         request_id=request_id,
-        observation=_observation(observe(state, state.to_act), board),
+        observation=_observation(observe(state, state.to_act), arrays),
         legal=wire.legal_fields(legal),  # a dict for a message field is built in place, not copied in
         time_allowed_ms=time_allowed_ms,
         timebank_ms=timebank_ms,
@@ -175,7 +175,7 @@ class GameRunner:
         self._log_start = 0
         self._own_views: dict[int, tuple[int, bytes]] = {}
         """sequence -> (seat, its own view) for the logged events that hide something from the others."""
-        self._board = wire.PackedBoard()
+        self._arrays = wire.PublicArrays()
         self._events_turn = 0
         """The turn when GameEvents were last sent to the seats not being asked (once per turn)."""
         self._stopping = False
@@ -326,7 +326,7 @@ class GameRunner:
             request_id,
             self.state,
             legal,
-            self._board,
+            self._arrays,
             time_allowed_ms=max(0, allowed - elapsed_ms),
             timebank_ms=max(0, seat.clock.timebank_ms - max(0, elapsed_ms - allowed)),
             last_latency_ms=seat.last_latency_ms,
@@ -504,7 +504,7 @@ class GameRunner:
             queue=self.queue.name,
             time_control=_serialized_time_control(self.queue.time_control),
             seed_commitment=self.commitment,
-            observation=_observation(observe(self.state, index), self._board),
+            observation=_observation(observe(self.state, index), self._arrays),
         )
         return cast(bytes, wire.ResponseFrame(game_started=started.SerializeToString()).SerializeToString())
 

@@ -47,8 +47,8 @@ def phase_to_pb(phase: Phase) -> pb.Phase.ValueType:
     return cast(pb.Phase.ValueType, int(phase) + 1)
 
 
-def status_to_pb(status: PlayerStatus) -> pb.PlayerStatus.ValueType:
-    return cast(pb.PlayerStatus.ValueType, int(status) + 1)
+def statuses_to_pb(statuses: tuple[PlayerStatus, ...]) -> list[pb.PlayerStatus.ValueType]:
+    return [cast(pb.PlayerStatus.ValueType, int(s) + 1) for s in statuses]
 
 
 def map_info(board: Board) -> pb.MapInfo:
@@ -121,24 +121,26 @@ def _missions(rules: Rules, seats: int, board: Board) -> list[pb.Mission]:
 
 
 def observation(obs: Observation) -> pb.Observation:
-    return pb.Observation(**observation_fields(obs), owners=obs.owners, armies=obs.armies)
+    return pb.Observation(
+        **observation_fields(obs),
+        owners=obs.owners,
+        armies=obs.armies,
+        hand_sizes=obs.hand_sizes,
+        statuses=statuses_to_pb(obs.statuses),
+    )
 
 
 def observation_fields(obs: Observation) -> dict[str, Any]:
-    """The Observation's fields but the board (``owners`` and ``armies``, see ``PackedBoard``), for
-    building it in place. Zeros and empty sequences are left out, as proto3 leaves them unset anyway:
-    upb charges for each one handed to it, and these fields go with every request."""
+    """The Observation's fields but its public arrays (``PublicArrays``), for building it in place. Zeros
+    and empty sequences are left out, as proto3 leaves them unset anyway: upb charges for each one handed
+    to it, and these fields go with every request."""
     if obs.pending_attack:
         source, target, count = obs.pending_attack
     elif obs.pending_occupy:
         source, target, count = obs.pending_occupy
     else:
         source, target, count = -1, -1, 0
-    fields: dict[str, Any] = {
-        "phase": phase_to_pb(obs.phase),
-        "hand_sizes": obs.hand_sizes,
-        "statuses": [status_to_pb(s) for s in obs.statuses],
-    }
+    fields: dict[str, Any] = {"phase": phase_to_pb(obs.phase)}
     if obs.to_act:
         fields["to_act"] = obs.to_act
     if obs.turn:
@@ -170,36 +172,53 @@ def observation_fields(obs: Observation) -> dict[str, Any]:
     return fields
 
 
-class PackedBoard:
-    """One game's board (``owners``, ``armies``) as a serialized Observation holding only those two packed
-    arrays, patched where they changed since it was last asked for. Building them from Python ints costs
-    upb ~300 instructions an int (84 on the classic map, for every DecisionRequest); a decision changes
-    two or three, and patching those and serializing costs a fifth of building them all."""
+class PublicArrays:
+    """The arrays of one game's Observations that every seat sees alike (``owners``, ``armies``,
+    ``hand_sizes``, ``statuses``), kept as a serialized Observation holding only them and patched where
+    they changed since last asked for. Building them from Python ints costs upb ~300 instructions an int
+    (92 in a classic 4-player game, for every DecisionRequest); a decision changes two or three."""
 
     def __init__(self) -> None:
         self._message = pb.Observation()
         self._owners: tuple[int, ...] = ()
         self._armies: tuple[int, ...] = ()
+        self._hand_sizes: tuple[int, ...] = ()
+        self._statuses: tuple[PlayerStatus, ...] = ()
         self._serialized = b""
 
-    def serialized(self, owners: tuple[int, ...], armies: tuple[int, ...]) -> bytes:
-        if owners != self._owners or armies != self._armies:
-            if len(owners) != len(self._owners):  # the first call
-                self._message = pb.Observation(owners=owners, armies=armies)
+    def serialized(self, obs: Observation) -> bytes:
+        """``obs``'s public arrays, serialized."""
+        message = self._message
+        changed = False
+        if obs.owners != self._owners or obs.armies != self._armies:
+            if len(obs.owners) != len(self._owners):  # the first call
+                message.owners.extend(obs.owners)
+                message.armies.extend(obs.armies)
             else:
-                _patch(self._owners, owners, self._message.owners)
-                _patch(self._armies, armies, self._message.armies)
-            self._owners, self._armies = owners, armies
-            self._serialized = self._message.SerializeToString()
+                _patch(self._owners, obs.owners, message.owners)
+                _patch(self._armies, obs.armies, message.armies)
+            self._owners, self._armies = obs.owners, obs.armies
+            changed = True
+        if obs.hand_sizes != self._hand_sizes:
+            message.ClearField("hand_sizes")
+            message.hand_sizes.extend(obs.hand_sizes)
+            self._hand_sizes = obs.hand_sizes
+            changed = True
+        if obs.statuses != self._statuses:
+            message.ClearField("statuses")
+            message.statuses.extend(statuses_to_pb(obs.statuses))
+            self._statuses = obs.statuses
+            changed = True
+        if changed:
+            self._serialized = message.SerializeToString()
         return self._serialized
 
 
 def _patch(before: tuple[int, ...], now: tuple[int, ...], field: Any) -> None:
     """Set the items of the repeated ``field``, equal to ``before``, that differ in ``now``."""
-    if now != before:
-        for i in range(len(now)):
-            if now[i] != before[i]:
-                field[i] = now[i]
+    for i in range(len(now)):
+        if now[i] != before[i]:
+            field[i] = now[i]
 
 
 def _twin(message: Descriptor, as_bytes: tuple[str, ...]) -> Any:
@@ -399,8 +418,9 @@ def event_to_pb(event: ev.Event, sequence: int) -> pb.GameEvent:
         )
     # The event's fields as a dict: the sub-message is built in place, not built and then copied in
     # (protobuf's constructors take a dict for a message field; the stubs don't say so).
-    # dict(zip(...)) is NamedTuple._asdict() without its Python-level call.
-    values = dict(zip(event._fields, event, strict=True))
+    # dict(zip(...)) is NamedTuple._asdict() without its Python-level call (and without strict=True,
+    # whose keyword parsing cost more than the rest: a NamedTuple's values always match its fields).
+    values = dict(zip(event._fields, event))  # noqa: B905
     fields: dict[str, Any] = {"sequence": sequence, _EVENT_FIELDS[type(event)]: values}
     return pb.GameEvent(**fields)
 

@@ -15,7 +15,7 @@ from google.protobuf import json_format
 from conquest.v1 import bot_pb2
 from engine import Phase, aggressive_policy, new_game, preset
 from server.runner import decision_request
-from server.wire import PackedBoard
+from server.wire import PublicArrays
 
 GOLDEN = Path(__file__).parent / "golden"
 SEED = 20261122
@@ -39,7 +39,7 @@ def golden_requests() -> dict[str, str]:
             if name not in found:
                 legal = state.legal_actions()
                 serialized = decision_request(
-                    "golden-game", step, state, legal, PackedBoard(), 1000, 10_000, 12, 1
+                    "golden-game", step, state, legal, PublicArrays(), 1000, 10_000, 12, 1
                 )
                 message = bot_pb2.ConnectResponse.FromString(serialized)
                 found[name] = json_format.MessageToJson(message, indent=2, sort_keys=True) + "\n"

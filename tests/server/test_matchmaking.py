@@ -11,7 +11,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from server.pairing import MatchPolicy, PairingHistory, Waiting, pick_table, window
+from server.pairing import MatchPolicy, PairingHistory, Waiting, pick_table, seat_order, window
 from server.storage.ratings import Skill
 
 
@@ -227,3 +227,14 @@ def test_history_forgets_beyond_its_memory() -> None:
     assert history.met("a", "b") == 3
     history.record(["c", "d"])
     assert (history.met("a", "b"), history.recent_games("a"), history.met("c", "d")) == (2, 2, 1)
+
+
+def test_seat_order_breaks_ties_at_random_and_never_picks_a_worse_order() -> None:
+    """docs/matchmaking.md: ties between equally rotated orders are broken at random (equal histories
+    still get a random order); an order that repeats a played seat is never chosen over one that doesn't."""
+    rng = random.Random(3)
+    assert len({tuple(seat_order(list("abcd"), {}, rng)) for _ in range(500)}) == 24
+    played = {"a": Counter({0: 1}), "b": Counter({1: 1})}
+    for _ in range(100):
+        order = seat_order(list("abc"), played, rng)
+        assert order[0] != "a" and order[1] != "b"

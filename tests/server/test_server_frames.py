@@ -8,8 +8,8 @@ import pytest
 from google.protobuf.descriptor import FieldDescriptor
 
 from conquest.v1 import bot_pb2, game_pb2
-from engine import new_game, preset, random_policy
-from engine.observe import observe
+from engine import PlayerStatus, new_game, preset, random_policy
+from engine.observe import Observation, observe
 from server import wire
 from server.app import serialize_response
 from server.config import default_queues
@@ -50,11 +50,11 @@ def test_a_frame_has_its_messages_fields_with_the_put_in_ones_as_bytes(frame, me
 )
 def test_every_request_of_a_game_parses_as_the_request_built_whole(rules):
     """Issue 3: "DecisionRequest (request id, phase, the seat's observation, the legal actions, ...)".
-    One PackedBoard patched through a whole game, events carried serialized: every request still
+    One PublicArrays patched through a whole game, events carried serialized: every request still
     parses to exactly the DecisionRequest built field by field from the same state."""
     seats = 2 if rules.endswith("two_player") else 4
     state, _ = new_game(preset(rules), seats, 7)
-    board = wire.PackedBoard()
+    arrays = wire.PublicArrays()
     policy = random_policy(random.Random(7))
     events: list[game_pb2.GameEvent] = []
     for request_id in range(1, 400):
@@ -62,7 +62,7 @@ def test_every_request_of_a_game_parses_as_the_request_built_whole(rules):
             break
         legal = state.legal_actions()
         sent = decision_request(
-            "g", request_id, state, legal, board, 900, 8_000, 5, 1, [e.SerializeToString() for e in events]
+            "g", request_id, state, legal, arrays, 900, 8_000, 5, 1, [e.SerializeToString() for e in events]
         )
         whole = bot_pb2.ConnectResponse(
             decision_request=bot_pb2.DecisionRequest(
@@ -80,19 +80,36 @@ def test_every_request_of_a_game_parses_as_the_request_built_whole(rules):
         assert bot_pb2.ConnectResponse.FromString(sent) == whole, f"request {request_id} differs"
         applied = state.apply(policy(state))
         events = [wire.event_to_pb(e, request_id) for e in applied[:3]]
-    assert request_id > 50  # the board was patched many times over
+    assert request_id > 50  # the arrays were patched many times over
 
 
-def test_a_packed_board_follows_every_change_and_reuses_its_bytes_when_none():
-    board = wire.PackedBoard()
-    owners, armies = (0, 1, 2, 0), (3, 1, 1, 7)
-    first = board.serialized(owners, armies)
-    assert game_pb2.Observation.FromString(first) == game_pb2.Observation(owners=owners, armies=armies)
-    assert board.serialized((0, 1, 2, 0), (3, 1, 1, 7)) is first  # unchanged: not serialized again
-    patched = game_pb2.Observation.FromString(board.serialized((0, 1, 0, 0), (3, 1, 200, 1)))
-    assert (list(patched.owners), list(patched.armies)) == ([0, 1, 0, 0], [3, 1, 200, 1])
-    patched = game_pb2.Observation.FromString(board.serialized((0, 1, 0, 0), (3, 2, 200, 1)))
-    assert (list(patched.owners), list(patched.armies)) == ([0, 1, 0, 0], [3, 2, 200, 1])
+def test_public_arrays_follow_every_change_and_reuse_their_bytes_when_none():
+    state, _ = new_game(preset("classic"), 4, 3)
+    arrays = wire.PublicArrays()
+    view = observe(state, 0)
+
+    def parsed(view: Observation) -> game_pb2.Observation:
+        return game_pb2.Observation.FromString(arrays.serialized(view))
+
+    def expected(view: Observation) -> game_pb2.Observation:
+        whole = wire.observation(view)
+        return game_pb2.Observation(
+            owners=whole.owners, armies=whole.armies, hand_sizes=whole.hand_sizes, statuses=whole.statuses
+        )
+
+    first = arrays.serialized(view)
+    assert parsed(view) == expected(view)
+    assert arrays.serialized(observe(state, 1)) is first  # unchanged: not serialized again
+    owners, armies = list(view.owners), list(view.armies)
+    owners[5], armies[5], armies[41] = (owners[5] + 1) % 4, 200, 1
+    changed = view._replace(
+        owners=tuple(owners),
+        armies=tuple(armies),
+        hand_sizes=(0, 3, 0, 1),
+        statuses=(PlayerStatus.ALIVE, PlayerStatus.ELIMINATED, PlayerStatus.ALIVE, PlayerStatus.ALIVE),
+    )
+    assert parsed(changed) == expected(changed)
+    assert parsed(view) == expected(view)  # and back
 
 
 def test_the_stream_sends_frames_as_they_are_and_serializes_messages():
