@@ -519,14 +519,14 @@ class GameRunner:
         for sequence, event in enumerate(events, first):
             holder = secret_holder(event)
             if holder is None:
-                shared.append(wire.event_to_pb(event, sequence))
+                shared.append(wire.serialized_event(event, sequence))
                 continue
             # That seat sees its own cards or choice, the others see blanks.
-            shared.append(wire.event_to_pb(public_view(event, None), sequence))
-            self._own_views[sequence] = (holder, wire.event_to_pb(event, sequence).SerializeToString())
-        self._log.extend([event.SerializeToString() for event in shared])
+            shared.append(wire.serialized_event(public_view(event, None), sequence))
+            self._own_views[sequence] = (holder, wire.serialized_event(event, sequence))
+        self._log.extend(shared)
         for spectator, start in self._spectators.items():
-            unseen = shared if start <= first else [e for e in shared if e.sequence >= start]
+            unseen = [game_pb2.GameEvent.FromString(e) for e in shared[max(0, start - first) :]]
             if unseen:
                 spectator.put_nowait(
                     arena_pb2.WatchGameResponse(

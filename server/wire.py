@@ -411,18 +411,49 @@ def action_to_pb(action: Action) -> pb.Action:
 
 def event_to_pb(event: ev.Event, sequence: int) -> pb.GameEvent:
     """A GameEvent; pass events through ``engine.events.public_view`` first to hide cards."""
+    return pb.GameEvent.FromString(serialized_event(event, sequence))
+
+
+def serialized_event(event: ev.Event, sequence: int) -> bytes:
+    """``event_to_pb(event, sequence)`` serialized: the runner sends events only as bytes. Built from two
+    serialized parts, each made once (two serialized messages with no field in common concatenate to the
+    message with the fields of both): the sequence number, and the event, which most often recurs
+    (claims, placements, move-ins, turn ends: about two events in three come from ``_EVENT_BODIES``)."""
+    number = _SEQUENCES.get(sequence)
+    if number is None:
+        number = pb.GameEvent(sequence=sequence).SerializeToString()
+        if sequence < SEQUENCES_KEPT:
+            _SEQUENCES[sequence] = number
+    key = (type(event), event)  # equal tuples of two event types are two entries
+    body = _EVENT_BODIES.get(key)
+    if body is None:
+        if len(_EVENT_BODIES) >= EVENT_BODIES_KEPT:
+            _EVENT_BODIES.clear()
+        body = _EVENT_BODIES[key] = _event_body(event)
+    return number + body
+
+
+EVENT_BODIES_KEPT = 4096
+_EVENT_BODIES: dict[tuple[type, ev.Event], bytes] = {}
+"""(event type, event) -> a GameEvent holding the event and no sequence number, serialized."""
+SEQUENCES_KEPT = 20_000
+_SEQUENCES: dict[int, bytes] = {}
+"""sequence number -> a GameEvent holding only that sequence number, serialized (dicts, not lists: the
+arena's replay views may call in from another thread, and a dict entry is written whole or not at all)."""
+
+
+def _event_body(event: ev.Event) -> bytes:
     if isinstance(event, ev.FirstPlayerRolled):
         flat = [die for round_ in event.rolls for die in round_]
-        return pb.GameEvent(
-            sequence=sequence, first_player_rolled=pb.FirstPlayerRolledEvent(rolls=flat, seat=event.seat)
-        )
+        first = pb.FirstPlayerRolledEvent(rolls=flat, seat=event.seat)
+        return pb.GameEvent(first_player_rolled=first).SerializeToString()
     # The event's fields as a dict: the sub-message is built in place, not built and then copied in
     # (protobuf's constructors take a dict for a message field; the stubs don't say so).
     # dict(zip(...)) is NamedTuple._asdict() without its Python-level call (and without strict=True,
     # whose keyword parsing cost more than the rest: a NamedTuple's values always match its fields).
     values = dict(zip(event._fields, event))  # noqa: B905
-    fields: dict[str, Any] = {"sequence": sequence, _EVENT_FIELDS[type(event)]: values}
-    return pb.GameEvent(**fields)
+    fields: dict[str, Any] = {_EVENT_FIELDS[type(event)]: values}
+    return pb.GameEvent(**fields).SerializeToString()
 
 
 _EVENT_FIELDS: dict[type, str] = {

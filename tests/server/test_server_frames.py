@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
 
 from conquest.v1 import bot_pb2, game_pb2
 from engine import PlayerStatus, new_game, preset, random_policy
+from engine.events import Event
 from engine.observe import Observation, observe
 from server import wire
 from server.app import serialize_response
@@ -148,3 +150,24 @@ def test_game_started_parses_as_the_message_built_whole(tmp_path):
             observation=wire.observation(observe(runner.state, index)),
         )
         assert bot_pb2.ConnectResponse.FromString(runner.game_started(index)).game_started == whole
+
+
+@pytest.mark.parametrize("rules", ["classic", "capital", "secret_mission", "allied_two_player"])
+def test_every_event_parses_as_the_event_built_whole(rules):
+    """Issue 3: "public game events (rolls, captures, eliminations, card counts)": each event serialized
+    from its cached message parses to the GameEvent built field by field, the first time and when the
+    same event comes again."""
+    seats = 2 if rules.endswith("two_player") else 4
+    state, events = new_game(preset(rules), seats, 11)
+    policy = random_policy(random.Random(11))
+    seen: list[Event] = list(events)
+    while not state.is_over() and len(seen) < 3000:
+        seen += state.apply(policy(state))
+    for sequence, event in enumerate(seen):
+        kind = re.sub(r"(?<!^)([A-Z])", r"_\1", type(event).__name__).lower()
+        values = dict(zip(event._fields, event, strict=True))
+        if kind == "first_player_rolled":
+            values["rolls"] = [die for round_ in event.rolls for die in round_]
+        whole = game_pb2.GameEvent(sequence=sequence, **{kind: values})
+        for _ in range(2):
+            assert game_pb2.GameEvent.FromString(wire.serialized_event(event, sequence)) == whole, event
