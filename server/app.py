@@ -45,17 +45,18 @@ class BotService:
     async def Connect(
         self,
         request_iterator: AsyncIterator[bot_pb2.ConnectRequest],
-        context: grpc.aio.ServicerContext[bot_pb2.ConnectRequest, bot_pb2.ConnectResponse],
-    ) -> AsyncIterator[Outgoing]:
+        context: grpc.aio.ServicerContext[bot_pb2.ConnectRequest, Outgoing],
+    ) -> None:
+        # A coroutine writing with context.write (gRPC's reader/writer API), not an async generator that
+        # gRPC iterates: one hop less per message sent.
         requests = aiter(request_iterator)
         opened = self.lobby.open_session(await anext(requests, None))
         if isinstance(opened, bot_pb2.Error):
-            yield bot_pb2.ConnectResponse(error=opened)
+            await context.write(bot_pb2.ConnectResponse(error=opened))
             return
         reader = asyncio.create_task(self._read(opened, requests))
         try:
-            while (message := await opened.outbox.get()) is not None:
-                yield message
+            await opened.drain(context.write)
         finally:
             reader.cancel()
             self.lobby.close_session(opened)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -113,6 +114,11 @@ class Session:
         if not self.closed:
             self.outbox.put(None)
             self.closed = True
+
+    async def drain(self, write: Callable[[Outgoing], Awaitable[None]]) -> None:
+        """Write what is sent to the stream, in order, until ``close``."""
+        while (message := await self.outbox.get()) is not None:
+            await write(message)
 
     def free_slots(self) -> int:
         return self.capacity - len(self.games)

@@ -180,6 +180,8 @@ class PublicArrays:
 
     def __init__(self) -> None:
         self._message = pb.Observation()
+        self._owner_field = self._message.owners  # kept: looking a repeated field up costs ~1k instructions
+        self._army_field = self._message.armies
         self._owners: tuple[int, ...] = ()
         self._armies: tuple[int, ...] = ()
         self._hand_sizes: tuple[int, ...] = ()
@@ -188,34 +190,35 @@ class PublicArrays:
 
     def serialized(self, obs: Observation) -> bytes:
         """``obs``'s public arrays, serialized."""
-        message = self._message
         changed = False
-        if obs.owners != self._owners or obs.armies != self._armies:
-            if len(obs.owners) != len(self._owners):  # the first call
-                message.owners.extend(obs.owners)
-                message.armies.extend(obs.armies)
-            else:
-                _patch(self._owners, obs.owners, message.owners)
-                _patch(self._armies, obs.armies, message.armies)
-            self._owners, self._armies = obs.owners, obs.armies
+        if obs.owners != self._owners:
+            _patch(self._owners, obs.owners, self._owner_field)
+            self._owners = obs.owners
+            changed = True
+        if obs.armies != self._armies:
+            _patch(self._armies, obs.armies, self._army_field)
+            self._armies = obs.armies
             changed = True
         if obs.hand_sizes != self._hand_sizes:
-            message.ClearField("hand_sizes")
-            message.hand_sizes.extend(obs.hand_sizes)
+            self._message.ClearField("hand_sizes")
+            self._message.hand_sizes.extend(obs.hand_sizes)
             self._hand_sizes = obs.hand_sizes
             changed = True
         if obs.statuses != self._statuses:
-            message.ClearField("statuses")
-            message.statuses.extend(statuses_to_pb(obs.statuses))
+            self._message.ClearField("statuses")
+            self._message.statuses.extend(statuses_to_pb(obs.statuses))
             self._statuses = obs.statuses
             changed = True
         if changed:
-            self._serialized = message.SerializeToString()
+            self._serialized = self._message.SerializeToString()
         return self._serialized
 
 
 def _patch(before: tuple[int, ...], now: tuple[int, ...], field: Any) -> None:
-    """Set the items of the repeated ``field``, equal to ``before``, that differ in ``now``."""
+    """Make the repeated ``field``, equal to ``before``, equal ``now``: set the items that differ."""
+    if len(before) != len(now):  # the first call
+        field.extend(now)
+        return
     for i in range(len(now)):
         if now[i] != before[i]:
             field[i] = now[i]
