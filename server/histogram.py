@@ -7,13 +7,15 @@ observed now and then but not for two per decision on the event loop's one threa
 
 from __future__ import annotations
 
-from bisect import bisect_left
-
 
 def bucket(bounds: tuple[float, ...], value: float) -> int:
     """The index of the bucket ``value`` falls in, as Prometheus counts it (the first bound it does not
-    exceed); ``len(bounds)`` for a value above the last bound."""
-    return bisect_left(bounds, value)
+    exceed); ``len(bounds)`` for a value above the last bound. A compiled scan of a dozen floats: cheaper
+    than calling ``bisect`` (a Python call comparing boxed floats), and most values fall in the first few."""
+    for index, bound in enumerate(bounds):
+        if value <= bound:
+            return index
+    return len(bounds)
 
 
 class Buckets:

@@ -4,6 +4,7 @@ after a game")."""
 from __future__ import annotations
 
 import asyncio
+import bisect
 import random
 import re
 import urllib.request
@@ -16,6 +17,7 @@ from raw_client import seat_three
 from conftest import FAST
 from engine import Claim
 from server.clock import SeatClock
+from server.histogram import bucket
 from server.metrics import ROUND_TRIP_BUCKETS, Metrics
 from server.seats import RemoteSeat
 
@@ -123,3 +125,13 @@ def test_the_per_decision_histograms_export_count_sum_and_inf_as_prometheus_hist
     )
     with pytest.raises(ValueError, match="takes labels"):
         metrics.decision_round_trip.labels("attack", "extra")
+
+
+def test_a_value_falls_in_the_first_bucket_whose_bound_it_does_not_exceed() -> None:
+    """Prometheus's `le` buckets: a value on a bound counts in that bound's bucket; above the last, in
+    the extra one. Checked on the bounds themselves, between them and beyond them."""
+    bounds = ROUND_TRIP_BUCKETS
+    values = [0.0, *bounds, *(b * 1.0001 for b in bounds), *(b * 0.9999 for b in bounds), 1e9]
+    for value in values:
+        assert bucket(bounds, value) == bisect.bisect_left(bounds, value), value
+    assert bucket(bounds, bounds[3]) == 3 and bucket(bounds, bounds[-1] * 2) == len(bounds)
