@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import time
 from collections.abc import AsyncIterator
 
 import grpc
@@ -28,6 +27,7 @@ from server.dashboard import start_dashboard
 from server.lobby import Lobby
 from server.metrics import Metrics
 from server.replays import DatabaseReplayWriter, DirectoryReplayWriter, ReplayWriters
+from server.runner import read_stream
 from server.session import Outgoing, Session
 from server.storage import Store
 from server.storage.auth import StoreAuthenticator, StoreRatings
@@ -63,8 +63,7 @@ class BotService:
 
     async def _read(self, session: Session, requests: AsyncIterator[bot_pb2.ConnectRequest]) -> None:
         try:
-            async for request in requests:
-                self.lobby.handle(session, request, time.monotonic())
+            await read_stream(requests, session, self.lobby.runners, self.lobby.handle)
         except grpc.aio.AioRpcError:
             pass  # the client went away; the stream's end is handled below
         finally:

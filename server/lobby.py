@@ -21,7 +21,7 @@ from server.matchmaker import Matchmaker
 from server.metrics import Metrics
 from server.pairing import LADDER, MatchPolicy
 from server.replays import ReplayWriter
-from server.runner import GameRunner
+from server.runner import GameRunner, route_decision
 from server.seats import HouseSeat, RemoteSeat, Seat, house_seats
 from server.session import Authenticator, HelloError, PracticeAuthenticator, Session, check_hello
 from server.storage.auth import StoreRatings
@@ -160,9 +160,7 @@ class Lobby:
         kind = request.WhichOneof("message")
         if kind == "decision":
             decision = request.decision
-            seat = session.games.get(decision.game_id)
-            runner = self.runners.get(decision.game_id)
-            if seat is None or runner is None:
+            if not route_decision(session.games, self.runners, decision, received_at):
                 self.metrics.rejections.labels("not_your_game").inc()
                 mine = ", ".join(session.games) or "none"
                 session.error(
@@ -170,8 +168,6 @@ class Lobby:
                     f"you have no seat in game {decision.game_id!r}; your games: {mine}",
                     game_id=decision.game_id,
                 )
-                return
-            runner.submit(seat, decision, received_at)
         elif kind in ("join_queue", "leave_queue"):
             joining = kind == "join_queue"
             name = request.join_queue.queue if joining else request.leave_queue.queue

@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import functools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
 from typing import cast
 
@@ -40,7 +40,7 @@ from server.config import QueueConfig, TimeControl
 from server.metrics import Metrics
 from server.replays import GameRecord, ReplayWriter, seed_commitment
 from server.seats import Connection, HouseSeat, RemoteSeat, Seat
-from server.session import Outgoing
+from server.session import Outgoing, Session
 from server.storage import GameResult, SeatOutcome, SeatResult
 
 ANNOTATION_LIMIT = 200
@@ -632,3 +632,34 @@ class GameRunner:
 def seat_send(seat: Seat, message: Outgoing) -> None:
     if isinstance(seat, RemoteSeat):
         seat.send(message)
+
+
+def route_decision(
+    games: dict[str, int], runners: dict[str, GameRunner], decision: bot_pb2.Decision, received_at: float
+) -> bool:
+    """Hand ``decision`` to its game as from the seat the bot holds there (``games``: game id -> seat);
+    False, and nothing handed on, when the bot holds no seat in that game."""
+    game_id = decision.game_id
+    seat = games.get(game_id)
+    runner = runners.get(game_id)
+    if seat is None or runner is None:
+        return False
+    runner.submit(seat, decision, received_at)
+    return True
+
+
+async def read_stream(
+    requests: AsyncIterator[bot_pb2.ConnectRequest],
+    session: Session,
+    runners: dict[str, GameRunner],
+    handle: Callable[[Session, bot_pb2.ConnectRequest, float], None],
+) -> None:
+    """Read a bot's stream to its end: each Decision straight to its game, the rest (and a Decision for
+    no game of the bot's) to ``handle`` (the lobby), with the ``time.monotonic()`` it was received at.
+    Compiled, as it runs for every decision."""
+    async for request in requests:
+        received_at = time.monotonic()
+        if request.WhichOneof("message") != "decision" or not route_decision(
+            session.games, runners, request.decision, received_at
+        ):
+            handle(session, request, received_at)
