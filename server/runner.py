@@ -13,7 +13,6 @@ import functools
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
-from typing import cast
 
 import structlog
 
@@ -116,7 +115,7 @@ def decision_request(
         strikes=strikes,
         events=events,
     )
-    return cast(bytes, wire.ResponseFrame(decision_request=request.SerializeToString()).SerializeToString())
+    return wire.serialized_response("decision_request", request)
 
 
 def seat_outcome(state: GameState, seat: int, forfeit: Outcome.ValueType | None) -> Outcome.ValueType:
@@ -506,7 +505,7 @@ class GameRunner:
             seed_commitment=self.commitment,
             observation=_observation(observe(self.state, index), self._arrays),
         )
-        return cast(bytes, wire.ResponseFrame(game_started=started.SerializeToString()).SerializeToString())
+        return wire.serialized_response("game_started", started)
 
     def _record_events(self, events: list[Event]) -> None:
         """Log ``events`` for the seats (sent in their next DecisionRequest or GameEvents) and send them
@@ -556,7 +555,7 @@ class GameRunner:
                 and (seat.connection.live_events or not live)
             ):
                 batch = wire.GameEventsFrame(game_id=self.game_id, events=self._unsent_events(index, seat))
-                seat.send(wire.ResponseFrame(game_events=batch.SerializeToString()).SerializeToString())
+                seat.send(wire.serialized_response("game_events", batch))
         self._forget_sent_events()
 
     def _forget_sent_events(self) -> None:

@@ -259,6 +259,12 @@ GameEventsFrame = _twin(bot_pb2.GameEvents.DESCRIPTOR, ("events",))
 """GameEvents with each GameEvent put in serialized."""
 
 
+def serialized_response(kind: str, frame: Any) -> bytes:
+    """The serialized ConnectResponse whose ``kind`` ("game_started", "decision_request" or
+    "game_events") is ``frame``, a frame of that message."""
+    return cast(bytes, ResponseFrame(**{kind: frame.SerializeToString()}).SerializeToString())
+
+
 def legal_actions(legal: LegalActions) -> pb.LegalActions:
     return pb.LegalActions(**legal_fields(legal))
 
