@@ -1,8 +1,8 @@
-"""A one-reader mailbox: what a game or a stream has not read yet, and the reader's wait for more.
+"""Hand-offs between tasks: a stream's send queue (``Mailbox``) and a game's wake-up (``Alarm``).
 
-Cheaper per message than ``asyncio.Queue`` (no putters, no task counting, no loop lookup per call) on the
-two paths every decision takes: a Decision to its game (``RemoteSeat``), a message to its stream
-(``Session``).
+Both are cheaper per message than their asyncio counterparts (``asyncio.Queue``, ``asyncio.Event`` plus
+``asyncio.wait_for``): no putters, no task counting, no loop lookup per call, and no timer per wait. They
+sit on the paths every decision takes.
 """
 
 from __future__ import annotations
@@ -16,17 +16,14 @@ T = TypeVar("T")
 
 
 class Mailbox(Generic[T]):
+    """What one reader has not read yet, and its wait for more."""
+
     def __init__(self) -> None:
         self._items: deque[T] = deque()
         self._waiter: asyncio.Future[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         """The reader's loop, looked up once: ``asyncio.get_running_loop()`` costs a getpid() system call
-        on every call (CPython 3.11 checks for a fork), and a reader waits once or twice per decision."""
-        self._alarm: asyncio.TimerHandle | None = None
-        """Wakes the reader at ``_alarm_at``. Kept when an item comes first: the next wait reuses it if it
-        rings no later than that wait's ``until`` (an early ring only makes the reader wait again), so a
-        game's seat sets a timer every few seconds, not per decision (a timer costs ~3 us on uvloop)."""
-        self._alarm_at = 0.0
+        on every call (CPython 3.11 checks for a fork)."""
 
     def put(self, item: T) -> None:
         self._items.append(item)
@@ -34,24 +31,12 @@ class Mailbox(Generic[T]):
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    async def get(self, until: float | None = None) -> T:
-        """The oldest item, waiting for one until ``until`` (``time.monotonic()``, the event loop's clock)
-        at the latest, or for as long as it takes (None).
-
-        Raises:
-            TimeoutError: nothing came by ``until``.
-        """
+    async def get(self) -> T:
+        """The oldest item, waiting for one as long as it takes."""
         while not self._items:
-            if until is not None and time.monotonic() >= until:
-                raise TimeoutError
             loop = self._loop
             if loop is None:
                 loop = self._loop = asyncio.get_running_loop()
-            if until is not None and (self._alarm is None or self._alarm_at > until):
-                if self._alarm is not None:
-                    self._alarm.cancel()
-                self._alarm = loop.call_at(until, self._ring)
-                self._alarm_at = until
             self._waiter = waiter = loop.create_future()
             try:
                 await waiter
@@ -59,8 +44,67 @@ class Mailbox(Generic[T]):
                 self._waiter = None
         return self._items.popleft()
 
-    def _ring(self) -> None:
-        self._alarm = None
+
+class Alarm:
+    """One task's sleep until it is woken (``wake``) or a time comes, whichever is first.
+
+    The waiter re-checks what it waits for after every wait: a wait may end early (a wake for something
+    else, or the ring of a timer kept for an earlier time), never late.
+    """
+
+    def __init__(self) -> None:
+        self._waiter: asyncio.Future[None] | None = None
+        self._woken = False
+        """``wake`` came while nobody waited: the next wait returns at once."""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        """Rings at ``_timer_at``. Kept when a wait ends first: the next wait reuses it if it rings no later
+        than that wait's ``until``, so a game sets a timer every few seconds, not per decision (a timer
+        costs ~3 us on uvloop)."""
+        self._timer_at = 0.0
+
+    def wake(self) -> None:
         waiter = self._waiter
-        if waiter is not None and not waiter.done():
+        if waiter is None:
+            self._woken = True
+        elif not waiter.done():
             waiter.set_result(None)
+
+    def wake_by(self, until: float) -> None:
+        """Make a wait in progress end by ``until`` (``time.monotonic()``) at the latest."""
+        if self._waiter is not None and (self._timer is None or self._timer_at > until):
+            self._set_timer(until)
+
+    async def wait(self, until: float) -> None:
+        """Return when woken, or at ``until`` (``time.monotonic()``, the event loop's clock)."""
+        if self._woken:
+            self._woken = False
+            return
+        if time.monotonic() >= until:
+            return
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        if self._timer is None or self._timer_at > until:
+            self._set_timer(until)
+        self._waiter = waiter = loop.create_future()
+        try:
+            await waiter
+        finally:
+            self._waiter = None
+
+    def _set_timer(self, until: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        self._timer = loop.call_at(until, self._ring)
+        self._timer_at = until
+
+    def _ring(self) -> None:
+        if time.monotonic() < self._timer_at:  # the loop's clock is coarser (uvloop: milliseconds)
+            self._set_timer(self._timer_at)
+            return
+        self._timer = None
+        self.wake()

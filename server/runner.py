@@ -1,4 +1,8 @@
-"""One asyncio task per game: ask the seat to act, enforce its deadline, apply, tell everyone.
+"""One game: ask the seat to act, enforce its deadline, apply, tell everyone.
+
+A bot's answer is applied where it arrives, in its stream's reader (``GameRunner.submit``), which also
+sends the next DecisionRequest when a bot is to act next: a decision crosses no task of its game. The
+game's own asyncio task plays the rest (house and forfeited seats, timeouts, reconnects, the end).
 
 The runner owns time (``time.monotonic``); the engine never waits. A misbehaving bot is data, not an
 error: an illegal decision is rejected (retry while time is left), a timeout gets the engine's default
@@ -36,6 +40,7 @@ from engine.replay import Replay
 from engine.rules import Rules
 from server import wire
 from server.config import QueueConfig, TimeControl
+from server.mailbox import Alarm
 from server.metrics import Metrics
 from server.replays import GameRecord, ReplayWriter, seed_commitment
 from server.seats import Connection, HouseSeat, RemoteSeat, Seat
@@ -131,8 +136,18 @@ def seat_outcome(state: GameState, seat: int, forfeit: Outcome.ValueType | None)
     return Outcome.SEAT_OUTCOME_TURN_CAP
 
 
-class _Stopped(Exception):
-    """The game is being ended early (server shutdown) while a seat was being asked."""
+@dataclasses.dataclass(slots=True)
+class _Asking:
+    """The open DecisionRequest: the seat asked, what it may do, and its times (``time.monotonic()``)."""
+
+    index: int
+    seat: RemoteSeat
+    legal: LegalActions
+    started: float
+    """When the seat began to be asked: its clock runs from here, across a resend."""
+    deadline: float
+    sent_at: float
+    """When the request was last sent: round trips count from here."""
 
 
 class GameRunner:
@@ -178,6 +193,13 @@ class GameRunner:
         self._events_turn = 0
         """The turn when GameEvents were last sent to the seats not being asked (once per turn)."""
         self._stopping = False
+        self._asking: _Asking | None = None
+        self._alarm = Alarm()
+        """Wakes this game's task: for a deadline, a grace window's end, a (re)connect or a stop, or when
+        the reader hands the game back (``submit``)."""
+        self._failure: Exception | None = None
+        """A bug met while a stream's reader played this game on: its task raises it (the game ends)."""
+        self._grace = queue.time_control.reconnect_grace_ms / 1000
         self.started_at = datetime.now(UTC)
         self._spectators: dict[Spectator, int] = {}
         """spectator -> the sequence number of the first event it has not seen in its snapshot."""
@@ -188,19 +210,26 @@ class GameRunner:
     # ------------------------------------------------------------------ running
 
     async def run(self) -> None:
+        """Play the game. A bot's answer is applied by its stream's reader (``submit``), which sends the
+        next request itself when a bot is to act next; this task plays the rest: house seats, forfeited
+        seats, deadlines, reconnects, a stop, and the game's end."""
         self.log.info("game_started", players=[s.name for s in self.seats])
         for index, seat in enumerate(self.seats):
             seat_send(seat, self.game_started(index))
         try:
             while not self.state.is_over():
+                if self._failure is not None:
+                    raise self._failure
                 if self._stopping or self._all_forfeited():
+                    if self._asking is not None:
+                        self._close_request(self._asking.seat, "cancelled")
+                        self._asking = None
                     self._cut_short(SHUTDOWN if self._stopping else ALL_FORFEITED)
                     break
-                try:
-                    action, annotation, events = await self._decide(self.state.to_act)
-                except _Stopped:
-                    continue
-                self._apply(action, annotation, events)
+                if self._asking is not None:
+                    await self._watch(self._asking)
+                else:
+                    await self._play_unasked()
         finally:
             if self.state.is_over():
                 await self._finish()
@@ -211,9 +240,7 @@ class GameRunner:
     def stop(self) -> None:
         """End the game at once (server shutdown): ranked as at a turn cap reached now."""
         self._stopping = True
-        for seat in self.seats:
-            if isinstance(seat, RemoteSeat):
-                seat.deliver(None)
+        self._alarm.wake()
 
     def _apply(self, action: Action, annotation: str, events: list[Event] | None = None) -> None:
         """Record ``action``; apply it unless the checked path already did (its ``events`` given)."""
@@ -243,71 +270,97 @@ class GameRunner:
         self.reason = reason
         self.log.info("game_cut_short", reason=reason, turn=self.state.turn)
 
-    async def _decide(self, index: int) -> tuple[Action, str, list[Event] | None]:
-        """The seat's action, its annotation, and its events if it was already applied (checked)."""
+    async def _play_unasked(self) -> None:
+        """Play a house seat's or a forfeited seat's move, or ask the bot to act."""
+        index = self.state.to_act
         seat = self.seats[index]
         if isinstance(seat, HouseSeat):
             await asyncio.sleep(0)  # let the other games and streams run between house moves
-            return seat.policy(self.state), "", None
+            self._apply(seat.policy(self.state), "")
+            return
         legal = self.state.legal_actions()
         if seat.forfeit is not None:
             await asyncio.sleep(0)
-            return default_action(legal), "", None
-        return await self._ask(index, seat, legal)
+            self._apply(default_action(legal), "")
+            return
+        self._ask(index, seat, legal)
 
-    async def _ask(
-        self, index: int, seat: RemoteSeat, legal: LegalActions
-    ) -> tuple[Action, str, list[Event] | None]:
+    def _ask(self, index: int, seat: RemoteSeat, legal: LegalActions) -> None:
+        """Send the seat its DecisionRequest and make sure this game's task wakes by its deadline."""
         started = time.monotonic()
         seat.clock.defending = legal.phase == Phase.DEFEND  # its own short allowance, mid-turn
         deadline = started + seat.clock.budget_ms() / 1000
-        grace = self.queue.time_control.reconnect_grace_ms / 1000
         sent_at = self._send_request(index, seat, legal, started)
-        while True:
-            if self._stopping:
-                self._close_request(seat, "cancelled")
-                raise _Stopped
-            wait_until = deadline
-            if seat.disconnected_at is not None:
-                if time.monotonic() >= seat.disconnected_at + grace:
-                    self._forfeit(
-                        seat, Outcome.SEAT_OUTCOME_FORFEIT_DISCONNECT, "disconnected too long", "disconnect"
-                    )
-                    return default_action(legal), "", None
-                wait_until = min(deadline, seat.disconnected_at + grace)
-            try:
-                arrival = await seat.next_arrival(wait_until)
-            except TimeoutError:
-                if time.monotonic() < deadline:
-                    continue  # the grace window ended first: forfeited at the top of the loop
-                return self._time_out(index, seat, legal), "", None
-            if arrival is None:
-                # Only a reconnect after this request was sent needs it sent again; wake-ups left over
-                # from a drop and reconnect while another seat was deciding must not replace it.
-                if seat.resumed and seat.connection is not None and seat.open_request:
-                    self._close_request(seat, "replaced")
-                    sent_at = self._send_request(index, seat, legal, started)
-                continue
-            decision, received_at = arrival
-            if received_at > deadline:
-                self._reject(seat, decision.request_id, "it arrived after its deadline", deadline, "late")
-                return self._time_out(index, seat, legal), "", None
+        self._asking = asking = _Asking(index, seat, legal, started, deadline, sent_at)
+        self._alarm.wake_by(self._wake_time(asking))
+
+    def _wake_time(self, asking: _Asking) -> float:
+        """When the game's task must look at ``asking``: its deadline, or its seat's grace window's end."""
+        away_since = asking.seat.disconnected_at
+        if away_since is None:
+            return asking.deadline
+        return min(asking.deadline, away_since + self._grace)
+
+    async def _watch(self, asking: _Asking) -> None:
+        """What only this task does while a bot is asked: play the default at the deadline or the end of
+        its grace window, send the request again after a reconnect; then wait until there is more to do
+        (the answer, if it comes first, is the reader's: ``submit``)."""
+        seat = asking.seat
+        now = time.monotonic()
+        if seat.disconnected_at is not None and now >= seat.disconnected_at + self._grace:
+            outcome = Outcome.SEAT_OUTCOME_FORFEIT_DISCONNECT
+            self._forfeit(seat, outcome, "disconnected too long", "disconnect")
+            self._answered(default_action(asking.legal), "")
+            return
+        if now >= asking.deadline:
+            self._answered(self._time_out(asking), "")
+            return
+        # Only a reconnect after this request was sent needs it sent again: a seat that dropped and came
+        # back while another seat was deciding was sent its GameStarted, and its next request comes anyway.
+        if seat.resumed and seat.connection is not None:
+            self._close_request(seat, "replaced")
+            asking.sent_at = self._send_request(asking.index, seat, asking.legal, asking.started)
+        await self._alarm.wait(self._wake_time(asking))
+
+    def _answered(self, action: Action, annotation: str, events: list[Event] | None = None) -> None:
+        """The asked seat's action (its answer, or a default): applied (unless ``events`` are given:
+        applied already) and recorded; nobody is asked until the next request."""
+        self._asking = None
+        self._apply(action, annotation, events)
+
+    def _take(self, asking: _Asking, decision: bot_pb2.Decision, received_at: float) -> None:
+        """Judge the answer to the open request: apply it, or reject it (a retry may follow while time is
+        left); once it is applied or timed out, ask the next seat if it is a bot's."""
+        seat = asking.seat
+        if received_at > asking.deadline:
+            self._reject(seat, decision.request_id, "it arrived after its deadline", asking.deadline, "late")
+            self._answered(self._time_out(asking), "")
+        else:
             phase = PHASE_LABELS[self.state.phase]
             try:  # the engine's checked path: every rule and id check applies, nothing changes on error
                 action = wire.action_from_pb(decision.action)
                 applying = time.perf_counter()
-                events = self.state.apply(action, index, legal)  # the legal actions the request carried
+                events = self.state.apply(action, asking.index, asking.legal)  # what the request carried
                 self._engine_step.observe(time.perf_counter() - applying)
             except ActionError as bad:
                 kind = "malformed" if isinstance(bad, MalformedActionError) else "illegal"
-                self._reject(seat, decision.request_id, str(bad), deadline, kind)
-                continue
-            self.metrics.decision_round_trip.labels(phase).observe(received_at - sent_at)
-            seat.record_round_trip(phase, received_at - sent_at)
+                self._reject(seat, decision.request_id, str(bad), asking.deadline, kind)
+                return
+            round_trip = received_at - asking.sent_at
+            self.metrics.decision_round_trip.labels(phase).observe(round_trip)
+            seat.record_round_trip(phase, round_trip)
             self._close_request(seat, "answered")
-            seat.clock.charge(round((received_at - started) * 1000))
-            seat.last_latency_ms = round((received_at - sent_at) * 1000)
-            return action, decision.annotation, events
+            seat.clock.charge(round((received_at - asking.started) * 1000))
+            seat.last_latency_ms = round(round_trip * 1000)
+            self._answered(action, decision.annotation, events)
+        state = self.state
+        if not state.is_over() and not self._stopping:
+            index = state.to_act
+            next_seat = self.seats[index]
+            if isinstance(next_seat, RemoteSeat) and next_seat.forfeit is None:
+                self._ask(index, next_seat, state.legal_actions())  # no hand-off to the game's task
+                return
+        self._alarm.wake()  # a house or forfeited seat's move, a stop, or the end: the game task's
 
     def _send_request(self, index: int, seat: RemoteSeat, legal: LegalActions, started: float) -> float:
         """Send a DecisionRequest with the time left since ``started``; returns when it was sent."""
@@ -341,7 +394,9 @@ class GameRunner:
         self._fates[seat.open_request - 1] = REQUEST_FATES.index(outcome)
         seat.open_request = 0
 
-    def _time_out(self, index: int, seat: RemoteSeat, legal: LegalActions) -> Action:
+    def _time_out(self, asking: _Asking) -> Action:
+        """The default action for ``asking``, its seat charged its whole budget and given a strike."""
+        index, seat = asking.index, asking.seat
         request_id = seat.open_request
         self._close_request(seat, "timed out")
         seat.clock.charge(seat.clock.budget_ms())
@@ -356,7 +411,7 @@ class GameRunner:
                 self._forfeit(
                     seat, Outcome.SEAT_OUTCOME_FORFEIT_TIMEOUT, f"{seat.strikes} timeouts", "timeout"
                 )
-        return default_action(legal)
+        return default_action(asking.legal)
 
     def _forfeit(self, seat: RemoteSeat, outcome: Outcome.ValueType, why: str, reason: str) -> None:
         """Forfeit the seat; ``reason`` ("timeout" or "disconnect") labels the metric."""
@@ -404,8 +459,13 @@ class GameRunner:
         seat = self.seats[index]
         assert isinstance(seat, RemoteSeat)
         request_id = decision.request_id
-        if seat.open_request and request_id == seat.open_request:
-            seat.deliver((decision, received_at))
+        asking = self._asking
+        if asking is not None and asking.seat is seat and request_id == seat.open_request:
+            try:
+                self._take(asking, decision, received_at)
+            except Exception as bug:  # the game's, not the stream's: its task ends it, the stream goes on
+                self._failure = bug
+                self._alarm.wake()
             return
         asked, outcome = -1, ""
         if 0 < request_id <= len(self._asked):
@@ -430,7 +490,7 @@ class GameRunner:
         seat.crashes += 1
         seat.connection = None
         seat.disconnected_at = time.monotonic()
-        seat.deliver(None)
+        self._alarm.wake()
         self.log.info("seat_disconnected", bot=seat.name, seat=index)
 
     def attach(self, index: int, connection: Connection) -> None:
@@ -442,7 +502,7 @@ class GameRunner:
         seat.resumed = True
         seat.next_event = self._sequence  # GameStarted's observation already shows what happened while away
         seat.send(self.game_started(index))
-        seat.deliver(None)
+        self._alarm.wake()
         self.log.info("seat_resumed", bot=seat.name, seat=index)
 
     def is_resumable(self, index: int, identity: str) -> bool:

@@ -1,7 +1,7 @@
 """How every server process runs: on uvloop (asyncio's loop on libuv) where it is installed, with the
 garbage collector tuned for a server.
 
-grpc.aio and the game tasks hand every decision from task to task (a stream's reader, the game, the
+grpc.aio hands every decision from task to task (a stream's reader, which plays the game on, and the
 stream's writer), so the loop's own per-callback cost is paid several times per decision: on uvloop the
 game server spends about a tenth less CPU per decision than on asyncio's pure-Python loop
 (docs/benchmarks.md). uvloop does not run on Windows; there the server uses asyncio's loop.

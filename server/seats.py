@@ -16,7 +16,6 @@ from conquest.v1 import bot_pb2
 from engine import Policy, aggressive_policy, random_policy
 from server.clock import SeatClock
 from server.config import TimeControl
-from server.mailbox import Mailbox
 from server.metrics import ROUND_TRIP_BUCKETS, round_trip_bucket
 from server.session import Identity, Outgoing
 
@@ -28,11 +27,6 @@ class Connection(Protocol):
     """The bot asked for GameEvents as each turn passes (Hello.live_events)."""
 
     def send(self, message: Outgoing) -> None: ...
-
-
-Arrival = tuple[bot_pb2.Decision, float] | None
-"""A decision and the ``time.monotonic()`` it was received at; None wakes the runner after a
-(re)connect or disconnect so it re-reads the seat's connection."""
 
 
 @dataclass(eq=False)
@@ -98,8 +92,6 @@ class RemoteSeat:
     """Sequence number of the first game event this seat has not been sent."""
     resumed: bool = False
     """The bot reconnected since its open request was sent, so that request must be sent again."""
-    arrivals: Mailbox[Arrival] = field(default_factory=Mailbox)
-    """What the runner has not read yet: ``deliver`` adds, ``next_arrival`` takes."""
 
     @staticmethod
     def for_bot(identity: Identity, connection: Connection, control: TimeControl) -> RemoteSeat:
@@ -110,18 +102,6 @@ class RemoteSeat:
     def send(self, message: Outgoing) -> None:
         if self.connection is not None:
             self.connection.send(message)
-
-    def deliver(self, arrival: Arrival) -> None:
-        """Hand the runner a decision or a wake-up (it reads them in order with ``next_arrival``)."""
-        self.arrivals.put(arrival)
-
-    async def next_arrival(self, until: float) -> Arrival:
-        """The oldest arrival, waiting for one until ``until`` (``time.monotonic()``) at the latest.
-
-        Raises:
-            TimeoutError: nothing arrived by ``until``.
-        """
-        return await self.arrivals.get(until)
 
     def record_round_trip(self, phase: str, seconds: float) -> None:
         """Count an answered decision of ``phase`` (lower-case Phase name) that took ``seconds``."""

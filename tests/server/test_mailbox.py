@@ -1,64 +1,90 @@
-"""server.mailbox.Mailbox: the hand-off of every Decision to its game, whose wait is the decision's deadline
-(issue 3: "On timeout: a deterministic legal default ... and a strike" needs the wait to end at the deadline,
-never before it)."""
+"""server.mailbox: a stream's send queue (``Mailbox``) and a game's wake-up (``Alarm``), whose wait ends
+at a decision's deadline (issue 3: "On timeout: a deterministic legal default ... and a strike" needs the
+wait to end at the deadline, never after it)."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 
-import pytest
-
-from server.mailbox import Mailbox
+from server.mailbox import Alarm, Mailbox
 
 
 async def test_an_item_put_while_waiting_is_returned_at_once() -> None:
     box: Mailbox[str] = Mailbox()
-    asyncio.get_running_loop().call_later(0.01, box.put, "decision")
+    asyncio.get_running_loop().call_later(0.01, box.put, "decision request")
     started = time.monotonic()
-    assert await box.get(started + 5) == "decision"
+    assert await asyncio.wait_for(box.get(), 5) == "decision request"
     assert time.monotonic() - started < 1
 
 
-async def test_items_come_out_in_order_without_waiting() -> None:
+async def test_items_come_out_in_order() -> None:
     box: Mailbox[int] = Mailbox()
     for item in (1, 2, 3):
         box.put(item)
-    assert [await box.get(0.0) for _ in range(3)] == [1, 2, 3], "items already there beat a past deadline"
+    assert [await box.get() for _ in range(3)] == [1, 2, 3]
 
 
-async def test_nothing_by_the_deadline_raises_timeout_error_at_the_deadline_not_before() -> None:
-    box: Mailbox[str] = Mailbox()
+async def test_a_wake_ends_the_wait_at_once() -> None:
+    alarm = Alarm()
+    asyncio.get_running_loop().call_later(0.01, alarm.wake)
+    started = time.monotonic()
+    await alarm.wait(started + 5)
+    assert time.monotonic() - started < 1
+
+
+async def test_a_wake_while_nobody_waits_ends_the_next_wait_only() -> None:
+    alarm = Alarm()
+    alarm.wake()
+    started = time.monotonic()
+    await alarm.wait(started + 5)
+    assert time.monotonic() - started < 1
     until = time.monotonic() + 0.05
-    with pytest.raises(TimeoutError):
-        await box.get(until)
-    assert time.monotonic() >= until
+    await alarm.wait(until)
+    assert time.monotonic() >= until, "the wake was used up by the first wait"
 
 
-async def test_a_kept_alarm_for_an_earlier_deadline_does_not_end_a_later_wait_early() -> None:
-    """The alarm of a wait answered early stays set and is reused; when it rings before the next wait's
-    deadline, that wait goes on until its own deadline."""
-    box: Mailbox[str] = Mailbox()
+async def test_a_wait_ends_at_its_time_not_before() -> None:
+    alarm = Alarm()
+    until = time.monotonic() + 0.05
+    await alarm.wait(until)
+    assert until <= time.monotonic() < until + 1
+
+
+async def test_a_kept_timer_for_an_earlier_time_only_ends_a_later_wait_early() -> None:
+    """The timer of a wait woken early stays set and is reused: when it rings during a later wait, that
+    wait ends early (the waiter re-checks and waits again), and the later time still ends the next wait."""
+    alarm = Alarm()
     first = time.monotonic() + 0.05
-    box.put("answered before its deadline")
-    assert await box.get(first) == "answered before its deadline"
-    waiter = asyncio.get_running_loop().create_task(box.get(first))  # arms the alarm for `first`
+    waiter = asyncio.get_running_loop().create_task(alarm.wait(first))  # sets the timer for `first`
     await asyncio.sleep(0)
-    box.put("answered")
-    assert await waiter == "answered"
+    alarm.wake()
+    await waiter
     second = first + 0.1
-    with pytest.raises(TimeoutError):
-        await box.get(second)  # the alarm for `first` rings during this wait
+    await alarm.wait(second)  # the timer for `first` rings during this wait
+    assert first <= time.monotonic() < second
+    await alarm.wait(second)
     assert time.monotonic() >= second
 
 
-async def test_a_sooner_deadline_than_the_kept_alarm_still_ends_the_wait_on_time() -> None:
-    box: Mailbox[str] = Mailbox()
-    later = asyncio.get_running_loop().create_task(box.get(time.monotonic() + 30))
+async def test_a_sooner_time_than_the_kept_timer_still_ends_the_wait_on_time() -> None:
+    alarm = Alarm()
+    later = asyncio.get_running_loop().create_task(alarm.wait(time.monotonic() + 30))
     await asyncio.sleep(0)
-    box.put("answered")
-    assert await later == "answered"  # an alarm 30 s away stays set
+    alarm.wake()
+    await later  # a timer 30 s away stays set
     sooner = time.monotonic() + 0.05
-    with pytest.raises(TimeoutError):
-        await box.get(sooner)
+    await alarm.wait(sooner)
     assert sooner <= time.monotonic() < sooner + 5
+
+
+async def test_wake_by_ends_a_wait_in_progress_by_the_sooner_time() -> None:
+    """A game waiting for one seat's deadline that asks another seat with a sooner deadline (a defence's
+    short allowance) must wake by the sooner one."""
+    alarm = Alarm()
+    waiter = asyncio.get_running_loop().create_task(alarm.wait(time.monotonic() + 30))
+    await asyncio.sleep(0)
+    sooner = time.monotonic() + 0.05
+    alarm.wake_by(sooner)
+    await asyncio.wait_for(waiter, 5)
+    assert time.monotonic() >= sooner

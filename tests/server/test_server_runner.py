@@ -1,0 +1,131 @@
+"""The game runner without gRPC: a bot's answer is played on by the stream's reader that brought it
+(``GameRunner.submit``), and the game's own task keeps the deadlines."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+
+from conquest.v1 import bot_pb2
+from server.bench import first_choice
+from server.config import TimeControl, default_queues
+from server.metrics import Metrics
+from server.replays import DirectoryReplayWriter
+from server.runner import GameRunner
+from server.seats import RemoteSeat
+from server.session import Identity, Outgoing
+
+
+class Recorder:
+    """A bot's connection that keeps what it was sent."""
+
+    live_events = False
+
+    def __init__(self) -> None:
+        self.sent: list[bot_pb2.ConnectResponse] = []
+
+    def send(self, message: Outgoing) -> None:
+        raw = message if isinstance(message, bytes) else message.SerializeToString()
+        self.sent.append(bot_pb2.ConnectResponse.FromString(raw))
+
+    def requests(self) -> list[bot_pb2.DecisionRequest]:
+        return [m.decision_request for m in self.sent if m.WhichOneof("message") == "decision_request"]
+
+
+def two_bot_game(
+    tmp_path: Any, control: TimeControl, metrics: Metrics | None = None
+) -> tuple[GameRunner, list[Recorder]]:
+    """A classic-2 game (two bots and the neutral) between two recorded connections."""
+    queue = next(q for q in default_queues(control) if q.name == "classic-2")
+    connections = [Recorder(), Recorder()]
+    seats = [
+        RemoteSeat.for_bot(Identity(f"k{i}", f"bot{i}", False), connection, control)
+        for i, connection in enumerate(connections)
+    ]
+    return GameRunner("g", queue, seats, 5, DirectoryReplayWriter(tmp_path), metrics=metrics), connections
+
+
+def answer(request: bot_pb2.DecisionRequest) -> bot_pb2.Decision:
+    return bot_pb2.Decision(game_id="g", request_id=request.request_id, action=first_choice(request))
+
+
+def last_request(connections: list[Recorder]) -> tuple[int, bot_pb2.DecisionRequest]:
+    """The seat asked last, and its request."""
+    asked = [(r.request_id, seat, r) for seat, c in enumerate(connections) for r in c.requests()]
+    _, seat, request = max(asked, key=lambda item: item[0])
+    return seat, request
+
+
+async def first_request(connections: list[Recorder]) -> tuple[int, bot_pb2.DecisionRequest]:
+    """The seat asked first, and its request."""
+    for _ in range(100):
+        if any(c.requests() for c in connections):
+            return last_request(connections)
+        await asyncio.sleep(0.01)
+    raise AssertionError("no DecisionRequest was sent")
+
+
+async def test_an_answer_is_applied_and_the_next_bot_asked_before_the_reader_returns(tmp_path):
+    """A decision crosses no task of its game: the reader that brought it applies it and sends the next
+    DecisionRequest (issue 3's throughput bar counts every hand-off between tasks)."""
+    runner, connections = two_bot_game(tmp_path, TimeControl())
+    game = asyncio.create_task(runner.run())
+    try:
+        seat, request = await first_request(connections)
+        runner.submit(seat, answer(request), time.monotonic())
+        _, following = last_request(connections)  # sent before submit returned, with no await between
+        assert following.request_id == request.request_id + 1
+        assert len(runner.replay.actions) == 1, "the answer was applied"
+        assert following.observation != request.observation
+    finally:
+        runner.stop()
+        await game
+
+
+async def test_a_sooner_deadline_than_the_one_the_game_task_sleeps_for_is_kept(tmp_path):
+    """Issue 3: "On timeout: a deterministic legal default ... and a strike". The game task sleeps until
+    the first request's 5 s deadline; the reader then asks for a 50 ms decision, whose timeout must come
+    at its own deadline."""
+    control = TimeControl(
+        decision_ms=50, first_decision_ms=5000, initial_timebank_ms=0, increment_ms=0, max_timebank_ms=0
+    )
+    runner, connections = two_bot_game(tmp_path, control)
+    game = asyncio.create_task(runner.run())
+    try:
+        index, request = await first_request(connections)
+        seat = runner.seats[index]
+        assert isinstance(seat, RemoteSeat)
+        while seat.clock.decisions == 0:  # answer each seat's first request (5 s)
+            runner.submit(index, answer(request), time.monotonic())
+            index, request = last_request(connections)
+            seat = runner.seats[index]
+            assert isinstance(seat, RemoteSeat)
+        asked = time.monotonic()  # a seat's second request: 50 ms
+        while seat.strikes == 0 and time.monotonic() < asked + 3:
+            await asyncio.sleep(0.005)
+        assert seat.strikes == 1
+        assert time.monotonic() - asked < 1, "timed out at the game task's old 5 s wake-up, not its own"
+    finally:
+        runner.stop()
+        await game
+
+
+class BrokenHistogram:
+    def labels(self, *names: str) -> None:
+        raise RuntimeError("a bug in the game")
+
+
+async def test_a_bug_met_while_the_reader_plays_ends_the_game_not_the_stream(tmp_path):
+    """A stream's reader serves every game of its bot: a bug in one game raises in that game's task,
+    never in the reader ("the server keeps serving everyone else")."""
+    metrics = Metrics()
+    metrics.decision_round_trip = BrokenHistogram()  # type: ignore[assignment]
+    runner, connections = two_bot_game(tmp_path, TimeControl(), metrics)
+    game = asyncio.create_task(runner.run())
+    seat, request = await first_request(connections)
+    runner.submit(seat, answer(request), time.monotonic())  # does not raise
+    with pytest.raises(RuntimeError, match="a bug in the game"):
+        await asyncio.wait_for(game, 5)
