@@ -25,7 +25,7 @@ from prometheus_client import (
 from prometheus_client.core import HistogramMetricFamily
 from prometheus_client.utils import floatToGoString
 
-from server.histogram import Buckets, bucket
+from server.histogram import Buckets
 
 # The `_created` timestamp series double the series count and no dashboard reads them.
 disable_created_metrics()  # type: ignore[no-untyped-call]  # untyped in prometheus-client
@@ -37,12 +37,6 @@ ROUND_TRIP_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25
 _ENGINE_BUCKETS = (0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01)
 _WAIT_BUCKETS = (0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
 _DB_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5)
-
-
-def round_trip_bucket(seconds: float) -> int:
-    """The index of the ``ROUND_TRIP_BUCKETS`` bucket a round trip falls in, as Prometheus counts it (the
-    first bound it does not exceed); ``len(ROUND_TRIP_BUCKETS)`` for one above the last bound."""
-    return bucket(ROUND_TRIP_BUCKETS, seconds)
 
 
 class DecisionHistogram:

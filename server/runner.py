@@ -40,6 +40,7 @@ from engine.replay import Replay
 from engine.rules import Rules
 from server import wire
 from server.config import QueueConfig, TimeControl
+from server.histogram import Buckets
 from server.mailbox import Alarm
 from server.metrics import Metrics
 from server.replays import GameRecord, ReplayWriter, seed_commitment
@@ -90,8 +91,7 @@ def _serialized_time_control(control: TimeControl) -> bytes:
 
 def _observation(view: Observation, arrays: wire.PublicArrays) -> bytes:
     """``view`` serialized, its public arrays from the game's ``arrays``."""
-    fields = wire.observation_fields(view)
-    return game_pb2.Observation(**fields).SerializeToString() + arrays.serialized(view)
+    return wire.serialized_observation_part(view) + arrays.serialized(view)
 
 
 def decision_request(
@@ -173,6 +173,8 @@ class GameRunner:
         self.metrics = metrics or Metrics()
         self._engine_step = self.metrics.engine_step.labels()
         """Its counts, looked up once: an observation on them is a compiled call, not two Python ones."""
+        self._round_trips: dict[str, Buckets] = {}
+        """``metrics.decision_round_trip``'s counts by phase label, each looked up once (as above)."""
         self.state, setup_events = new_game(queue.rules, len(self.seats), seed)
         self.replay = Replay(queue.rules, seed, [s.name for s in self.seats], game_id=game_id)
         self.reason = ""
@@ -347,7 +349,10 @@ class GameRunner:
                 self._reject(seat, decision.request_id, str(bad), asking.deadline, kind)
                 return
             round_trip = received_at - asking.sent_at
-            self.metrics.decision_round_trip.labels(phase).observe(round_trip)
+            round_trips = self._round_trips.get(phase)
+            if round_trips is None:
+                round_trips = self._round_trips[phase] = self.metrics.decision_round_trip.labels(phase)
+            round_trips.observe(round_trip)
             seat.record_round_trip(phase, round_trip)
             self._close_request(seat, "answered")
             seat.clock.charge(round((received_at - asking.started) * 1000))

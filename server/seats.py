@@ -16,7 +16,8 @@ from conquest.v1 import bot_pb2
 from engine import Policy, aggressive_policy, random_policy
 from server.clock import SeatClock
 from server.config import TimeControl
-from server.metrics import ROUND_TRIP_BUCKETS, round_trip_bucket
+from server.histogram import bucket
+from server.metrics import ROUND_TRIP_BUCKETS
 from server.session import Identity, Outgoing
 
 
@@ -108,7 +109,7 @@ class RemoteSeat:
         counts = self.round_trips.get(phase)
         if counts is None:
             counts = self.round_trips[phase] = [0] * (len(ROUND_TRIP_BUCKETS) + 1)
-        counts[round_trip_bucket(seconds)] += 1
+        counts[bucket(ROUND_TRIP_BUCKETS, seconds)] += 1  # as Prometheus counts it
 
 
 Seat = RemoteSeat | HouseSeat

@@ -172,6 +172,39 @@ def observation_fields(obs: Observation) -> dict[str, Any]:
     return fields
 
 
+def serialized_observation_part(obs: Observation) -> bytes:
+    """``obs`` serialized without its public arrays (``PublicArrays`` serializes those). Made once for each
+    distinct value: the same part recurs within a turn (the attacks between move-ins) and across games
+    (the setup's claims and placements)."""
+    key = (
+        obs.phase,
+        obs.to_act,
+        obs.turn,
+        obs.turn_seat,
+        obs.hand,
+        obs.deck_size,
+        obs.trades_done,
+        obs.next_trade_value,
+        obs.reinforcements,
+        obs.pending_attack,
+        obs.pending_occupy,
+        obs.headquarters,
+        obs.mission,
+        obs.missions,
+    )  # every field ``observation_fields`` reads
+    part = _OBSERVATION_PARTS.get(key)
+    if part is None:
+        if len(_OBSERVATION_PARTS) >= OBSERVATION_PARTS_KEPT:
+            _OBSERVATION_PARTS.clear()
+        part = _OBSERVATION_PARTS[key] = pb.Observation(**observation_fields(obs)).SerializeToString()
+    return part
+
+
+OBSERVATION_PARTS_KEPT = 4096
+_OBSERVATION_PARTS: dict[tuple[Any, ...], bytes] = {}
+"""An Observation's fields but its public arrays -> those fields serialized."""
+
+
 class PublicArrays:
     """The arrays of one game's Observations that every seat sees alike (``owners``, ``armies``,
     ``hand_sizes``, ``statuses``), kept as a serialized Observation holding only them and patched where
