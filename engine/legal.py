@@ -146,7 +146,6 @@ class LegalActions:
             raise IllegalActionError(f"{_name(action)} is illegal in {self.phase.name}: {problem}")
 
     def _problem(self, action: Action) -> str:
-        phase = self.phase.name
         if isinstance(action, Claim):
             if not self.claim:
                 return f"claiming is not possible now; legal now: {self.describe()}"
@@ -216,7 +215,7 @@ class LegalActions:
                 return f"no free move is possible now; legal now: {self.describe()}"
             return f"no free move from {action.source} to {action.target}; moves: {_fortifies(self.fortify)}"
         if not self.can_end:
-            return f"there is no optional phase to end in {phase}; legal now: {self.describe()}"
+            return f"there is no optional phase to end in {self.phase.name}; legal now: {self.describe()}"
         return ""
 
     def describe(self) -> str:

@@ -28,7 +28,7 @@ from server.lobby import Lobby
 from server.metrics import Metrics
 from server.replays import DatabaseReplayWriter, DirectoryReplayWriter, ReplayWriters
 from server.runner import read_stream
-from server.session import Outgoing, Session
+from server.session import Outgoing, Session, serialize_response
 from server.storage import Store
 from server.storage.auth import StoreAuthenticator, StoreRatings
 
@@ -68,11 +68,6 @@ class BotService:
             pass  # the client went away; the stream's end is handled below
         finally:
             session.close()
-
-
-def serialize_response(message: Outgoing) -> bytes:
-    """A ConnectResponse for the wire; the runner's frames (``server.wire``) come serialized already."""
-    return message if isinstance(message, bytes) else message.SerializeToString()
 
 
 def add_bot_service(servicer: BotService, server: grpc.aio.Server) -> None:

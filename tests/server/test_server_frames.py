@@ -13,12 +13,11 @@ from engine import PlayerStatus, new_game, preset, random_policy
 from engine.events import Event
 from engine.observe import Observation, observe
 from server import wire
-from server.app import serialize_response
 from server.config import default_queues
 from server.replays import DirectoryReplayWriter
 from server.runner import GameRunner, decision_request
 from server.seats import RemoteSeat
-from server.session import Identity, Session
+from server.session import Identity, Session, serialize_response
 
 TWINS = [
     (wire.ResponseFrame, bot_pb2.ConnectResponse, {"game_started", "decision_request", "game_events"}),
