@@ -78,9 +78,13 @@ bench-bots: install
 	$(PY) -m conquest_bots.evaluate --games 300
 
 # The server against a raw grpc.aio echo stream, and 1,000 concurrent games of thinking bots (docs/benchmarks.md).
-.PHONY: bench-server bench-capacity
+.PHONY: bench-server bench-server-instructions bench-capacity
 bench-server: install
 	$(PY) -m server.bench
+
+# The same server and echo counted in instructions by callgrind: exact where bench-server's times drift.
+bench-server-instructions: install
+	$(PY) -m server.bench_instructions
 
 bench-capacity: install
 	$(PY) -m server.bench_capacity
