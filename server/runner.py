@@ -136,18 +136,27 @@ def seat_outcome(state: GameState, seat: int, forfeit: Outcome.ValueType | None)
     return Outcome.SEAT_OUTCOME_TURN_CAP
 
 
-@dataclasses.dataclass(slots=True)
 class _Asking:
-    """The open DecisionRequest: the seat asked, what it may do, and its times (``time.monotonic()``)."""
+    """The open DecisionRequest: the seat asked, what it may do, and its times (``time.monotonic()``).
+    A plain class: compiled, a dataclass's generated __init__ would be interpreted, once per decision."""
 
-    index: int
-    seat: RemoteSeat
-    legal: LegalActions
-    started: float
-    """When the seat began to be asked: its clock runs from here, across a resend."""
-    deadline: float
-    sent_at: float
-    """When the request was last sent: round trips count from here."""
+    def __init__(
+        self,
+        index: int,
+        seat: RemoteSeat,
+        legal: LegalActions,
+        started: float,
+        deadline: float,
+        sent_at: float,
+    ) -> None:
+        self.index = index
+        self.seat = seat
+        self.legal = legal
+        self.started = started
+        """When the seat began to be asked: its clock runs from here, across a resend."""
+        self.deadline = deadline
+        self.sent_at = sent_at
+        """When the request was last sent: round trips count from here."""
 
 
 class GameRunner:
