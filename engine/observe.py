@@ -56,28 +56,32 @@ def observe(state: GameState, seat: int) -> Observation:
     """What ``seat`` may see of ``state`` (pass -1 for a spectator's view)."""
     attack = state.pending_attack
     occupy = state.pending_occupy
-    # Positional: keyword arguments would cost a dict per call, and one is built for every DecisionRequest.
-    return Observation(
-        seat,
-        state.phase,
-        state.to_act,
-        state.turn,
-        state.turn_seat,
-        tuple(state.owner),  # owners
-        tuple(state.armies),
-        tuple(sorted(state.hands[seat])) if 0 <= seat < state.seats else (),  # hand
-        tuple(len(h) for h in state.hands),  # hand_sizes
-        len(state.deck),  # deck_size
-        state.trades_done,
-        state.next_trade_value(),
-        state.reinforcements,
-        tuple(state.status),  # statuses
-        (attack.source, attack.target, attack.dice) if attack else None,  # pending_attack
-        occupy[:3] if occupy else None,  # pending_occupy
-        state.places,
-        _headquarters(state, seat),
-        state.missions[seat] if 0 <= seat < state.seats else -1,  # mission
-        tuple(state.missions) if state.is_over() and state.missions[0] >= 0 else (),  # missions
+    # Built with tuple.__new__: a NamedTuple's own __new__ is generated Python, interpreted even when this
+    # module is compiled, and one Observation is built for every DecisionRequest.
+    return tuple.__new__(
+        Observation,
+        (
+            seat,
+            state.phase,
+            state.to_act,
+            state.turn,
+            state.turn_seat,
+            tuple(state.owner),  # owners
+            tuple(state.armies),
+            tuple(sorted(state.hands[seat])) if 0 <= seat < state.seats else (),  # hand
+            tuple(len(h) for h in state.hands),  # hand_sizes
+            len(state.deck),  # deck_size
+            state.trades_done,
+            state.next_trade_value(),
+            state.reinforcements,
+            tuple(state.status),  # statuses
+            (attack.source, attack.target, attack.dice) if attack else None,  # pending_attack
+            occupy[:3] if occupy else None,  # pending_occupy
+            state.places,
+            _headquarters(state, seat),
+            state.missions[seat] if 0 <= seat < state.seats else -1,  # mission
+            tuple(state.missions) if state.is_over() and state.missions[0] >= 0 else (),  # missions
+        ),
     )
 
 

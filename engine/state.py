@@ -501,7 +501,8 @@ class GameState:
                 dice = min(3, armies[t] - 1)
                 for n in neighbours[t]:
                     if owner[n] != attacker and only_against in (-1, owner[n]):
-                        options.append(AttackOption(t, n, dice, armies[t]))
+                        # tuple.__new__: AttackOption's generated __new__ is interpreted Python.
+                        options.append(tuple.__new__(AttackOption, (t, n, dice, armies[t])))
         return options
 
     def _fortify_options(self, seat: int) -> list[FortifyOption]:
