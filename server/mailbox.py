@@ -82,12 +82,9 @@ class Alarm:
             return
         if time.monotonic() >= until:
             return
-        loop = self._loop
-        if loop is None:
-            loop = self._loop = asyncio.get_running_loop()
         if self._timer is None or self._timer_at > until:
             self._set_timer(until)
-        self._waiter = waiter = loop.create_future()
+        self._waiter = waiter = self._running_loop().create_future()
         try:
             await waiter
         finally:
@@ -96,11 +93,15 @@ class Alarm:
     def _set_timer(self, until: float) -> None:
         if self._timer is not None:
             self._timer.cancel()
+        self._timer = self._running_loop().call_at(until, self._ring)
+        self._timer_at = until
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        """The waiter's loop, looked up once (see ``Mailbox._loop``)."""
         loop = self._loop
         if loop is None:
             loop = self._loop = asyncio.get_running_loop()
-        self._timer = loop.call_at(until, self._ring)
-        self._timer_at = until
+        return loop
 
     def _ring(self) -> None:
         if time.monotonic() < self._timer_at:  # the loop's clock is coarser (uvloop: milliseconds)
