@@ -108,17 +108,17 @@ def decision_request(
 ) -> bytes:
     """The serialized ConnectResponse with the DecisionRequest for the seat to act (pinned by the golden
     fixtures in tests/server/golden). The game's public ``arrays`` and the serialized ``events`` go in as
-    they are (``wire.DecisionRequestFrame``): only what differs between requests is built."""
-    request = wire.DecisionRequestFrame(
-        game_id=game_id,
-        request_id=request_id,
-        observation=_observation(observe(state, state.to_act), arrays),
-        legal=wire.legal_fields(legal),  # a dict for a message field is built in place, not copied in
-        time_allowed_ms=time_allowed_ms,
-        timebank_ms=timebank_ms,
-        last_latency_ms=last_latency_ms,
-        strikes=strikes,
-        events=events,
+    they are: only what differs between requests is built."""
+    request = wire.serialized_decision_request(
+        game_id,
+        request_id,
+        _observation(observe(state, state.to_act), arrays),
+        legal,
+        time_allowed_ms,
+        timebank_ms,
+        last_latency_ms,
+        strikes,
+        events,
     )
     return wire.serialized_response("decision_request", request)
 
@@ -567,17 +567,17 @@ class GameRunner:
 
     def game_started(self, index: int) -> bytes:
         """The serialized ConnectResponse with the seat's GameStarted; the map, rules and time control go
-        in serialized once per server (``wire.GameStartedFrame``)."""
-        started = wire.GameStartedFrame(
-            game_id=self.game_id,
-            seat=index,
-            players=self._players(),
-            rules=_serialized_rules_info(self.queue.rules, len(self.seats)),
-            map=_serialized_map_info(self.state.board),
-            queue=self.queue.name,
-            time_control=_serialized_time_control(self.queue.time_control),
-            seed_commitment=self.commitment,
-            observation=_observation(observe(self.state, index), self._arrays),
+        in serialized once per server."""
+        started = wire.serialized_game_started(
+            self.game_id,
+            index,
+            self._players(),
+            _serialized_rules_info(self.queue.rules, len(self.seats)),
+            _serialized_map_info(self.state.board),
+            self.queue.name,
+            _serialized_time_control(self.queue.time_control),
+            self.commitment,
+            _observation(observe(self.state, index), self._arrays),
         )
         return wire.serialized_response("game_started", started)
 
@@ -628,7 +628,7 @@ class GameRunner:
                 and seat.next_event < self._sequence
                 and (seat.connection.live_events or not live)
             ):
-                batch = wire.GameEventsFrame(game_id=self.game_id, events=self._unsent_events(index, seat))
+                batch = wire.serialized_game_events(self.game_id, self._unsent_events(index, seat))
                 seat.send(wire.serialized_response("game_events", batch))
         self._forget_sent_events()
 

@@ -6,11 +6,10 @@ objects is the expensive part of a Python server, so per-territory state goes ou
 
 from __future__ import annotations
 
-from typing import Any, cast
+from collections.abc import Sequence
+from typing import Any, Final, cast
 
-from google.protobuf import descriptor_pb2, descriptor_pool
-from google.protobuf.descriptor import Descriptor
-from google.protobuf.message_factory import GetMessageClass
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from conquest.v1 import bot_pb2
 from conquest.v1 import game_pb2 as pb
@@ -257,82 +256,222 @@ def _patch(before: tuple[int, ...], now: tuple[int, ...], field: Any) -> None:
             field[i] = now[i]
 
 
-def _twin(message: Descriptor, as_bytes: tuple[str, ...]) -> Any:
-    """The class of a twin of ``message`` whose sub-message fields ``as_bytes`` are typed bytes. Both
-    encode alike (a length-delimited field; "embedded messages are compatible with bytes if the bytes
-    contain an encoded version of the message", the proto3 guide), so a sub-message serialized once
-    (an event every seat is sent) goes into each message that carries it without being built again,
-    and the result parses as ``message`` on any protobuf runtime."""
-    name = f"{message.name}Frame"
-    file = descriptor_pb2.FileDescriptorProto(
-        name=f"conquest/v1/frames/{name}.proto",
-        package=message.file.package,
-        syntax="proto3",
-        dependency=[message.file.name, *(d.name for d in message.file.dependencies)],
+# ------------------------------------------------------------------ messages written field by field
+# The messages sent for every decision are written here in protobuf's wire format, not built as upb
+# messages: building one from Python sets each field through upb's attribute machinery (~300 instructions
+# an int, ~9,000 for a LegalActions). The format is small and fixed
+# (https://protobuf.dev/programming-guides/encoding/): a key (field number and wire type), then a varint,
+# or a length and that many bytes. Fields go in number order and zeros are left out, as protobuf writes
+# them, so the bytes are those protobuf would write (tests/server/test_server_messages_written.py holds
+# every message to that). A sub-message serialized once (an event every seat is sent, the map) goes into
+# each message that carries it as it is: "embedded messages are compatible with bytes if the bytes
+# contain an encoded version of the message" (the proto3 guide). Each writer appends a field's pieces to
+# ``out``, joined once at the end: concatenating them as they come would copy the message over and over.
+
+
+def _varint(value: int) -> bytes:
+    """``value`` as a varint: seven bits a byte, low bits first, the high bit set on all but the last (a
+    negative int32 or int64 as its 64-bit two's complement, ten bytes)."""
+    if 0 <= value < 128:
+        return _BYTE[value]
+    if 0 < value < 16_384:  # two bytes: request ids, times, most lengths
+        return _BYTE[value & 127 | 128] + _BYTE[value >> 7]
+    if value < 0:
+        value += 1 << 64
+    pieces = []
+    while value >= 128:
+        pieces.append(_BYTE[value & 127 | 128])
+        value >>= 7
+    pieces.append(_BYTE[value])
+    return b"".join(pieces)
+
+
+_BYTE: Final = tuple(bytes((value,)) for value in range(256))
+"""Every one-byte bytes, made once."""
+
+
+def _key(message: Descriptor, name: str) -> bytes:
+    """The key of ``message``'s field ``name``: its number and wire type (length-delimited for strings,
+    bytes, messages and repeated fields, which proto3 packs when they are numbers; varint for the rest)."""
+    field = message.fields_by_name[name]
+    delimited = field.is_repeated or field.type in (
+        FieldDescriptor.TYPE_STRING,
+        FieldDescriptor.TYPE_BYTES,
+        FieldDescriptor.TYPE_MESSAGE,
     )
-    twin = file.message_type.add()
-    message.CopyToProto(twin)
-    twin.name = name
-    for field in twin.field:
-        if field.name in as_bytes:
-            field.type = descriptor_pb2.FieldDescriptorProto.TYPE_BYTES
-            field.ClearField("type_name")
-    pool = descriptor_pool.Default()
-    pool.Add(file)
-    return GetMessageClass(pool.FindMessageTypeByName(f"{message.file.package}.{name}"))
+    return _varint(field.number << 3 | (2 if delimited else 0))
 
 
-ResponseFrame = _twin(bot_pb2.ConnectResponse.DESCRIPTOR, ("game_started", "decision_request", "game_events"))
-"""ConnectResponse with a GameStarted, DecisionRequest or GameEvents put in serialized."""
-GameStartedFrame = _twin(bot_pb2.GameStarted.DESCRIPTOR, ("rules", "map", "time_control", "observation"))
-"""GameStarted with the rules, map, time control and observation put in serialized."""
-DecisionRequestFrame = _twin(bot_pb2.DecisionRequest.DESCRIPTOR, ("observation", "events"))
-"""DecisionRequest with its Observation and GameEvents put in serialized."""
-GameEventsFrame = _twin(bot_pb2.GameEvents.DESCRIPTOR, ("events",))
-"""GameEvents with each GameEvent put in serialized."""
+def _number(out: list[bytes], key: bytes, value: int) -> None:
+    """A number (or bool) field; zero, proto3's default, is not written."""
+    if value:
+        out.append(key)
+        out.append(_varint(value))
 
 
-def serialized_response(kind: str, frame: Any) -> bytes:
+def _delimited(out: list[bytes], key: bytes, body: bytes) -> None:
+    """A string, bytes or sub-message field (an empty sub-message is still written: it is present)."""
+    out.append(key)
+    out.append(_varint(len(body)))
+    out.append(body)
+
+
+def _text(out: list[bytes], key: bytes, value: str) -> None:
+    if value:
+        _delimited(out, key, value.encode())
+
+
+def _packed(out: list[bytes], key: bytes, values: Sequence[int]) -> None:
+    """A repeated number field, packed; empty, it is not written."""
+    if values:
+        _delimited(out, key, b"".join([_varint(value) for value in values]))
+
+
+# The keys of the fields written here.
+_RESPONSE = bot_pb2.ConnectResponse.DESCRIPTOR
+_RESPONSE_KEYS: Final = {
+    kind: _key(_RESPONSE, kind) for kind in ("game_started", "decision_request", "game_events")
+}
+_STARTED = bot_pb2.GameStarted.DESCRIPTOR
+_STARTED_GAME_ID: Final = _key(_STARTED, "game_id")
+_STARTED_SEAT: Final = _key(_STARTED, "seat")
+_STARTED_PLAYERS: Final = _key(_STARTED, "players")
+_STARTED_RULES: Final = _key(_STARTED, "rules")
+_STARTED_MAP: Final = _key(_STARTED, "map")
+_STARTED_QUEUE: Final = _key(_STARTED, "queue")
+_STARTED_TIME_CONTROL: Final = _key(_STARTED, "time_control")
+_STARTED_SEED_COMMITMENT: Final = _key(_STARTED, "seed_commitment")
+_STARTED_OBSERVATION: Final = _key(_STARTED, "observation")
+_REQUEST = bot_pb2.DecisionRequest.DESCRIPTOR
+_REQUEST_GAME_ID: Final = _key(_REQUEST, "game_id")
+_REQUEST_ID: Final = _key(_REQUEST, "request_id")
+_REQUEST_OBSERVATION: Final = _key(_REQUEST, "observation")
+_REQUEST_LEGAL: Final = _key(_REQUEST, "legal")
+_REQUEST_TIME_ALLOWED_MS: Final = _key(_REQUEST, "time_allowed_ms")
+_REQUEST_TIMEBANK_MS: Final = _key(_REQUEST, "timebank_ms")
+_REQUEST_LAST_LATENCY_MS: Final = _key(_REQUEST, "last_latency_ms")
+_REQUEST_STRIKES: Final = _key(_REQUEST, "strikes")
+_REQUEST_EVENTS: Final = _key(_REQUEST, "events")
+_EVENTS_GAME_ID: Final = _key(bot_pb2.GameEvents.DESCRIPTOR, "game_id")
+_EVENTS_EVENTS: Final = _key(bot_pb2.GameEvents.DESCRIPTOR, "events")
+_LEGAL = pb.LegalActions.DESCRIPTOR
+_CLAIM: Final = _key(_LEGAL, "claim")
+_PLACE_TERRITORIES: Final = _key(_LEGAL, "place_territories")
+_PLACE_MIN: Final = _key(_LEGAL, "place_min")
+_PLACE_MAX: Final = _key(_LEGAL, "place_max")
+_TRADES: Final = _key(_LEGAL, "trades")
+_MUST_TRADE: Final = _key(_LEGAL, "must_trade")
+_ATTACK_SOURCES: Final = _key(_LEGAL, "attack_sources")
+_ATTACK_TARGETS: Final = _key(_LEGAL, "attack_targets")
+_ATTACK_MAX_DICE: Final = _key(_LEGAL, "attack_max_dice")
+_ATTACK_SOURCE_ARMIES: Final = _key(_LEGAL, "attack_source_armies")
+_DEFEND_MAX: Final = _key(_LEGAL, "defend_max")
+_OCCUPY_MIN: Final = _key(_LEGAL, "occupy_min")
+_OCCUPY_MAX: Final = _key(_LEGAL, "occupy_max")
+_FORTIFY_SOURCES: Final = _key(_LEGAL, "fortify_sources")
+_FORTIFY_TARGETS: Final = _key(_LEGAL, "fortify_targets")
+_FORTIFY_MAX_ARMIES: Final = _key(_LEGAL, "fortify_max_armies")
+_CAN_END: Final = _key(_LEGAL, "can_end")
+_PLACE_NEUTRAL: Final = _key(_LEGAL, "place_neutral")
+_HEADQUARTERS: Final = _key(_LEGAL, "headquarters")
+_ARMY: Final = _key(_LEGAL, "army")
+_CARDS: Final = _key(pb.CardSet.DESCRIPTOR, "cards")
+_BONUS_TERRITORIES: Final = _key(pb.CardSet.DESCRIPTOR, "bonus_territories")
+
+
+def serialized_response(kind: str, body: bytes) -> bytes:
     """The serialized ConnectResponse whose ``kind`` ("game_started", "decision_request" or
-    "game_events") is ``frame``, a frame of that message."""
-    return cast(bytes, ResponseFrame(**{kind: frame.SerializeToString()}).SerializeToString())
+    "game_events") is ``body``, that message serialized."""
+    return b"".join([_RESPONSE_KEYS[kind], _varint(len(body)), body])
+
+
+def serialized_game_started(
+    game_id: str,
+    seat: int,
+    players: Sequence[bot_pb2.Player],
+    rules: bytes,
+    map_: bytes,
+    queue: str,
+    time_control: bytes,
+    seed_commitment: str,
+    observation: bytes,
+) -> bytes:
+    """A serialized GameStarted; the rules, map, time control and observation go in serialized."""
+    out: list[bytes] = []
+    _text(out, _STARTED_GAME_ID, game_id)
+    _number(out, _STARTED_SEAT, seat)
+    for player in players:
+        _delimited(out, _STARTED_PLAYERS, player.SerializeToString())
+    _delimited(out, _STARTED_RULES, rules)
+    _delimited(out, _STARTED_MAP, map_)
+    _text(out, _STARTED_QUEUE, queue)
+    _delimited(out, _STARTED_TIME_CONTROL, time_control)
+    _text(out, _STARTED_SEED_COMMITMENT, seed_commitment)
+    _delimited(out, _STARTED_OBSERVATION, observation)
+    return b"".join(out)
+
+
+def serialized_decision_request(
+    game_id: str,
+    request_id: int,
+    observation: bytes,
+    legal: LegalActions,
+    time_allowed_ms: int,
+    timebank_ms: int,
+    last_latency_ms: int,
+    strikes: int,
+    events: Sequence[bytes],
+) -> bytes:
+    """A serialized DecisionRequest; the observation and each GameEvent go in serialized."""
+    out: list[bytes] = []
+    _text(out, _REQUEST_GAME_ID, game_id)
+    _number(out, _REQUEST_ID, request_id)
+    _delimited(out, _REQUEST_OBSERVATION, observation)
+    _delimited(out, _REQUEST_LEGAL, serialized_legal(legal))
+    _number(out, _REQUEST_TIME_ALLOWED_MS, time_allowed_ms)
+    _number(out, _REQUEST_TIMEBANK_MS, timebank_ms)
+    _number(out, _REQUEST_LAST_LATENCY_MS, last_latency_ms)
+    _number(out, _REQUEST_STRIKES, strikes)
+    for event in events:
+        _delimited(out, _REQUEST_EVENTS, event)
+    return b"".join(out)
+
+
+def serialized_game_events(game_id: str, events: Sequence[bytes]) -> bytes:
+    """A serialized GameEvents; each GameEvent goes in serialized."""
+    out: list[bytes] = []
+    _text(out, _EVENTS_GAME_ID, game_id)
+    for event in events:
+        _delimited(out, _EVENTS_EVENTS, event)
+    return b"".join(out)
 
 
 def legal_actions(legal: LegalActions) -> pb.LegalActions:
-    return pb.LegalActions(**legal_fields(legal))
+    return pb.LegalActions.FromString(serialized_legal(legal))
 
 
-def legal_fields(legal: LegalActions) -> dict[str, Any]:
-    """The LegalActions' fields, zeros and empty sequences left out (see ``observation_fields``)."""
-    fields: dict[str, Any] = {"army": legal.army if legal.army >= 0 else legal.seat}
-    if legal.claim:
-        fields["claim"] = legal.claim
-    if legal.place_territories:
-        fields["place_territories"] = legal.place_territories
-    if legal.place_min:
-        fields["place_min"] = legal.place_min
-    if legal.place_max:
-        fields["place_max"] = legal.place_max
-    if legal.place_neutral:
-        fields["place_neutral"] = legal.place_neutral
-    if legal.trades:
-        fields["trades"] = [
-            pb.CardSet(cards=cards, bonus_territories=bonus)
-            for cards, bonus in zip(legal.trades, legal.bonus_territories, strict=True)
-        ]
-    if legal.must_trade:
-        fields["must_trade"] = legal.must_trade
+def serialized_legal(legal: LegalActions) -> bytes:
+    """``legal`` as a serialized LegalActions."""
+    out: list[bytes] = []
+    _packed(out, _CLAIM, legal.claim)
+    _packed(out, _PLACE_TERRITORIES, legal.place_territories)
+    _number(out, _PLACE_MIN, legal.place_min)
+    _number(out, _PLACE_MAX, legal.place_max)
+    for i in range(len(legal.trades)):
+        card_set: list[bytes] = []
+        _packed(card_set, _CARDS, legal.trades[i])
+        _packed(card_set, _BONUS_TERRITORIES, legal.bonus_territories[i])
+        _delimited(out, _TRADES, b"".join(card_set))
+    _number(out, _MUST_TRADE, legal.must_trade)
     if legal.attacks:
-        fields["attack_sources"] = [a.source for a in legal.attacks]
-        fields["attack_targets"] = [a.target for a in legal.attacks]
-        fields["attack_max_dice"] = [a.max_dice for a in legal.attacks]
-        fields["attack_source_armies"] = [a.source_armies for a in legal.attacks]
-    if legal.defend_max:
-        fields["defend_max"] = legal.defend_max
-    if legal.occupy_min:
-        fields["occupy_min"] = legal.occupy_min
-    if legal.occupy_max:
-        fields["occupy_max"] = legal.occupy_max
+        attacks = legal.attacks
+        _packed(out, _ATTACK_SOURCES, [a.source for a in attacks])
+        _packed(out, _ATTACK_TARGETS, [a.target for a in attacks])
+        _packed(out, _ATTACK_MAX_DICE, [a.max_dice for a in attacks])
+        _packed(out, _ATTACK_SOURCE_ARMIES, [a.source_armies for a in attacks])
+    _number(out, _DEFEND_MAX, legal.defend_max)
+    _number(out, _OCCUPY_MIN, legal.occupy_min)
+    _number(out, _OCCUPY_MAX, legal.occupy_max)
     if legal.fortify:
         sources: list[int] = []
         targets: list[int] = []
@@ -342,14 +481,14 @@ def legal_fields(legal: LegalActions) -> dict[str, Any]:
                 sources.append(option.source)
                 targets.append(target)
                 most.append(option.max_armies)
-        fields["fortify_sources"] = sources
-        fields["fortify_targets"] = targets
-        fields["fortify_max_armies"] = most
-    if legal.can_end:
-        fields["can_end"] = legal.can_end
-    if legal.headquarters:
-        fields["headquarters"] = legal.headquarters
-    return fields
+        _packed(out, _FORTIFY_SOURCES, sources)
+        _packed(out, _FORTIFY_TARGETS, targets)
+        _packed(out, _FORTIFY_MAX_ARMIES, most)
+    _number(out, _CAN_END, legal.can_end)
+    _number(out, _PLACE_NEUTRAL, legal.place_neutral)
+    _packed(out, _HEADQUARTERS, legal.headquarters)
+    _number(out, _ARMY, legal.army if legal.army >= 0 else legal.seat)
+    return b"".join(out)
 
 
 def legal_from_pb(message: pb.LegalActions, phase: pb.Phase.ValueType, seat: int) -> LegalActions:

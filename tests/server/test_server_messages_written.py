@@ -1,4 +1,4 @@
-"""The runner's messages built from frames (server.wire): each parses exactly as the message built whole."""
+"""The messages server.wire writes field by field: each is what protobuf writes for the message whole."""
 
 from __future__ import annotations
 
@@ -6,10 +6,9 @@ import random
 import re
 
 import pytest
-from google.protobuf.descriptor import FieldDescriptor
 
 from conquest.v1 import bot_pb2, game_pb2
-from engine import PlayerStatus, new_game, preset, random_policy
+from engine import LegalActions, Phase, PlayerStatus, new_game, preset, random_policy
 from engine.events import Event
 from engine.observe import Observation, observe
 from server import wire
@@ -19,31 +18,76 @@ from server.runner import GameRunner, decision_request
 from server.seats import RemoteSeat
 from server.session import Identity, Session, serialize_response
 
-TWINS = [
-    (wire.ResponseFrame, bot_pb2.ConnectResponse, {"game_started", "decision_request", "game_events"}),
-    (wire.GameStartedFrame, bot_pb2.GameStarted, {"rules", "map", "time_control", "observation"}),
-    (wire.DecisionRequestFrame, bot_pb2.DecisionRequest, {"observation", "events"}),
-    (wire.GameEventsFrame, bot_pb2.GameEvents, {"events"}),
-]
+
+def legal_built_whole(legal: LegalActions) -> game_pb2.LegalActions:
+    """The LegalActions built field by field through protobuf, to hold the one written by hand against."""
+    fortify = [(o.source, t, o.max_armies) for o in legal.fortify for t in o.targets]
+    return game_pb2.LegalActions(
+        claim=legal.claim,
+        place_territories=legal.place_territories,
+        place_min=legal.place_min,
+        place_max=legal.place_max,
+        trades=[
+            game_pb2.CardSet(cards=cards, bonus_territories=bonus)
+            for cards, bonus in zip(legal.trades, legal.bonus_territories, strict=True)
+        ],
+        must_trade=legal.must_trade,
+        attack_sources=[a.source for a in legal.attacks],
+        attack_targets=[a.target for a in legal.attacks],
+        attack_max_dice=[a.max_dice for a in legal.attacks],
+        attack_source_armies=[a.source_armies for a in legal.attacks],
+        defend_max=legal.defend_max,
+        occupy_min=legal.occupy_min,
+        occupy_max=legal.occupy_max,
+        fortify_sources=[f[0] for f in fortify],
+        fortify_targets=[f[1] for f in fortify],
+        fortify_max_armies=[f[2] for f in fortify],
+        can_end=legal.can_end,
+        place_neutral=legal.place_neutral,
+        headquarters=legal.headquarters,
+        army=legal.army if legal.army >= 0 else legal.seat,
+    )
 
 
-@pytest.mark.parametrize(("frame", "message", "as_bytes"), TWINS, ids=lambda t: getattr(t, "__name__", ""))
-def test_a_frame_has_its_messages_fields_with_the_put_in_ones_as_bytes(frame, message, as_bytes):
-    """A frame is derived from the public message, so it cannot drift from it: same names, numbers and
-    repetition; the fields put in serialized are bytes (encoded as the sub-message is), the rest unchanged."""
-    twin = {f.name: f for f in frame.DESCRIPTOR.fields}
-    assert set(twin) == {f.name for f in message.DESCRIPTOR.fields}
-    for field in message.DESCRIPTOR.fields:
-        mirrored = twin[field.name]
-        assert (mirrored.number, mirrored.is_repeated) == (field.number, field.is_repeated)
-        if field.name in as_bytes:
-            assert field.type == FieldDescriptor.TYPE_MESSAGE
-            assert mirrored.type == FieldDescriptor.TYPE_BYTES
-        else:
-            assert mirrored.type == field.type
-            assert getattr(mirrored.message_type, "full_name", None) == getattr(
-                field.message_type, "full_name", None
-            )
+@pytest.mark.parametrize(
+    "value", [0, 1, 127, 128, 300, 16_383, 16_384, 2**31 - 1, -1, -(2**31), 2**63 - 1, -(2**63)]
+)
+def test_a_number_is_written_as_protobuf_writes_it(value):
+    """The encoding guide: varints carry seven bits a byte, low first; a negative int32 or int64 takes
+    ten bytes (its 64-bit two's complement); a zero, proto3's default, is not written at all."""
+    expected = bot_pb2.DecisionRequest(
+        request_id=value, observation=game_pb2.Observation(), legal=game_pb2.LegalActions()
+    ).SerializeToString()
+    legal = LegalActions(Phase.ATTACK, 0)
+    assert wire.serialized_decision_request("", value, b"", legal, 0, 0, 0, 0, ()) == expected
+
+
+def test_packed_numbers_of_every_size_are_written_as_protobuf_writes_them():
+    """Packed repeated int32 (proto3's default): one key, the byte length, then each number's varint;
+    numbers past 127 take two bytes or more, so the length is not the count."""
+    for claim in [(0, 5, 41), (1, 127, 128, 300, 70_000), (200,), (-1, 3)]:
+        legal = LegalActions(Phase.SETUP_CLAIM, 0, claim=claim)
+        assert wire.serialized_legal(legal) == game_pb2.LegalActions(claim=claim).SerializeToString()
+
+
+@pytest.mark.parametrize(
+    "rules", ["classic", "classic_two_player", "capital", "secret_mission", "allied_two_player"]
+)
+def test_every_legal_actions_of_a_game_is_written_byte_for_byte_as_protobuf_writes_it(rules):
+    """Issue 3: "DecisionRequest (..., the legal actions, ...)": every LegalActions of whole games, each
+    phase and preset (trades, move-ins, fortify lists, third armies), is the very bytes protobuf writes
+    for the message built field by field: the same fields, in the same order, zeros left out alike."""
+    seats = 2 if rules.endswith("two_player") else 4
+    phases = set()
+    for seed in range(3):
+        state, _ = new_game(preset(rules), seats, seed)
+        policy = random_policy(random.Random(seed))
+        while not state.is_over() and state.turn < 40:
+            legal = state.legal_actions()
+            phases.add(legal.phase)
+            assert wire.serialized_legal(legal) == legal_built_whole(legal).SerializeToString(), legal
+            state.apply(policy(state))
+    assert {Phase.SETUP_PLACE, Phase.ATTACK, Phase.OCCUPY, Phase.FORTIFY} <= phases
 
 
 @pytest.mark.parametrize(
@@ -70,7 +114,7 @@ def test_every_request_of_a_game_parses_as_the_request_built_whole(rules):
                 game_id="g",
                 request_id=request_id,
                 observation=wire.observation(observe(state, state.to_act)),
-                legal=wire.legal_actions(legal),
+                legal=legal_built_whole(legal),
                 time_allowed_ms=900,
                 timebank_ms=8_000,
                 last_latency_ms=5,
@@ -116,8 +160,7 @@ def test_public_arrays_follow_every_change_and_reuse_their_bytes_when_none():
 def test_the_stream_sends_frames_as_they_are_and_serializes_messages():
     message = bot_pb2.ConnectResponse(error=bot_pb2.Error(code="x", message="y"))
     assert serialize_response(message) == message.SerializeToString()
-    framed = wire.ResponseFrame(game_events=bot_pb2.GameEvents(game_id="g").SerializeToString())
-    serialized = framed.SerializeToString()
+    serialized = wire.serialized_response("game_events", wire.serialized_game_events("g", []))
     assert serialize_response(serialized) is serialized
     assert bot_pb2.ConnectResponse.FromString(serialized).game_events.game_id == "g"
 
