@@ -354,29 +354,28 @@ _REQUEST_STRIKES: Final = _key(_REQUEST, "strikes")
 _REQUEST_EVENTS: Final = _key(_REQUEST, "events")
 _EVENTS_GAME_ID: Final = _key(bot_pb2.GameEvents.DESCRIPTOR, "game_id")
 _EVENTS_EVENTS: Final = _key(bot_pb2.GameEvents.DESCRIPTOR, "events")
-_LEGAL = pb.LegalActions.DESCRIPTOR
-_CLAIM: Final = _key(_LEGAL, "claim")
-_PLACE_TERRITORIES: Final = _key(_LEGAL, "place_territories")
-_PLACE_MIN: Final = _key(_LEGAL, "place_min")
-_PLACE_MAX: Final = _key(_LEGAL, "place_max")
-_TRADES: Final = _key(_LEGAL, "trades")
-_MUST_TRADE: Final = _key(_LEGAL, "must_trade")
-_ATTACK_SOURCES: Final = _key(_LEGAL, "attack_sources")
-_ATTACK_TARGETS: Final = _key(_LEGAL, "attack_targets")
-_ATTACK_MAX_DICE: Final = _key(_LEGAL, "attack_max_dice")
-_ATTACK_SOURCE_ARMIES: Final = _key(_LEGAL, "attack_source_armies")
-_DEFEND_MAX: Final = _key(_LEGAL, "defend_max")
-_OCCUPY_MIN: Final = _key(_LEGAL, "occupy_min")
-_OCCUPY_MAX: Final = _key(_LEGAL, "occupy_max")
-_FORTIFY_SOURCES: Final = _key(_LEGAL, "fortify_sources")
-_FORTIFY_TARGETS: Final = _key(_LEGAL, "fortify_targets")
-_FORTIFY_MAX_ARMIES: Final = _key(_LEGAL, "fortify_max_armies")
-_CAN_END: Final = _key(_LEGAL, "can_end")
-_PLACE_NEUTRAL: Final = _key(_LEGAL, "place_neutral")
-_HEADQUARTERS: Final = _key(_LEGAL, "headquarters")
-_ARMY: Final = _key(_LEGAL, "army")
-_CARDS: Final = _key(pb.CardSet.DESCRIPTOR, "cards")
-_BONUS_TERRITORIES: Final = _key(pb.CardSet.DESCRIPTOR, "bonus_territories")
+_LEGAL_CLAIM: Final = _key(pb.LegalActions.DESCRIPTOR, "claim")
+_LEGAL_PLACE_TERRITORIES: Final = _key(pb.LegalActions.DESCRIPTOR, "place_territories")
+_LEGAL_PLACE_MIN: Final = _key(pb.LegalActions.DESCRIPTOR, "place_min")
+_LEGAL_PLACE_MAX: Final = _key(pb.LegalActions.DESCRIPTOR, "place_max")
+_LEGAL_TRADES: Final = _key(pb.LegalActions.DESCRIPTOR, "trades")
+_LEGAL_MUST_TRADE: Final = _key(pb.LegalActions.DESCRIPTOR, "must_trade")
+_LEGAL_ATTACK_SOURCES: Final = _key(pb.LegalActions.DESCRIPTOR, "attack_sources")
+_LEGAL_ATTACK_TARGETS: Final = _key(pb.LegalActions.DESCRIPTOR, "attack_targets")
+_LEGAL_ATTACK_MAX_DICE: Final = _key(pb.LegalActions.DESCRIPTOR, "attack_max_dice")
+_LEGAL_ATTACK_SOURCE_ARMIES: Final = _key(pb.LegalActions.DESCRIPTOR, "attack_source_armies")
+_LEGAL_DEFEND_MAX: Final = _key(pb.LegalActions.DESCRIPTOR, "defend_max")
+_LEGAL_OCCUPY_MIN: Final = _key(pb.LegalActions.DESCRIPTOR, "occupy_min")
+_LEGAL_OCCUPY_MAX: Final = _key(pb.LegalActions.DESCRIPTOR, "occupy_max")
+_LEGAL_FORTIFY_SOURCES: Final = _key(pb.LegalActions.DESCRIPTOR, "fortify_sources")
+_LEGAL_FORTIFY_TARGETS: Final = _key(pb.LegalActions.DESCRIPTOR, "fortify_targets")
+_LEGAL_FORTIFY_MAX_ARMIES: Final = _key(pb.LegalActions.DESCRIPTOR, "fortify_max_armies")
+_LEGAL_CAN_END: Final = _key(pb.LegalActions.DESCRIPTOR, "can_end")
+_LEGAL_PLACE_NEUTRAL: Final = _key(pb.LegalActions.DESCRIPTOR, "place_neutral")
+_LEGAL_HEADQUARTERS: Final = _key(pb.LegalActions.DESCRIPTOR, "headquarters")
+_LEGAL_ARMY: Final = _key(pb.LegalActions.DESCRIPTOR, "army")
+_CARD_SET_CARDS: Final = _key(pb.CardSet.DESCRIPTOR, "cards")
+_CARD_SET_BONUS_TERRITORIES: Final = _key(pb.CardSet.DESCRIPTOR, "bonus_territories")
 
 
 def serialized_response(kind: str, body: bytes) -> bytes:
@@ -453,25 +452,25 @@ def legal_actions(legal: LegalActions) -> pb.LegalActions:
 def serialized_legal(legal: LegalActions) -> bytes:
     """``legal`` as a serialized LegalActions."""
     out: list[bytes] = []
-    _packed(out, _CLAIM, legal.claim)
-    _packed(out, _PLACE_TERRITORIES, legal.place_territories)
-    _number(out, _PLACE_MIN, legal.place_min)
-    _number(out, _PLACE_MAX, legal.place_max)
+    _packed(out, _LEGAL_CLAIM, legal.claim)
+    _packed(out, _LEGAL_PLACE_TERRITORIES, legal.place_territories)
+    _number(out, _LEGAL_PLACE_MIN, legal.place_min)
+    _number(out, _LEGAL_PLACE_MAX, legal.place_max)
     for i in range(len(legal.trades)):
         card_set: list[bytes] = []
-        _packed(card_set, _CARDS, legal.trades[i])
-        _packed(card_set, _BONUS_TERRITORIES, legal.bonus_territories[i])
-        _delimited(out, _TRADES, b"".join(card_set))
-    _number(out, _MUST_TRADE, legal.must_trade)
+        _packed(card_set, _CARD_SET_CARDS, legal.trades[i])
+        _packed(card_set, _CARD_SET_BONUS_TERRITORIES, legal.bonus_territories[i])
+        _delimited(out, _LEGAL_TRADES, b"".join(card_set))
+    _number(out, _LEGAL_MUST_TRADE, legal.must_trade)
     if legal.attacks:
         attacks = legal.attacks
-        _packed(out, _ATTACK_SOURCES, [a.source for a in attacks])
-        _packed(out, _ATTACK_TARGETS, [a.target for a in attacks])
-        _packed(out, _ATTACK_MAX_DICE, [a.max_dice for a in attacks])
-        _packed(out, _ATTACK_SOURCE_ARMIES, [a.source_armies for a in attacks])
-    _number(out, _DEFEND_MAX, legal.defend_max)
-    _number(out, _OCCUPY_MIN, legal.occupy_min)
-    _number(out, _OCCUPY_MAX, legal.occupy_max)
+        _packed(out, _LEGAL_ATTACK_SOURCES, [a.source for a in attacks])
+        _packed(out, _LEGAL_ATTACK_TARGETS, [a.target for a in attacks])
+        _packed(out, _LEGAL_ATTACK_MAX_DICE, [a.max_dice for a in attacks])
+        _packed(out, _LEGAL_ATTACK_SOURCE_ARMIES, [a.source_armies for a in attacks])
+    _number(out, _LEGAL_DEFEND_MAX, legal.defend_max)
+    _number(out, _LEGAL_OCCUPY_MIN, legal.occupy_min)
+    _number(out, _LEGAL_OCCUPY_MAX, legal.occupy_max)
     if legal.fortify:
         sources: list[int] = []
         targets: list[int] = []
@@ -481,13 +480,13 @@ def serialized_legal(legal: LegalActions) -> bytes:
                 sources.append(option.source)
                 targets.append(target)
                 most.append(option.max_armies)
-        _packed(out, _FORTIFY_SOURCES, sources)
-        _packed(out, _FORTIFY_TARGETS, targets)
-        _packed(out, _FORTIFY_MAX_ARMIES, most)
-    _number(out, _CAN_END, legal.can_end)
-    _number(out, _PLACE_NEUTRAL, legal.place_neutral)
-    _packed(out, _HEADQUARTERS, legal.headquarters)
-    _number(out, _ARMY, legal.army if legal.army >= 0 else legal.seat)
+        _packed(out, _LEGAL_FORTIFY_SOURCES, sources)
+        _packed(out, _LEGAL_FORTIFY_TARGETS, targets)
+        _packed(out, _LEGAL_FORTIFY_MAX_ARMIES, most)
+    _number(out, _LEGAL_CAN_END, legal.can_end)
+    _number(out, _LEGAL_PLACE_NEUTRAL, legal.place_neutral)
+    _packed(out, _LEGAL_HEADQUARTERS, legal.headquarters)
+    _number(out, _LEGAL_ARMY, legal.army if legal.army >= 0 else legal.seat)
     return b"".join(out)
 
 
@@ -596,67 +595,72 @@ def event_to_pb(event: ev.Event, sequence: int) -> pb.GameEvent:
 
 
 def serialized_event(event: ev.Event, sequence: int) -> bytes:
-    """``event_to_pb(event, sequence)`` serialized: the runner sends events only as bytes. Built from two
-    serialized parts, each made once (two serialized messages with no field in common concatenate to the
-    message with the fields of both): the sequence number, and the event, which most often recurs
-    (claims, placements, move-ins, turn ends: about two events in three come from ``_EVENT_BODIES``)."""
-    number = _SEQUENCES.get(sequence)
-    if number is None:
-        number = pb.GameEvent(sequence=sequence).SerializeToString()
-        if sequence < SEQUENCES_KEPT:
-            _SEQUENCES[sequence] = number
-    key = (type(event), event)  # equal tuples of two event types are two entries
-    body = _EVENT_BODIES.get(key)
-    if body is None:
-        if len(_EVENT_BODIES) >= EVENT_BODIES_KEPT:
-            _EVENT_BODIES.clear()
-        body = _EVENT_BODIES[key] = _event_body(event)
-    return number + body
+    """``event_to_pb(event, sequence)`` serialized: the runner sends events only as bytes."""
+    kind, layout = _EVENT_LAYOUTS[type(event)]
+    values: tuple[Any, ...] = event
+    if isinstance(event, ev.FirstPlayerRolled):  # its rounds go flat on the wire
+        values = ([die for round_ in event.rolls for die in round_], event.seat)
+    body: list[bytes] = []
+    for index, key, form in layout:
+        if form == _NUMBER:
+            _number(body, key, values[index])
+        elif form == _PACKED:
+            _packed(body, key, values[index])
+        else:
+            _text(body, key, values[index])
+    out: list[bytes] = []
+    _number(out, _EVENT_SEQUENCE, sequence)
+    _delimited(out, kind, b"".join(body))
+    return b"".join(out)
 
 
-EVENT_BODIES_KEPT = 16_384
-"""Enough for the ~14,000 distinct events of 60,000 decisions of the bench's 20-turn classic games (each
-entry ~300 bytes): at 4,096 the cache was cleared every few thousand decisions and missed twice as often,
-for events (moves-in, captures, placements) that would have come again."""
-_EVENT_BODIES: dict[tuple[type, ev.Event], bytes] = {}
-"""(event type, event) -> a GameEvent holding the event and no sequence number, serialized."""
-SEQUENCES_KEPT = 20_000
-_SEQUENCES: dict[int, bytes] = {}
-"""sequence number -> a GameEvent holding only that sequence number, serialized (dicts, not lists: the
-arena's replay views may call in from another thread, and a dict entry is written whole or not at all)."""
+# How a value is written.
+_NUMBER: Final = 0
+_PACKED: Final = 1
+_TEXT: Final = 2
 
 
-def _event_body(event: ev.Event) -> bytes:
-    if isinstance(event, ev.FirstPlayerRolled):
-        flat = [die for round_ in event.rolls for die in round_]
-        first = pb.FirstPlayerRolledEvent(rolls=flat, seat=event.seat)
-        return pb.GameEvent(first_player_rolled=first).SerializeToString()
-    # The event's fields as a dict: the sub-message is built in place, not built and then copied in
-    # (protobuf's constructors take a dict for a message field; the stubs don't say so).
-    # dict(zip(...)) is NamedTuple._asdict() without its Python-level call (and without strict=True,
-    # whose keyword parsing cost more than the rest: a NamedTuple's values always match its fields).
-    values = dict(zip(event._fields, event))  # noqa: B905
-    fields: dict[str, Any] = {_EVENT_FIELDS[type(event)]: values}
-    return pb.GameEvent(**fields).SerializeToString()
+def _event_layout(event_type: type, kind: str) -> tuple[bytes, tuple[tuple[int, bytes, int], ...]]:
+    """How an event of ``event_type`` is written: the key of its GameEvent field ``kind``, then for each
+    field of that message in number order, where its value is in the event, its key and how it is written.
+    The event's field names are the message's (an event type and its message cannot drift apart: a field
+    of one missing from the other stops the server at import)."""
+    message = cast(Descriptor, pb.GameEvent.DESCRIPTOR.fields_by_name[kind].message_type)
+    names: tuple[str, ...] = getattr(event_type, "_fields")  # noqa: B009 (mypy sees a plain type)
+    if set(names) != set(message.fields_by_name):
+        raise TypeError(f"{event_type.__name__}'s fields {names} are not {message.name}'s")
+    layout = []
+    for field in sorted(message.fields, key=lambda f: f.number):
+        if field.type == FieldDescriptor.TYPE_STRING:
+            form = _TEXT
+        else:
+            form = _PACKED if field.is_repeated else _NUMBER
+        layout.append((names.index(field.name), _key(message, field.name), form))
+    return _key(pb.GameEvent.DESCRIPTOR, kind), tuple(layout)
 
 
-_EVENT_FIELDS: dict[type, str] = {
-    ev.Dealt: "dealt",
-    ev.Claimed: "claimed",
-    ev.Placed: "placed",
-    ev.TurnStarted: "turn_started",
-    ev.Traded: "traded",
-    ev.Captured: "captured",
-    ev.Occupied: "occupied",
-    ev.Eliminated: "eliminated",
-    ev.CardsTaken: "cards_taken",
-    ev.Drew: "drew",
-    ev.Fortified: "fortified",
-    ev.TurnEnded: "turn_ended",
-    ev.GameEnded: "game_ended",
-    ev.MissionDealt: "mission_dealt",
-    ev.MissionsRevealed: "missions_revealed",
-    ev.HeadquartersChosen: "headquarters_chosen",
-    ev.HeadquartersRevealed: "headquarters_revealed",
-    ev.Rolled: "rolled",
+_EVENT_SEQUENCE: Final = _key(pb.GameEvent.DESCRIPTOR, "sequence")
+_EVENT_LAYOUTS: Final = {
+    event_type: _event_layout(event_type, kind)
+    for event_type, kind in [
+        (ev.FirstPlayerRolled, "first_player_rolled"),
+        (ev.Dealt, "dealt"),
+        (ev.Claimed, "claimed"),
+        (ev.Placed, "placed"),
+        (ev.TurnStarted, "turn_started"),
+        (ev.Traded, "traded"),
+        (ev.Rolled, "rolled"),
+        (ev.Captured, "captured"),
+        (ev.Occupied, "occupied"),
+        (ev.Eliminated, "eliminated"),
+        (ev.CardsTaken, "cards_taken"),
+        (ev.Drew, "drew"),
+        (ev.Fortified, "fortified"),
+        (ev.TurnEnded, "turn_ended"),
+        (ev.GameEnded, "game_ended"),
+        (ev.MissionDealt, "mission_dealt"),
+        (ev.MissionsRevealed, "missions_revealed"),
+        (ev.HeadquartersChosen, "headquarters_chosen"),
+        (ev.HeadquartersRevealed, "headquarters_revealed"),
+    ]
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from typing import NamedTuple
 
 import pytest
 
@@ -47,6 +48,35 @@ def legal_built_whole(legal: LegalActions) -> game_pb2.LegalActions:
         headquarters=legal.headquarters,
         army=legal.army if legal.army >= 0 else legal.seat,
     )
+
+
+def observation_built_whole(view: Observation) -> game_pb2.Observation:
+    """The Observation built field by field through protobuf (no pending attack or move-in: -1, -1, 0)."""
+    source, target, count = view.pending_attack or view.pending_occupy or (-1, -1, 0)
+    return game_pb2.Observation(
+        phase=int(view.phase) + 1,
+        to_act=view.to_act,
+        turn=view.turn,
+        turn_seat=view.turn_seat,
+        owners=view.owners,
+        armies=view.armies,
+        hand=view.hand,
+        hand_sizes=view.hand_sizes,
+        deck_size=view.deck_size,
+        trades_done=view.trades_done,
+        next_trade_value=view.next_trade_value,
+        reinforcements=view.reinforcements,
+        statuses=[int(s) + 1 for s in view.statuses],
+        pending_source=source,
+        pending_target=target,
+        pending_count=count,
+        headquarters=view.headquarters,
+        mission=view.mission,
+        missions=view.missions,
+    )
+
+
+PUBLIC_ARRAYS = ("owners", "armies", "hand_sizes", "statuses")
 
 
 @pytest.mark.parametrize(
@@ -93,6 +123,32 @@ def test_every_legal_actions_of_a_game_is_written_byte_for_byte_as_protobuf_writ
 @pytest.mark.parametrize(
     "rules", ["classic", "classic_two_player", "capital", "secret_mission", "allied_two_player"]
 )
+def test_every_observation_of_a_game_is_written_as_protobuf_writes_it(rules):
+    """Issue 3: "the seat's observation": every seat's view of whole games of each preset (hands,
+    pending attacks and move-ins, headquarters, missions) parses to the Observation built field by field,
+    and its part but the public arrays is the very bytes protobuf writes for those fields."""
+    seats = 2 if rules.endswith("two_player") else 4
+    state, _ = new_game(preset(rules), seats, 5)
+    policy = random_policy(random.Random(5))
+    arrays = wire.PublicArrays()
+    pending = 0
+    while not state.is_over() and state.turn < 30:
+        for seat in range(seats):
+            view = observe(state, seat)
+            whole = observation_built_whole(view)
+            part = wire.serialized_observation_part(view)
+            assert game_pb2.Observation.FromString(part + arrays.serialized(view)) == whole
+            for name in PUBLIC_ARRAYS:
+                whole.ClearField(name)
+            assert part == whole.SerializeToString()
+            pending += bool(view.pending_attack or view.pending_occupy)
+        state.apply(policy(state))
+    assert pending > 0
+
+
+@pytest.mark.parametrize(
+    "rules", ["classic", "classic_two_player", "capital", "secret_mission", "allied_two_player"]
+)
 def test_every_request_of_a_game_parses_as_the_request_built_whole(rules):
     """Issue 3: "DecisionRequest (request id, phase, the seat's observation, the legal actions, ...)".
     One PublicArrays patched through a whole game, events carried serialized: every request still
@@ -113,7 +169,7 @@ def test_every_request_of_a_game_parses_as_the_request_built_whole(rules):
             decision_request=bot_pb2.DecisionRequest(
                 game_id="g",
                 request_id=request_id,
-                observation=wire.observation(observe(state, state.to_act)),
+                observation=observation_built_whole(observe(state, state.to_act)),
                 legal=legal_built_whole(legal),
                 time_allowed_ms=900,
                 timebank_ms=8_000,
@@ -133,31 +189,29 @@ def test_public_arrays_follow_every_change_and_reuse_their_bytes_when_none():
     arrays = wire.PublicArrays()
     view = observe(state, 0)
 
-    def parsed(view: Observation) -> game_pb2.Observation:
-        return game_pb2.Observation.FromString(arrays.serialized(view))
-
-    def expected(view: Observation) -> game_pb2.Observation:
-        whole = wire.observation(view)
-        return game_pb2.Observation(
-            owners=whole.owners, armies=whole.armies, hand_sizes=whole.hand_sizes, statuses=whole.statuses
-        )
+    def expected(view: Observation) -> bytes:
+        whole = observation_built_whole(view)
+        arrays_only = game_pb2.Observation()
+        for name in PUBLIC_ARRAYS:
+            getattr(arrays_only, name).extend(getattr(whole, name))
+        return arrays_only.SerializeToString()
 
     first = arrays.serialized(view)
-    assert parsed(view) == expected(view)
+    assert first == expected(view)
     assert arrays.serialized(observe(state, 1)) is first  # unchanged: not serialized again
     owners, armies = list(view.owners), list(view.armies)
-    owners[5], armies[5], armies[41] = (owners[5] + 1) % 4, 200, 1
+    owners[5], armies[5], armies[41] = (owners[5] + 1) % 4, 200, 1  # 200: a two-byte varint
     changed = view._replace(
         owners=tuple(owners),
         armies=tuple(armies),
         hand_sizes=(0, 3, 0, 1),
         statuses=(PlayerStatus.ALIVE, PlayerStatus.ELIMINATED, PlayerStatus.ALIVE, PlayerStatus.ALIVE),
     )
-    assert parsed(changed) == expected(changed)
-    assert parsed(view) == expected(view)  # and back
+    assert arrays.serialized(changed) == expected(changed)
+    assert arrays.serialized(view) == expected(view)  # and back
 
 
-def test_the_stream_sends_frames_as_they_are_and_serializes_messages():
+def test_the_stream_sends_written_messages_as_they_are_and_serializes_the_rest():
     message = bot_pb2.ConnectResponse(error=bot_pb2.Error(code="x", message="y"))
     assert serialize_response(message) == message.SerializeToString()
     serialized = wire.serialized_response("game_events", wire.serialized_game_events("g", []))
@@ -189,16 +243,15 @@ def test_game_started_parses_as_the_message_built_whole(tmp_path):
             queue="classic-4",
             time_control=queue.time_control.to_pb(),
             seed_commitment=runner.commitment,
-            observation=wire.observation(observe(runner.state, index)),
+            observation=observation_built_whole(observe(runner.state, index)),
         )
         assert bot_pb2.ConnectResponse.FromString(runner.game_started(index)).game_started == whole
 
 
 @pytest.mark.parametrize("rules", ["classic", "capital", "secret_mission", "allied_two_player"])
-def test_every_event_parses_as_the_event_built_whole(rules):
-    """Issue 3: "public game events (rolls, captures, eliminations, card counts)": each event serialized
-    from its cached message parses to the GameEvent built field by field, the first time and when the
-    same event comes again."""
+def test_every_event_is_written_as_protobuf_writes_it(rules):
+    """Issue 3: "public game events (rolls, captures, eliminations, card counts)": each event of whole
+    games of each preset is the very bytes protobuf writes for the GameEvent built field by field."""
     seats = 2 if rules.endswith("two_player") else 4
     state, events = new_game(preset(rules), seats, 11)
     policy = random_policy(random.Random(11))
@@ -211,5 +264,16 @@ def test_every_event_parses_as_the_event_built_whole(rules):
         if kind == "first_player_rolled":
             values["rolls"] = [die for round_ in event.rolls for die in round_]
         whole = game_pb2.GameEvent(sequence=sequence, **{kind: values})
-        for _ in range(2):
-            assert game_pb2.GameEvent.FromString(wire.serialized_event(event, sequence)) == whole, event
+        assert wire.serialized_event(event, sequence) == whole.SerializeToString(), event
+    assert {"Rolled", "Captured", "Traded", "TurnEnded"} <= {type(e).__name__ for e in seen}
+
+
+def test_an_event_type_and_its_message_may_not_drift_apart():
+    """An event type whose fields are not its message's stops the server at import, not mid-game."""
+
+    class Claimed(NamedTuple):
+        seat: int
+        region: int
+
+    with pytest.raises(TypeError, match=r"Claimed's fields .* are not ClaimedEvent's"):
+        wire._event_layout(Claimed, "claimed")
