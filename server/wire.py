@@ -119,91 +119,6 @@ def _missions(rules: Rules, seats: int, board: Board) -> list[pb.Mission]:
     ]
 
 
-def observation(obs: Observation) -> pb.Observation:
-    return pb.Observation(
-        **observation_fields(obs),
-        owners=obs.owners,
-        armies=obs.armies,
-        hand_sizes=obs.hand_sizes,
-        statuses=statuses_to_pb(obs.statuses),
-    )
-
-
-def observation_fields(obs: Observation) -> dict[str, Any]:
-    """The Observation's fields but its public arrays (``PublicArrays``), for building it in place. Zeros
-    and empty sequences are left out, as proto3 leaves them unset anyway: upb charges for each one handed
-    to it, and these fields go with every request."""
-    if obs.pending_attack:
-        source, target, count = obs.pending_attack
-    elif obs.pending_occupy:
-        source, target, count = obs.pending_occupy
-    else:
-        source, target, count = -1, -1, 0
-    fields: dict[str, Any] = {"phase": phase_to_pb(obs.phase)}
-    if obs.to_act:
-        fields["to_act"] = obs.to_act
-    if obs.turn:
-        fields["turn"] = obs.turn
-    if obs.turn_seat:
-        fields["turn_seat"] = obs.turn_seat
-    if obs.hand:
-        fields["hand"] = obs.hand
-    if obs.deck_size:
-        fields["deck_size"] = obs.deck_size
-    if obs.trades_done:
-        fields["trades_done"] = obs.trades_done
-    if obs.next_trade_value:
-        fields["next_trade_value"] = obs.next_trade_value
-    if obs.reinforcements:
-        fields["reinforcements"] = obs.reinforcements
-    if source:
-        fields["pending_source"] = source
-    if target:
-        fields["pending_target"] = target
-    if count:
-        fields["pending_count"] = count
-    if obs.headquarters:
-        fields["headquarters"] = obs.headquarters
-    if obs.mission:
-        fields["mission"] = obs.mission
-    if obs.missions:
-        fields["missions"] = obs.missions
-    return fields
-
-
-def serialized_observation_part(obs: Observation) -> bytes:
-    """``obs`` serialized without its public arrays (``PublicArrays`` serializes those). Made once for each
-    distinct value: the same part recurs within a turn (the attacks between move-ins) and across games
-    (the setup's claims and placements)."""
-    key = (
-        obs.phase,
-        obs.to_act,
-        obs.turn,
-        obs.turn_seat,
-        obs.hand,
-        obs.deck_size,
-        obs.trades_done,
-        obs.next_trade_value,
-        obs.reinforcements,
-        obs.pending_attack,
-        obs.pending_occupy,
-        obs.headquarters,
-        obs.mission,
-        obs.missions,
-    )  # every field ``observation_fields`` reads
-    part = _OBSERVATION_PARTS.get(key)
-    if part is None:
-        if len(_OBSERVATION_PARTS) >= OBSERVATION_PARTS_KEPT:
-            _OBSERVATION_PARTS.clear()
-        part = _OBSERVATION_PARTS[key] = pb.Observation(**observation_fields(obs)).SerializeToString()
-    return part
-
-
-OBSERVATION_PARTS_KEPT = 4096
-_OBSERVATION_PARTS: dict[tuple[Any, ...], bytes] = {}
-"""An Observation's fields but its public arrays -> those fields serialized."""
-
-
 class PublicArrays:
     """The arrays of one game's Observations that every seat sees alike (``owners``, ``armies``,
     ``hand_sizes``, ``statuses``), kept as a serialized Observation holding only them and patched where
@@ -276,6 +191,8 @@ def _varint(value: int) -> bytes:
         return _BYTE[value]
     if 0 < value < 16_384:  # two bytes: request ids, times, most lengths
         return _BYTE[value & 127 | 128] + _BYTE[value >> 7]
+    if value == -1:  # "none" in several fields (no pending attack, no bonus territory)
+        return _MINUS_ONE
     if value < 0:
         value += 1 << 64
     pieces = []
@@ -288,6 +205,7 @@ def _varint(value: int) -> bytes:
 
 _BYTE: Final = tuple(bytes((value,)) for value in range(256))
 """Every one-byte bytes, made once."""
+_MINUS_ONE: Final = b"\xff" * 9 + b"\x01"
 
 
 def _key(message: Descriptor, name: str) -> bytes:
@@ -376,6 +294,54 @@ _LEGAL_HEADQUARTERS: Final = _key(pb.LegalActions.DESCRIPTOR, "headquarters")
 _LEGAL_ARMY: Final = _key(pb.LegalActions.DESCRIPTOR, "army")
 _CARD_SET_CARDS: Final = _key(pb.CardSet.DESCRIPTOR, "cards")
 _CARD_SET_BONUS_TERRITORIES: Final = _key(pb.CardSet.DESCRIPTOR, "bonus_territories")
+
+
+_OBSERVATION_PHASE: Final = _key(pb.Observation.DESCRIPTOR, "phase")
+_OBSERVATION_TO_ACT: Final = _key(pb.Observation.DESCRIPTOR, "to_act")
+_OBSERVATION_TURN: Final = _key(pb.Observation.DESCRIPTOR, "turn")
+_OBSERVATION_TURN_SEAT: Final = _key(pb.Observation.DESCRIPTOR, "turn_seat")
+_OBSERVATION_HAND: Final = _key(pb.Observation.DESCRIPTOR, "hand")
+_OBSERVATION_DECK_SIZE: Final = _key(pb.Observation.DESCRIPTOR, "deck_size")
+_OBSERVATION_TRADES_DONE: Final = _key(pb.Observation.DESCRIPTOR, "trades_done")
+_OBSERVATION_NEXT_TRADE_VALUE: Final = _key(pb.Observation.DESCRIPTOR, "next_trade_value")
+_OBSERVATION_REINFORCEMENTS: Final = _key(pb.Observation.DESCRIPTOR, "reinforcements")
+_OBSERVATION_PENDING_SOURCE: Final = _key(pb.Observation.DESCRIPTOR, "pending_source")
+_OBSERVATION_PENDING_TARGET: Final = _key(pb.Observation.DESCRIPTOR, "pending_target")
+_OBSERVATION_PENDING_COUNT: Final = _key(pb.Observation.DESCRIPTOR, "pending_count")
+_OBSERVATION_HEADQUARTERS: Final = _key(pb.Observation.DESCRIPTOR, "headquarters")
+_OBSERVATION_MISSION: Final = _key(pb.Observation.DESCRIPTOR, "mission")
+_OBSERVATION_MISSIONS: Final = _key(pb.Observation.DESCRIPTOR, "missions")
+
+
+def observation(obs: Observation) -> pb.Observation:
+    return pb.Observation.FromString(serialized_observation_part(obs) + PublicArrays().serialized(obs))
+
+
+def serialized_observation_part(obs: Observation) -> bytes:
+    """``obs`` serialized without its public arrays (``PublicArrays`` serializes those)."""
+    if obs.pending_attack:
+        source, target, count = obs.pending_attack
+    elif obs.pending_occupy:
+        source, target, count = obs.pending_occupy
+    else:
+        source, target, count = -1, -1, 0
+    out: list[bytes] = []
+    _number(out, _OBSERVATION_PHASE, phase_to_pb(obs.phase))
+    _number(out, _OBSERVATION_TO_ACT, obs.to_act)
+    _number(out, _OBSERVATION_TURN, obs.turn)
+    _number(out, _OBSERVATION_TURN_SEAT, obs.turn_seat)
+    _packed(out, _OBSERVATION_HAND, obs.hand)
+    _number(out, _OBSERVATION_DECK_SIZE, obs.deck_size)
+    _number(out, _OBSERVATION_TRADES_DONE, obs.trades_done)
+    _number(out, _OBSERVATION_NEXT_TRADE_VALUE, obs.next_trade_value)
+    _number(out, _OBSERVATION_REINFORCEMENTS, obs.reinforcements)
+    _number(out, _OBSERVATION_PENDING_SOURCE, source)
+    _number(out, _OBSERVATION_PENDING_TARGET, target)
+    _number(out, _OBSERVATION_PENDING_COUNT, count)
+    _packed(out, _OBSERVATION_HEADQUARTERS, obs.headquarters)
+    _number(out, _OBSERVATION_MISSION, obs.mission)
+    _packed(out, _OBSERVATION_MISSIONS, obs.missions)
+    return b"".join(out)
 
 
 def serialized_response(kind: str, body: bytes) -> bytes:
