@@ -242,7 +242,20 @@ def _text(out: list[bytes], key: bytes, value: str) -> None:
 def _packed(out: list[bytes], key: bytes, values: Sequence[int]) -> None:
     """A repeated number field, packed; empty, it is not written."""
     if values:
-        _delimited(out, key, b"".join([_varint(value) for value in values]))
+        _delimited(out, key, _varints(values))
+
+
+def _varints(values: Sequence[int]) -> bytes:
+    """``values``' varints, one after another. A number 0..127 is its own one-byte varint, and most are
+    (territory ids, dice, card ids): ``bytes()`` writes those in one call, and ``isascii()`` checks that
+    they all were below 128."""
+    try:
+        written = bytes(values)
+        if written.isascii():
+            return written
+    except ValueError:  # a number outside 0..255
+        pass
+    return b"".join([_varint(value) for value in values])
 
 
 # The keys of the fields written here.
