@@ -1,7 +1,8 @@
 """Engine values <-> protobuf messages. The only place that knows both shapes.
 
-Messages are built with keyword constructors over plain lists: building protobuf messages from Python
-objects is the expensive part of a Python server, so per-territory state goes out as packed arrays.
+Building protobuf messages from Python objects is the expensive part of a Python server: per-territory
+state goes out as packed arrays, and the messages sent for every decision are written in protobuf's wire
+format ("messages written field by field" below); the rest are built with keyword constructors.
 """
 
 from __future__ import annotations
