@@ -61,7 +61,11 @@ _KIND_OF = {v: k for k, v in ACTION_KINDS.items()}
 
 
 def encode_action(action: Action) -> list[Any]:
-    return [_KIND_OF[type(action)], *(list(v) if isinstance(v, tuple) else v for v in action)]
+    # Unpacked whole, not value by value: a finished game's replay encodes every action at once, on the
+    # server's core. Only a trade has a field that is not a number (its three card ids).
+    if isinstance(action, TradeCards):
+        return [_KIND_OF[TradeCards], list(action.cards), action.bonus_territory]
+    return [_KIND_OF[type(action)], *action]
 
 
 def decode_action(data: object) -> Action:

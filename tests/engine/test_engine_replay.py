@@ -8,7 +8,7 @@ import random
 import pytest
 
 from engine import Action, EndPhase, GameState, aggressive_policy, new_game, preset, random_policy
-from engine.codec import decode_action, decode_event, encode_action, encode_event
+from engine.codec import ACTION_KINDS, decode_action, decode_event, encode_action, encode_event
 from engine.events import Event
 from engine.replay import Replay, ReplayError, simulate, verify
 
@@ -21,6 +21,8 @@ PRESETS = [
     ("secret_mission", 6),
     ("allied_two_player", 2),
 ]
+
+ACTION_NAMES = {kind: name for name, kind in ACTION_KINDS.items()}
 
 
 def recorded_game(name: str, seats: int, seed: int) -> tuple[GameState, list[Event], list[Action]]:
@@ -119,6 +121,9 @@ def test_codec_round_trips_every_action_and_event(name: str, seats: int) -> None
     preset re-simulate (codec handles new actions/events)"."""
     _, events, actions = recorded_game(name, seats, seed=3)
     for action in actions:
+        # engine/codec.py: "An action is a list: its kind followed by its fields" (tuples as lists).
+        fields = [list(v) if isinstance(v, tuple) else v for v in action]
+        assert encode_action(action) == [ACTION_NAMES[type(action)], *fields]
         assert decode_action(json.loads(json.dumps(encode_action(action)))) == action
     for event in events:
         assert decode_event(json.loads(json.dumps(encode_event(event)))) == event
