@@ -287,13 +287,15 @@ def check_well_formed(action: Action, territories: int, cards: int) -> None:
             card ids in 0..cards-1; the message gives the valid range.
     """
     ids: tuple[int, ...] = ()
-    # Exact types, compared as pointers (``check_form`` let no other through): ``isinstance`` against a
-    # tuple of NamedTuple types cost ~1,000 instructions, and this runs for every decision.
-    if type(action) is Claim or type(action) is Place or type(action) is ChooseHeadquarters:
-        ids = (action.territory,)
-    elif type(action) is Attack or type(action) is Fortify:
-        ids = (action.source, action.target)
-    elif type(action) is TradeCards:
+    # Exact types (``check_form`` let no other through) looked up in sets made once: this runs for every
+    # decision, and ``isinstance`` against a tuple of NamedTuple types cost ~1,000 instructions.
+    kind = type(action)
+    if kind in _ONE_TERRITORY:
+        ids = (cast(_OneTerritory, action).territory,)
+    elif kind in _TWO_TERRITORIES:
+        move = cast(_TwoTerritories, action)
+        ids = (move.source, move.target)
+    elif isinstance(action, TradeCards):
         if action.bonus_territory != -1:
             ids = (action.bonus_territory,)
         if len(action.cards) != 3 or not all(_is_whole(c) and 0 <= c < cards for c in action.cards):
@@ -303,6 +305,12 @@ def check_well_formed(action: Action, territories: int, cards: int) -> None:
     for t in ids:
         if not _is_whole(t) or not 0 <= t < territories:
             raise MalformedActionError(f"{_name(action)}: territory ids are 0..{territories - 1}, got {t!r}")
+
+
+_OneTerritory = Claim | Place | ChooseHeadquarters
+_ONE_TERRITORY: Final = frozenset({Claim, Place, ChooseHeadquarters})
+_TwoTerritories = Attack | Fortify
+_TWO_TERRITORIES: Final = frozenset({Attack, Fortify})
 
 
 def _is_whole(value: object) -> bool:

@@ -588,20 +588,27 @@ def serialized_event(event: ev.Event, sequence: int) -> bytes:
     """``event_to_pb(event, sequence)`` serialized: the runner sends events only as bytes."""
     kind, layout = _EVENT_LAYOUTS[type(event)]
     values: tuple[Any, ...] = event
-    if isinstance(event, ev.FirstPlayerRolled):  # its rounds go flat on the wire
+    if type(event) is _FIRST_PLAYER_ROLLED:  # its rounds go flat on the wire
         values = ([die for round_ in event.rolls for die in round_], event.seat)
-    body: list[bytes] = []
-    for index, key, form in layout:
-        if form == _NUMBER:
-            _number(body, key, values[index])
-        elif form == _PACKED:
-            _packed(body, key, values[index])
-        else:
-            _text(body, key, values[index])
     out: list[bytes] = []
     _number(out, _EVENT_SEQUENCE, sequence)
-    _delimited(out, kind, b"".join(body))
+    out.append(kind)
+    first = len(out)
+    for index, key, form in layout:
+        if form == _NUMBER:
+            _number(out, key, values[index])
+        elif form == _PACKED:
+            _packed(out, key, values[index])
+        else:
+            _text(out, key, values[index])
+    size = 0
+    for i in range(first, len(out)):
+        size += len(out[i])
+    out.insert(first, _varint(size))  # the event message's length, before its fields: one join, not two
     return b"".join(out)
+
+
+_FIRST_PLAYER_ROLLED: Final = ev.FirstPlayerRolled
 
 
 # How a value is written.
