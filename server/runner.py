@@ -17,6 +17,7 @@ import functools
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
+from typing import Final
 
 import structlog
 
@@ -87,6 +88,13 @@ def _serialized_rules_info(rules: Rules, seats: int) -> bytes:
 @functools.cache
 def _serialized_time_control(control: TimeControl) -> bytes:
     return control.to_pb().SerializeToString()
+
+
+# Looked up once: compiled code looks a module's attribute up (``time.monotonic``, ``builtins.round``)
+# on every call, and these run several times a decision.
+_monotonic: Final = time.monotonic
+_perf_counter: Final = time.perf_counter
+_round: Final = round
 
 
 def _observation(view: Observation, arrays: wire.PublicArrays) -> bytes:
@@ -259,9 +267,9 @@ class GameRunner:
             self.replay.annotations[len(self.replay.actions)] = annotation[:ANNOTATION_LIMIT]
         self.replay.actions.append(action)
         if events is None:
-            started = time.perf_counter()
+            started = _perf_counter()
             events = self.state.apply_unchecked(action)
-            self._engine_step.observe(time.perf_counter() - started)
+            self._engine_step.observe(_perf_counter() - started)
         self._record_events(events)
         if self.state.turn != self._events_turn and not self.state.is_over():
             self._events_turn = self.state.turn
@@ -298,7 +306,7 @@ class GameRunner:
 
     def _ask(self, index: int, seat: RemoteSeat, legal: LegalActions) -> None:
         """Send the seat its DecisionRequest and make sure this game's task wakes by its deadline."""
-        started = time.monotonic()
+        started = _monotonic()
         seat.clock.defending = legal.phase == Phase.DEFEND  # its own short allowance, mid-turn
         deadline = started + seat.clock.budget_ms() / 1000
         sent_at = self._send_request(index, seat, legal, started)
@@ -317,7 +325,7 @@ class GameRunner:
         its grace window, send the request again after a reconnect; then wait until there is more to do
         (the answer, if it comes first, is the reader's: ``submit``)."""
         seat = asking.seat
-        now = time.monotonic()
+        now = _monotonic()
         if seat.disconnected_at is not None and now >= seat.disconnected_at + self._grace:
             outcome = Outcome.SEAT_OUTCOME_FORFEIT_DISCONNECT
             self._forfeit(seat, outcome, "disconnected too long", "disconnect")
@@ -350,9 +358,9 @@ class GameRunner:
             phase = PHASE_LABELS[self.state.phase]
             try:  # the engine's checked path: every rule and id check applies, nothing changes on error
                 action = wire.action_from_pb(decision.action)
-                applying = time.perf_counter()
+                applying = _perf_counter()
                 events = self.state.apply(action, asking.index, asking.legal)  # what the request carried
-                self._engine_step.observe(time.perf_counter() - applying)
+                self._engine_step.observe(_perf_counter() - applying)
             except ActionError as bad:
                 kind = "malformed" if isinstance(bad, MalformedActionError) else "illegal"
                 self._reject(seat, decision.request_id, str(bad), asking.deadline, kind)
@@ -364,8 +372,8 @@ class GameRunner:
             round_trips.observe(round_trip)
             seat.record_round_trip(phase, round_trip)
             self._close_request(seat, "answered")
-            seat.clock.charge(round((received_at - asking.started) * 1000))
-            seat.last_latency_ms = round(round_trip * 1000)
+            seat.clock.charge(_round((received_at - asking.started) * 1000))
+            seat.last_latency_ms = _round(round_trip * 1000)
             self._answered(action, decision.annotation, events)
         state = self.state
         if not state.is_over() and not self._stopping:
@@ -383,8 +391,8 @@ class GameRunner:
         request_id = len(self._asked)
         seat.open_request = request_id
         seat.resumed = False
-        now = time.monotonic()
-        elapsed_ms = round((now - started) * 1000)
+        now = _monotonic()
+        elapsed_ms = _round((now - started) * 1000)
         allowed = seat.clock.time_allowed_ms()
         held_oldest = seat.next_event <= self._log_start  # so sending to it may let the log's start move
         message = decision_request(
@@ -451,7 +459,7 @@ class GameRunner:
         """Send DecisionRejected; ``kind`` (malformed, illegal, late, stale) labels the metric."""
         self.metrics.rejections.labels(kind).inc()
         seat.rejections += 1
-        left_ms = max(0, round((deadline - time.monotonic()) * 1000)) if seat.open_request else 0
+        left_ms = max(0, _round((deadline - _monotonic()) * 1000)) if seat.open_request else 0
         self.log.info("decision_rejected", bot=seat.name, request_id=request_id, reason=reason)
         seat.send(
             bot_pb2.ConnectResponse(
@@ -503,7 +511,7 @@ class GameRunner:
         assert isinstance(seat, RemoteSeat)
         seat.crashes += 1
         seat.connection = None
-        seat.disconnected_at = time.monotonic()
+        seat.disconnected_at = _monotonic()
         self._alarm.wake()
         self.log.info("seat_disconnected", bot=seat.name, seat=index)
 
@@ -731,7 +739,7 @@ async def read_stream(
     no game of the bot's) to ``handle`` (the lobby), with the ``time.monotonic()`` it was received at.
     Compiled, as it runs for every decision."""
     async for request in requests:
-        received_at = time.monotonic()
+        received_at = _monotonic()
         if request.WhichOneof("message") != "decision" or not route_decision(
             session.games, runners, request.decision, received_at
         ):
