@@ -16,12 +16,12 @@ from conquest.v1 import bot_pb2
 from server.mailbox import Mailbox
 
 Outgoing = bot_pb2.ConnectResponse | bytes
-"""A message for a bot's stream: a ConnectResponse, or one serialized already (``server.wire``'s frames)."""
+"""A message for a bot's stream: a ConnectResponse, or one serialized already (written by ``server.wire``)."""
 
 
 def serialize_response(message: Outgoing) -> bytes:
     """A ConnectResponse for the wire (the stream's serializer, compiled as gRPC calls it for every message
-    sent); the runner's frames (``server.wire``) come serialized already."""
+    sent); what ``server.wire`` wrote comes serialized already."""
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 

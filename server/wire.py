@@ -30,6 +30,7 @@ from engine.actions import (
 )
 from engine.board import Board
 from engine.classic_map import CLASSIC
+from engine.codec import EVENT_KINDS
 from engine.errors import MalformedActionError
 from engine.goals import GOALS, MISSIONS, HeadquartersGoal, mission_deck
 from engine.legal import AttackOption, FortifyOption, LegalActions
@@ -638,26 +639,6 @@ def _event_layout(event_type: type, kind: str) -> tuple[bytes, tuple[tuple[int, 
 
 _EVENT_SEQUENCE: Final = _key(pb.GameEvent.DESCRIPTOR, "sequence")
 _EVENT_LAYOUTS: Final = {
-    event_type: _event_layout(event_type, kind)
-    for event_type, kind in [
-        (ev.FirstPlayerRolled, "first_player_rolled"),
-        (ev.Dealt, "dealt"),
-        (ev.Claimed, "claimed"),
-        (ev.Placed, "placed"),
-        (ev.TurnStarted, "turn_started"),
-        (ev.Traded, "traded"),
-        (ev.Rolled, "rolled"),
-        (ev.Captured, "captured"),
-        (ev.Occupied, "occupied"),
-        (ev.Eliminated, "eliminated"),
-        (ev.CardsTaken, "cards_taken"),
-        (ev.Drew, "drew"),
-        (ev.Fortified, "fortified"),
-        (ev.TurnEnded, "turn_ended"),
-        (ev.GameEnded, "game_ended"),
-        (ev.MissionDealt, "mission_dealt"),
-        (ev.MissionsRevealed, "missions_revealed"),
-        (ev.HeadquartersChosen, "headquarters_chosen"),
-        (ev.HeadquartersRevealed, "headquarters_revealed"),
-    ]
+    event_type: _event_layout(event_type, kind) for kind, event_type in EVENT_KINDS.items()
 }
+"""Each event type's layout, by the name the replay codec gives it: its GameEvent field's name."""
