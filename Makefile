@@ -66,11 +66,11 @@ chromium:
 lint: install
 	$(VENV)/bin/ruff check --no-cache .  # a cache key ignores new first-party modules (conftest.py)
 	$(VENV)/bin/ruff format --no-cache --check .
-	$(VENV)/bin/mypy engine server
+	$(VENV)/bin/mypy engine server benchmarks
 	cd proto && ../$(VENV)/bin/buf lint
 
 bench-engine: install
-	$(PY) -m engine.bench
+	$(PY) -m benchmarks.bench_engine
 
 # Win rates of the Python sample bots over a few hundred seeded in-process games (docs/benchmarks.md).
 .PHONY: bench-bots
@@ -80,14 +80,14 @@ bench-bots: install
 # The server against a raw grpc.aio echo stream, and 1,000 concurrent games of thinking bots (docs/benchmarks.md).
 .PHONY: bench-server bench-server-instructions bench-capacity
 bench-server: install
-	$(PY) -m server.bench
+	$(PY) -m benchmarks.bench_server
 
 # The same server and echo counted in instructions by callgrind: exact where bench-server's times drift.
 bench-server-instructions: install
-	$(PY) -m server.bench_instructions
+	$(PY) -m benchmarks.bench_instructions
 
 bench-capacity: install
-	$(PY) -m server.bench_capacity
+	$(PY) -m benchmarks.bench_capacity
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -28,7 +28,7 @@ def pytest_configure(config: pytest.Config) -> None:
     (setup.py's mypyc build) in place of its .py, so an edit would go untested."""
     root = Path(__file__).parent
     stale = []
-    for built in [*root.glob("engine/*.so"), *root.glob("server/*.so")]:
+    for built in [*root.glob("engine/*.so"), *root.glob("server/**/*.so")]:
         source = built.with_name(built.name.split(".")[0] + ".py")
         if source.stat().st_mtime > built.stat().st_mtime:
             stale.append(str(source.relative_to(root)))
@@ -61,7 +61,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
 
 def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> dict[str, Callable[[], Any]]:
-    """Async tests run on uvloop, the loop every server process runs on (server/runtime.py). The browser
+    """Async tests run on uvloop, the loop every server process runs on (server/ops/runtime.py). The browser
     tests stay on asyncio's loop: Playwright's driver pipe closed mid-test under uvloop in 2 of 4 runs
     (the dashboard's HTTP on uvloop is tested by the other dashboard tests)."""
     if item.path.name == "test_dashboard_browser.py":

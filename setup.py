@@ -20,13 +20,13 @@ COMPILED = [
     "engine/policies.py",
     "engine/rules.py",
     "engine/state.py",
-    "server/clock.py",
-    "server/histogram.py",
-    "server/mailbox.py",
-    "server/runner.py",
-    "server/seats.py",
-    "server/session.py",
-    "server/wire.py",
+    "server/play/clock.py",
+    "server/ops/histogram.py",
+    "server/play/mailbox.py",
+    "server/play/runner.py",
+    "server/play/seats.py",
+    "server/play/session.py",
+    "server/play/wire.py",
 ]
 
 if os.environ.get("CONQUEST_PURE_PYTHON"):

@@ -20,17 +20,17 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
 from conquest.v1 import arena_pb2_grpc, bot_pb2
-from server import arena_service
-from server.arena import Arena
-from server.config import ConfigError, ServerConfig
-from server.dashboard import start_dashboard
-from server.lobby import Lobby
-from server.metrics import Metrics
-from server.replays import DatabaseReplayWriter, DirectoryReplayWriter, ReplayWriters
-from server.runner import read_stream
-from server.session import Outgoing, Session, serialize_response
+from server.arena import service as arena_service
+from server.arena.api import Arena
+from server.ops.config import ConfigError, ServerConfig
+from server.ops.metrics import Metrics
+from server.play.lobby import Lobby
+from server.play.replays import DatabaseReplayWriter, DirectoryReplayWriter, ReplayWriters
+from server.play.runner import read_stream
+from server.play.session import Outgoing, Session, serialize_response
 from server.storage import Store
 from server.storage.auth import StoreAuthenticator, StoreRatings
+from server.web.dashboard import start_dashboard
 
 SERVICE_NAME = bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
 log = structlog.get_logger("conquest.server")
@@ -174,7 +174,7 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
         dashboard=dashboard.url if dashboard else None,
         database=make_url(config.database_url).render_as_string(hide_password=True) if store else None,
         queues=[q.name for q in config.queues],
-        event_loop=type(loop).__module__.split(".")[0],  # "uvloop" (server/runtime.py), else "asyncio"
+        event_loop=type(loop).__module__.split(".")[0],  # "uvloop" (server/ops/runtime.py), else "asyncio"
     )
     await stop.wait()
     log.info("shutting_down", games=len(lobby.runners), grace_ms=config.shutdown_grace_ms)

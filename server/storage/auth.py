@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conquest.v1 import bot_pb2
-from server.session import HelloError, Identity, PracticeAuthenticator
+from server.play.session import HelloError, Identity, PracticeAuthenticator
 from server.storage.errors import NotFoundError, RevokedTokenError, RotatedTokenError, UnknownTokenError
 from server.storage.ratings import INITIAL, Skill
 from server.storage.store import Store

@@ -136,7 +136,7 @@ class SeatRoundTripRow(Base):
     phase: Mapped[str] = mapped_column(String(32), primary_key=True)
     """The engine's Phase name in lower case, e.g. ``attack``."""
     bucket: Mapped[int] = mapped_column(Integer, primary_key=True)
-    """Index into ``server.metrics.ROUND_TRIP_BUCKETS``; one past its end for above the last bound."""
+    """Index into ``server.ops.metrics.ROUND_TRIP_BUCKETS``; one past its end for above the last bound."""
     decisions: Mapped[int] = mapped_column(Integer)
 
 
@@ -217,7 +217,7 @@ class TournamentRow(Base):
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
     """``engine.Rules.to_dict()``."""
     time_control: Mapped[dict[str, Any]] = mapped_column(JSON)
-    """``server.config.TimeControl`` fields, in milliseconds (max_strikes a count)."""
+    """``server.ops.config.TimeControl`` fields, in milliseconds (max_strikes a count)."""
     created_at: Mapped[datetime] = mapped_column(UtcDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
 

@@ -25,8 +25,8 @@ from sqlalchemy.orm import Session
 
 from engine import Phase
 from engine.replay import Replay
-from server.metrics import ROUND_TRIP_BUCKETS
-from server.session import NAME_PATTERN
+from server.ops.metrics import ROUND_TRIP_BUCKETS
+from server.play.session import NAME_PATTERN
 from server.storage import ratings
 from server.storage.errors import (
     AdminTokenError,
@@ -120,7 +120,7 @@ class SeatResult:
     """Times the bot's stream dropped while it held the seat in the running game."""
     round_trips: Mapping[str, Sequence[int]] = field(default_factory=dict)
     """Answered decisions by phase (lower-case Phase name): how many fell in each bucket of
-    ``server.metrics.ROUND_TRIP_BUCKETS``, the last count for those above the last bound."""
+    ``server.ops.metrics.ROUND_TRIP_BUCKETS``, the last count for those above the last bound."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,8 @@ from raw_client import RawBot
 from conquest.v1 import arena_pb2_grpc, bot_pb2
 from engine import preset
 from server.app import build_lobby, create_server
-from server.config import QueueConfig, ServerConfig, TimeControl
-from server.lobby import Lobby
+from server.ops.config import QueueConfig, ServerConfig, TimeControl
+from server.play.lobby import Lobby
 from server.storage import Store
 
 ADMIN = "arena-admin-token-for-tests"

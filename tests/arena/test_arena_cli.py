@@ -9,7 +9,7 @@ from pathlib import Path
 
 from arena_support import ADMIN, QUEUE, play_game
 
-from server.cli import main
+from server.cli.main import main
 
 LOG_LINE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \[")
 

@@ -12,7 +12,7 @@ import pytest
 from arena_support import QUEUE, Player, admin
 
 from conquest.v1 import arena_pb2
-from server.tournaments import game_points
+from server.arena.tournaments import game_points
 
 RR = arena_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN
 

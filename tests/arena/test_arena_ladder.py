@@ -11,7 +11,7 @@ from arena_support import ADMIN, QUEUE, Player, admin, play_game
 
 from conquest.v1 import arena_pb2
 from engine.replay import Replay
-from server.replays import verify_record
+from server.play.replays import verify_record
 
 
 async def _register(arena, *names: str) -> list[str]:  # type: ignore[no-untyped-def]

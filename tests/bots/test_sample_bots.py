@@ -1,6 +1,6 @@
 """The sample bots play whole games in-process through the server's own message shapes.
 
-``conquest_bots.evaluate.play`` builds every DecisionRequest with ``server.wire`` and applies every
+``conquest_bots.evaluate.play`` builds every DecisionRequest with ``server.play.wire`` and applies every
 answer with the engine's checked ``state.apply``: an illegal action raises, so a game that finishes is
 a game without a rejected action.
 """

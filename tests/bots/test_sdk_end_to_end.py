@@ -17,9 +17,9 @@ from conquest_bots.strategist import StrategistBot
 from conquest_sdk import Bot, Client, Game, Turn
 from engine import preset
 from server.app import create_server
-from server.config import QueueConfig, ServerConfig, TimeControl
-from server.lobby import Lobby
-from server.replays import DirectoryReplayWriter
+from server.ops.config import QueueConfig, ServerConfig, TimeControl
+from server.play.lobby import Lobby
+from server.play.replays import DirectoryReplayWriter
 
 CONTROL = TimeControl(
     decision_ms=2000,

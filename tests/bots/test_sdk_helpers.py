@@ -28,7 +28,7 @@ from engine import (
     preset,
     random_legal_action,
 )
-from server import wire
+from server.play import wire
 
 
 def test_builders_make_the_actions_the_server_reads() -> None:

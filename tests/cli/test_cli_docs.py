@@ -1,4 +1,4 @@
-"""The command reference cannot drift from the parser: docs/cli.md and server/cli.py's module docstring
+"""The command reference cannot drift from the parser: docs/cli.md and server/cli/main.py's module docstring
 list every subcommand ``build_parser`` registers (serve, health, practice, match, demo, replay
 show|verify|render|download, bot, leaderboard, games, challenge, tournament ...), each with every option
 and choice it takes, and nothing the parser does not have."""
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import server.cli
-from server.cli import build_parser
+import server.cli.main
+from server.cli.main import build_parser
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 
@@ -52,7 +52,7 @@ def synopsis(text: str) -> dict[str, str]:
 
 SOURCES = {
     "docs/cli.md": synopsis(DOCS.read_text()),
-    "server/cli.py docstring": synopsis(server.cli.__doc__ or ""),
+    "server/cli/main.py docstring": synopsis(server.cli.__doc__ or ""),
 }
 
 

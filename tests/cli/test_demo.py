@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from server.cli import main
+from server.cli.main import main
 
 
 def _games_by_bot(output: str) -> dict[str, int]:

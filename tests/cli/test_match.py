@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from server.match import MatchError, match_rules, parse_entrants
-from server.replays import load_replay_file, verify_record
+from server.cli.match import MatchError, match_rules, parse_entrants
+from server.play.replays import load_replay_file, verify_record
 
 PYTHON = shlex.quote(sys.executable)
 ROW = re.compile(r"^(\S+) +(\d+) +(\d+) +([\d.]+|-) +(\d+) +(\d+) +(\d+)$", re.MULTILINE)
@@ -24,7 +24,7 @@ ROW = re.compile(r"^(\S+) +(\d+) +(\d+) +([\d.]+|-) +(\d+) +(\d+) +(\d+)$", re.M
 def conquest_match(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, tuple]]:
     """Run ``conquest match ARGS`` (fast games: a turn cap of 15); the result and the table's rows by bot:
     (games, wins, average place, timeouts, rejections, forfeits)."""
-    command = [sys.executable, "-m", "server.cli", "match", *args, "--turn-cap", "15"]
+    command = [sys.executable, "-m", "server.cli.main", "match", *args, "--turn-cap", "15"]
     done = subprocess.run(
         [*command, "--replay-dir", str(tmp_path / "replays")], capture_output=True, text=True, timeout=120
     )

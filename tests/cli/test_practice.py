@@ -17,11 +17,11 @@ import pytest
 
 from conquest_bots.aggressive import AggressiveBot
 from conquest_sdk import Client
-from server.cli import main
-from server.config import ConfigError, QueueConfig, ServerConfig
-from server.practice import practice, practice_queues
-from server.replays import load_replay_file, verify_record
-from server.seats import house_seats
+from server.cli.main import main
+from server.cli.practice import practice, practice_queues
+from server.ops.config import ConfigError, QueueConfig, ServerConfig
+from server.play.replays import load_replay_file, verify_record
+from server.play.seats import house_seats
 
 ADDRESS = re.compile(r"practice server on (\S+);")
 
@@ -60,7 +60,7 @@ async def test_an_sdk_bot_plays_house_opponents_and_each_result_is_printed(tmp_p
 def test_the_practice_command_prints_how_to_connect_and_the_game_it_played(tmp_path: Path):
     """Issue 3: `conquest practice` ... a local server that waits for your bot; the two-player queue
     seats the bot against one house opponent plus the neutral army."""
-    practice_cmd = [sys.executable, "-m", "server.cli", "practice", "--address", "localhost:0"]
+    practice_cmd = [sys.executable, "-m", "server.cli.main", "practice", "--address", "localhost:0"]
     practice_cmd += ["--queue", "classic-2", "--opponent", "aggressive", "--games", "1", "--turn-cap", "6"]
     server = subprocess.Popen(practice_cmd, cwd=tmp_path, stdout=subprocess.PIPE, text=True)
     try:

@@ -9,8 +9,8 @@ import pytest
 from engine import Attack, preset
 from engine.policies import aggressive_policy
 from engine.replay import Replay
-from server.config import ConfigError, load_config
-from server.replay_view import attack_odds, viewer_data
+from server.ops.config import ConfigError, load_config
+from server.web.replay_view import attack_odds, viewer_data
 
 
 def test_one_roll_of_three_dice_against_two_matches_the_hand_count() -> None:

@@ -29,12 +29,12 @@ from engine import Attack, preset
 from engine.events import Drew
 from engine.replay import Replay, simulate
 from server.app import build_lobby, build_server
-from server.cli import main
-from server.config import QueueConfig, ServerConfig, TimeControl
-from server.dashboard import RunningDashboard, start_dashboard
-from server.lobby import Lobby
-from server.seats import RemoteSeat
+from server.cli.main import main
+from server.ops.config import QueueConfig, ServerConfig, TimeControl
+from server.play.lobby import Lobby
+from server.play.seats import RemoteSeat
 from server.storage import Store
+from server.web.dashboard import RunningDashboard, start_dashboard
 
 CHROMIUM = os.environ.get("CONQUEST_TEST_CHROMIUM", "/usr/bin/chromium")
 LAUNCH_ARGS = [

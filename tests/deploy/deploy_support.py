@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from server.config import ServerConfig, load_config
+from server.ops.config import ServerConfig, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"

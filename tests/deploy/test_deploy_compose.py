@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 
 from deploy_support import DEPLOY, ROOT, image_config, port_of, yaml_file
 
-from server.config import load_config
-from server.metrics import Metrics
+from server.ops.config import load_config
+from server.ops.metrics import Metrics
 
 COMPOSE = yaml_file("docker-compose.yml")
 SERVICES = COMPOSE["services"]

@@ -168,7 +168,7 @@ async def play(runs: list[KitRun], work: Path, timeout: float) -> list[str]:
     config.write_text(CONFIG.format(port=port, replays=replays) + kit_queues)
     server_log = work / "server.log"
     server = await spawn(
-        [str(PYTHON), "-m", "server.cli", "serve", "--config", str(config), "--log-format", "json"],
+        [str(PYTHON), "-m", "server.cli.main", "serve", "--config", str(config), "--log-format", "json"],
         server_log,
     )
     python_bots: list[asyncio.subprocess.Process] = []

@@ -11,9 +11,9 @@ from raw_client import RawBot
 
 from engine import preset
 from server.app import create_server
-from server.config import QueueConfig, ServerConfig, TimeControl
-from server.lobby import Lobby
-from server.replays import DirectoryReplayWriter
+from server.ops.config import QueueConfig, ServerConfig, TimeControl
+from server.play.lobby import Lobby
+from server.play.replays import DirectoryReplayWriter
 
 FAST = TimeControl(
     decision_ms=2000,

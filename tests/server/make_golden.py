@@ -14,8 +14,8 @@ from google.protobuf import json_format
 
 from conquest.v1 import bot_pb2
 from engine import Phase, aggressive_policy, new_game, preset
-from server.runner import decision_request
-from server.wire import PublicArrays
+from server.play.runner import decision_request
+from server.play.wire import PublicArrays
 
 GOLDEN = Path(__file__).parent / "golden"
 SEED = 20261122

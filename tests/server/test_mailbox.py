@@ -1,4 +1,4 @@
-"""server.mailbox: a stream's send queue (``Mailbox``) and a game's wake-up (``Alarm``), whose wait ends
+"""server.play.mailbox: a stream's send queue (``Mailbox``) and a game's wake-up (``Alarm``), whose wait ends
 at a decision's deadline (issue 3: "On timeout: a deterministic legal default ... and a strike" needs the
 wait to end at the deadline, never after it)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from server.mailbox import Alarm, Mailbox
+from server.play.mailbox import Alarm, Mailbox
 
 
 async def test_an_item_put_while_waiting_is_returned_at_once() -> None:

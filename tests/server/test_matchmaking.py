@@ -1,4 +1,5 @@
-"""Rating-aware matchmaking (server/pairing.py), simulated with a fake clock: issue 4, "a seed bot chosen by
+"""Rating-aware matchmaking (server/play/pairing.py), simulated with a fake clock: issue 4, "a seed bot chosen
+by
 fewest recent games / longest wait so no bot starves, opponents near its rating with the window widening
 as it waits, a cap on repeated pairings, rotated seats"; "matchmaker fairness (no starvation over many
 rounds, pair cap respected)"."""
@@ -11,7 +12,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from server.pairing import MatchPolicy, PairingHistory, Waiting, pick_table, seat_order, window
+from server.play.pairing import MatchPolicy, PairingHistory, Waiting, pick_table, seat_order, window
 from server.storage.ratings import Skill
 
 

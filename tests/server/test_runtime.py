@@ -1,4 +1,4 @@
-"""server.runtime: every server process runs on uvloop with young collections every 10,000 allocations
+"""server.ops.runtime: every server process runs on uvloop with young collections every 10,000 allocations
 (docs/benchmarks.md: "the game server spends about a tenth less CPU per decision" on uvloop)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import gc
 
-from server import runtime
+from server.ops import runtime
 
 
 async def _probe() -> tuple[str, int]:

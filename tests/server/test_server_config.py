@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from server.cli import main
-from server.config import ConfigError, ServerConfig, TimeControl, env_variables, load_config
+from server.cli.main import main
+from server.ops.config import ConfigError, ServerConfig, TimeControl, env_variables, load_config
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 

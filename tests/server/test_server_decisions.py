@@ -11,7 +11,7 @@ from raw_client import seat_three
 from conftest import FAST
 from conquest.v1 import bot_pb2, game_pb2
 from engine import Claim
-from server.seats import RemoteSeat
+from server.play.seats import RemoteSeat
 
 Outcome = bot_pb2.SeatOutcome
 

@@ -8,7 +8,7 @@ import random
 
 from conquest.v1 import bot_pb2
 from engine.replay import Replay, verify
-from server.replays import load_replay_file, verify_record
+from server.play.replays import load_replay_file, verify_record
 
 Outcome = bot_pb2.SeatOutcome
 

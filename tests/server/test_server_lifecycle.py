@@ -25,7 +25,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from raw_client import RawBot
 
 from engine import Claim
-from server.cli import main
+from server.cli.main import main
 
 FORBIDDEN_KEYS = {"seed", "token", "hand", "hands", "cards", "deck"}
 """Keys that would carry a secret or hidden game information."""
@@ -42,7 +42,7 @@ class Serve:
         self.log_path = tmp_path / "serve.log"
         with self.log_path.open("w") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "server.cli", "serve", "--config", str(config), *args],
+                [sys.executable, "-m", "server.cli.main", "serve", "--config", str(config), *args],
                 stderr=log,
                 # no dashboard on the fixed default port: servers alongside (make run) must not collide
                 env={**os.environ, "CONQUEST_SERVER_DASHBOARD_PORT": "0", **(env or {})},
@@ -101,7 +101,7 @@ async def test_settings_come_from_defaults_file_environment_then_flags(tmp_path:
         assert serve.stop(timeout=20) == 0
     assert serving["address"] == "localhost:0" and serving["port"] > 0, "the flag beats the variable"
     assert serving["metrics_port"] == metrics_port, "the variable beats the file"
-    assert serving["event_loop"] == "uvloop", "conquest serve runs on uvloop (server/runtime.py)"
+    assert serving["event_loop"] == "uvloop", "conquest serve runs on uvloop (server/ops/runtime.py)"
 
 
 LOG_TEST_CONFIG = """

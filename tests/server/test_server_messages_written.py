@@ -12,12 +12,12 @@ from conquest.v1 import bot_pb2, game_pb2
 from engine import LegalActions, Phase, PlayerStatus, new_game, preset, random_policy
 from engine.events import Event
 from engine.observe import Observation, observe
-from server import wire
-from server.config import default_queues
-from server.replays import DirectoryReplayWriter
-from server.runner import GameRunner, decision_request
-from server.seats import RemoteSeat
-from server.session import Identity, Session, serialize_response
+from server.ops.config import default_queues
+from server.play import wire
+from server.play.replays import DirectoryReplayWriter
+from server.play.runner import GameRunner, decision_request
+from server.play.seats import RemoteSeat
+from server.play.session import Identity, Session, serialize_response
 
 
 def legal_built_whole(legal: LegalActions) -> game_pb2.LegalActions:

@@ -16,10 +16,10 @@ from raw_client import seat_three
 
 from conftest import FAST
 from engine import Claim
-from server.clock import SeatClock
-from server.histogram import bucket
-from server.metrics import ROUND_TRIP_BUCKETS, Metrics
-from server.seats import RemoteSeat
+from server.ops.histogram import bucket
+from server.ops.metrics import ROUND_TRIP_BUCKETS, Metrics
+from server.play.clock import SeatClock
+from server.play.seats import RemoteSeat
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
 

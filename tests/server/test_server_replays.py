@@ -12,11 +12,11 @@ from pathlib import Path
 from raw_client import RawBot
 
 from engine import aggressive_policy, preset
-from server.cli import main
-from server.config import QueueConfig
-from server.replays import DirectoryReplayWriter, load_replay_file, seed_commitment, verify_record
-from server.runner import GameRunner
-from server.seats import HouseSeat
+from server.cli.main import main
+from server.ops.config import QueueConfig
+from server.play.replays import DirectoryReplayWriter, load_replay_file, seed_commitment, verify_record
+from server.play.runner import GameRunner
+from server.play.seats import HouseSeat
 
 
 async def house_game(tmp_path, seed: int = 7) -> str:
@@ -94,7 +94,7 @@ def test_conquest_serve_stops_cleanly_on_sigterm(tmp_path):
         [
             sys.executable,
             "-m",
-            "server.cli",
+            "server.cli.main",
             "serve",
             "--address",
             "127.0.0.1:0",

@@ -11,9 +11,9 @@ from engine import Phase, PlayerStatus, new_game, preset
 from engine.actions import ChooseDefence
 from engine.legal import default_action
 from engine.policies import aggressive_policy, play_game
-from server.clock import SeatClock
-from server.config import ConfigError, ServerConfig, TimeControl, load_config
-from server.runner import Outcome, seat_outcome
+from server.ops.config import ConfigError, ServerConfig, TimeControl, load_config
+from server.play.clock import SeatClock
+from server.play.runner import Outcome, seat_outcome
 
 
 def test_default_queues_offer_every_rule_set() -> None:

@@ -22,9 +22,9 @@ from conquest_bots.strategist import StrategistBot
 from conquest_sdk import Bot, Client
 from engine import ChooseDefence, Phase, new_game, preset
 from server.app import create_server
-from server.config import QueueConfig, ServerConfig, default_queues
-from server.lobby import Lobby
-from server.replays import DirectoryReplayWriter, load_replay_file, verify_record
+from server.ops.config import QueueConfig, ServerConfig, default_queues
+from server.play.lobby import Lobby
+from server.play.replays import DirectoryReplayWriter, load_replay_file, verify_record
 
 RULE_SET_QUEUES = ("classic-defend-4", "older-4", "capital-4", "mission-4", "allied-2")
 DEFEND_MS = 150

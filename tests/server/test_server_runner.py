@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
+from benchmarks.bench_server import first_choice
 from conquest.v1 import bot_pb2
-from server.bench import first_choice
-from server.config import TimeControl, default_queues
-from server.metrics import Metrics
-from server.replays import DirectoryReplayWriter
-from server.runner import GameRunner
-from server.seats import RemoteSeat
-from server.session import Identity, Outgoing
+from server.ops.config import TimeControl, default_queues
+from server.ops.metrics import Metrics
+from server.play.replays import DirectoryReplayWriter
+from server.play.runner import GameRunner
+from server.play.seats import RemoteSeat
+from server.play.session import Identity, Outgoing
 
 
 class Recorder:

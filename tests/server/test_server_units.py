@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from server.clock import SeatClock
-from server.config import ConfigError, ServerConfig, TimeControl, load_config, parse_config
+from server.ops.config import ConfigError, ServerConfig, TimeControl, load_config, parse_config
+from server.play.clock import SeatClock
 
 CONTROL = TimeControl(
     decision_ms=1000,

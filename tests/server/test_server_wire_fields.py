@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from engine import Attack, Phase, new_game, observe, preset, random_policy
-from server import wire
+from server.play import wire
 
 
 def test_occupy_observation_names_the_source_of_the_move_in() -> None:

@@ -1,6 +1,6 @@
 """Every rule set over the wire (issue 5: "Every new decision kind (choose headquarters, mission reveal,
 allied placement/attack, defence dice) is in the protocol"): random games of every preset go through
-server/wire.py step by step, and every phase, legal list, action, event and observation field survives
+server/play/wire.py step by step, and every phase, legal list, action, event and observation field survives
 the trip."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from engine.actions import Action
 from engine.classic_map import CLASSIC
 from engine.goals import MISSIONS
 from engine.policies import Policy, aggressive_policy
-from server import wire
+from server.play import wire
 
 SEEN: dict[str, set[str]] = {"phase": set(), "action": set(), "event": set()}
 """What the checks below have carried so far (see the last test)."""
@@ -91,7 +91,7 @@ def test_every_step_of_every_preset_round_trips(
     game: tuple[GameState, list[ev.Event], random.Random],
 ) -> None:
     """Phases, legal actions, actions, observations and every seat's view of every event of random games
-    of every preset survive server/wire.py."""
+    of every preset survive server/play/wire.py."""
     state, events, rng = game
     _play_through_the_wire(state, events, random_policy(rng))
 

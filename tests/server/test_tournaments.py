@@ -1,4 +1,4 @@
-"""Tournament pairings and standings (server/tournaments.py): issue 4, "Round robin, Swiss and single
+"""Tournament pairings and standings (server/arena/tournaments.py): issue 4, "Round robin, Swiss and single
 elimination, each for 2-player and multi-player games (state how multi-player tables are formed and
 scored), with standings and tie-breaks" and the test list's "Swiss pairings and tie-breaks"."""
 
@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from server.tournaments import (
+from server.arena.tournaments import (
     ROUND_ROBIN,
     SINGLE_ELIMINATION,
     SWISS,

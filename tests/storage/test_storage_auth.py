@@ -6,7 +6,7 @@ import pytest
 
 from conftest import ADMIN
 from conquest.v1 import bot_pb2
-from server.session import HelloError, Identity
+from server.play.session import HelloError, Identity
 from server.storage import Store
 from server.storage.auth import StoreAuthenticator
 

@@ -10,7 +10,7 @@ import pytest
 from storage_support import QUEUE, play
 
 from conftest import ADMIN
-from server.metrics import ROUND_TRIP_BUCKETS
+from server.ops.metrics import ROUND_TRIP_BUCKETS
 from server.storage import Bot, GameResult, NotFoundError, Store, ratings
 
 BUCKETS = len(ROUND_TRIP_BUCKETS) + 1

@@ -10,8 +10,8 @@ from datetime import timedelta
 from storage_support import QUEUE, play
 
 from conftest import ADMIN
-from server.matchmaker import Matchmaker
-from server.session import Identity
+from server.play.matchmaker import Matchmaker
+from server.play.session import Identity
 from server.storage import Store
 from server.storage.auth import StoreRatings, identity_key
 from server.storage.ratings import INITIAL

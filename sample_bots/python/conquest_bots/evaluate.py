@@ -1,8 +1,8 @@
 """Win rates of the sample bots, measured in-process: no network, the server's own message shapes.
 
 Each game runs on the engine; every decision goes to the bot exactly as the server would send it
-(``server.wire`` builds the Observation and LegalActions) and the bot's Action comes back through
-``server.wire.action_from_pb`` and the checked ``state.apply``, so an illegal action fails loudly.
+(``server.play.wire`` builds the Observation and LegalActions) and the bot's Action comes back through
+``server.play.wire.action_from_pb`` and the checked ``state.apply``, so an illegal action fails loudly.
 This is the one module of the sample bots that imports the engine and the server.
 
     python -m conquest_bots.evaluate --games 200
@@ -23,7 +23,7 @@ from conquest_bots.random_bot import RandomBot
 from conquest_bots.strategist import StrategistBot
 from conquest_sdk import Bot, Game, Turn
 from engine import new_game, observe, preset
-from server import wire
+from server.play import wire
 
 BOTS: dict[str, Callable[[int], Bot]] = {
     "random": lambda seed: RandomBot(seed),

@@ -1,4 +1,5 @@
-"""Who plays whom: per queue, the rating-aware pairing of ``server.pairing`` over the bots with a free slot.
+"""Who plays whom: per queue, the rating-aware pairing of ``server.play.pairing`` over the bots with a free
+slot.
 
 Joining a queue is standing membership: a bot is seated again and again, as long as it has a free game
 slot, until it leaves. A game never seats the same session twice. Ratings come from ``skills`` (the
@@ -13,8 +14,8 @@ import time
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 
-from server.pairing import LADDER, MatchPolicy, PairingHistory, Waiting, pick_table
-from server.session import Session
+from server.play.pairing import LADDER, MatchPolicy, PairingHistory, Waiting, pick_table
+from server.play.session import Session
 from server.storage.ratings import INITIAL, Skill
 
 _system_random = secrets.SystemRandom()

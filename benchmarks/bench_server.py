@@ -5,7 +5,7 @@ logs at INFO to a file (one line per game and per session, none per decision) an
 temporary directory, exactly as ``conquest serve`` without a database. This process is the client: pinned
 to the other core, one event loop holding many bot streams (one Connect stream and one TCP connection
 each) that answer on the protobuf messages with a trivial policy (``first_choice``), no engine on the path.
-Every process here runs as the server does (``server.runtime``: uvloop, a tuned collector), the echo and
+Every process here runs as the server does (``server.ops.runtime``: uvloop, a tuned collector), the echo and
 the client too: the same runtime on both sides of the comparison, and a client cheap enough that the
 echo's figure is the server's as far as one client core allows.
 
@@ -31,7 +31,7 @@ Round trip = from writing a Decision to reading the next DecisionRequest of that
 message to reading its answer), on the client's clock. Server CPU = the server process's utime + stime
 from ``/proc/<pid>/stat`` over the measured window.
 
-    python -m server.bench [--quick]
+    python -m benchmarks.bench_server [--quick]
 """
 
 from __future__ import annotations
@@ -58,13 +58,13 @@ from typing import Any, cast
 import grpc
 
 from conquest.v1 import bot_pb2, game_pb2
-from server import runtime
 from server.app import create_server
-from server.config import QueueConfig, ServerConfig, default_queues
-from server.lobby import Lobby
-from server.logs import configure_logging
-from server.pairing import LADDER
-from server.replays import DirectoryReplayWriter
+from server.ops import runtime
+from server.ops.config import QueueConfig, ServerConfig, default_queues
+from server.ops.logs import configure_logging
+from server.play.lobby import Lobby
+from server.play.pairing import LADDER
+from server.play.replays import DirectoryReplayWriter
 
 SERVER_CORE = 0
 CLIENT_CORE = 1
@@ -480,7 +480,9 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m server.bench", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.bench_server", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--quick", action="store_true", help="a short run (a tenth of the decisions)")
     parser.add_argument(
         "--queues", nargs="+", default=["classic-4", "classic-2"], help="default queues to fill in run 1"

@@ -16,17 +16,17 @@ from dataclasses import dataclass
 import structlog
 
 from conquest.v1 import bot_pb2
-from server.config import QueueConfig, ServerConfig
-from server.matchmaker import Matchmaker
-from server.metrics import Metrics
-from server.pairing import LADDER, MatchPolicy
-from server.replays import ReplayWriter
-from server.runner import GameRunner, route_decision
-from server.seats import HouseSeat, RemoteSeat, Seat, house_seats
-from server.session import Authenticator, HelloError, PracticeAuthenticator, Session, check_hello
+from server.ops.config import QueueConfig, ServerConfig
+from server.ops.metrics import Metrics
+from server.play.matchmaker import Matchmaker
+from server.play.pairing import LADDER, MatchPolicy
+from server.play.replays import ReplayWriter
+from server.play.runner import GameRunner, route_decision
+from server.play.seats import HouseSeat, RemoteSeat, Seat, house_seats
+from server.play.session import Authenticator, HelloError, PracticeAuthenticator, Session, check_hello
+from server.play.wire import rules_info
 from server.storage.auth import StoreRatings
 from server.storage.ratings import INITIAL, Skill
-from server.wire import rules_info
 
 log = structlog.get_logger("conquest.lobby")
 MATCH_RETRY_S = 1.0

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.config import TimeControl
+from server.ops.config import TimeControl
 
 
 @dataclass(slots=True)

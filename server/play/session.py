@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from conquest.v1 import bot_pb2
-from server.mailbox import Mailbox
+from server.play.mailbox import Mailbox
 
 Outgoing = bot_pb2.ConnectResponse | bytes
-"""A message for a bot's stream: a ConnectResponse, or one serialized already (written by ``server.wire``)."""
+"""A message for a bot's stream: a ConnectResponse, or one serialized already (by ``server.play.wire``)."""
 
 
 def serialize_response(message: Outgoing) -> bytes:
     """A ConnectResponse for the wire (the stream's serializer, compiled as gRPC calls it for every message
-    sent); what ``server.wire`` wrote comes serialized already."""
+    sent); what ``server.play.wire`` wrote comes serialized already."""
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 

@@ -1,4 +1,5 @@
-"""The ArenaService servicer: request fields in, ``server.arena`` does the work, errors out as status codes.
+"""The ArenaService servicer: request fields in, ``server.arena.api`` does the work, errors out as status
+codes.
 
 Database work runs in a worker thread so a slow query never delays a game's decisions on the event loop.
 """
@@ -12,8 +13,8 @@ from typing import Any, NoReturn, TypeVar
 import grpc
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc
-from server.arena import Arena, MissingAdminTokenError, NoDatabaseError, admin_token
-from server.competitions import NotConnectedError
+from server.arena.api import Arena, MissingAdminTokenError, NoDatabaseError, admin_token
+from server.arena.competitions import NotConnectedError
 from server.storage import (
     AdminTokenError,
     AlreadyExistsError,

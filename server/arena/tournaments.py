@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from server.pairing import seat_order
+from server.play.pairing import seat_order
 
 ROUND_ROBIN = "round_robin"
 SWISS = "swiss"

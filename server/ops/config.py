@@ -89,7 +89,7 @@ class QueueConfig:
     """Games move ratings when every seat is a distinct registered bot; False for challenges and
     tournament games, which are recorded unrated."""
     house_opponents: tuple[str, ...] = ()
-    """Built-in opponents (``server.seats.HOUSE_POLICIES`` names) seated in every game of the queue: it
+    """Built-in opponents (``server.play.seats.HOUSE_POLICIES`` names) seated in every game of the queue: it
     matches ``players - len(house_opponents)`` bots (practice servers and local matches)."""
 
     def __post_init__(self) -> None:
@@ -127,7 +127,7 @@ class ServerConfig:
     metrics_port: int = 9100
     """Prometheus ``/metrics`` is served over HTTP on this port; 0 turns it off."""
     dashboard_port: int = 8080
-    """The web dashboard (server/dashboard.py) is served over HTTP on this port; 0 turns it off."""
+    """The web dashboard (server/web/dashboard.py) is served over HTTP on this port; 0 turns it off."""
     database_url: str = "sqlite:///conquest.sqlite3"
     """SQLAlchemy URL of the store (relative SQLite paths are from the working directory); "" runs
     without a database: practice play only, replays as files in ``replay_dir``."""

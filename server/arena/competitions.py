@@ -17,12 +17,20 @@ from datetime import timedelta
 import structlog
 
 from engine import Rules, RulesConfigError, preset
-from server.config import QueueConfig, ServerConfig, TimeControl
-from server.lobby import Appointment, Lobby
-from server.runner import SHUTDOWN, GameRunner
-from server.session import NAME_PATTERN
+from server.arena.tournaments import (
+    Entrant,
+    Spec,
+    Table,
+    TournamentError,
+    default_rounds,
+    next_round,
+    validate,
+)
+from server.ops.config import QueueConfig, ServerConfig, TimeControl
+from server.play.lobby import Appointment, Lobby
+from server.play.runner import SHUTDOWN, GameRunner
+from server.play.session import NAME_PATTERN
 from server.storage import InvalidInputError, NotFoundError, StorageError, Store, TournamentRecord
-from server.tournaments import Entrant, Spec, Table, TournamentError, default_rounds, next_round, validate
 
 log = structlog.get_logger("conquest.competitions")
 
@@ -236,7 +244,7 @@ class TournamentDirector:
 
 
 def pure(record: TournamentRecord) -> tuple[Spec, list[Entrant], list[Table]]:
-    """A stored tournament as ``server.tournaments`` values (tables with a linked game are played)."""
+    """A stored tournament as ``server.arena.tournaments`` values (tables with a linked game are played)."""
     spec = Spec(
         record.format, record.table_size, Rules.from_dict(record.rules).player_counts(), record.rounds
     )

@@ -11,7 +11,7 @@ versions of the server; the throughput bar itself is ``make bench-server``'s.
 Needs valgrind (``apt-get install valgrind``). Under callgrind the server runs ~50 times slower, so the
 clients are few (``--streams``) and the deadlines of the bench queue are never near.
 
-    python -m server.bench_instructions [--decisions N] [--keep DIR]
+    python -m benchmarks.bench_instructions [--decisions N] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from server import bench, runtime
-from server.bench import Window, bot_stream, echo_stream, until_done
+from benchmarks import bench_server
+from benchmarks.bench_server import Window, bot_stream, echo_stream, until_done
+from server.ops import runtime
 
 CALLGRIND_LIMIT_S = 1800.0
 """A run under callgrind that has not counted its messages in this long fails (something is stuck)."""
@@ -42,10 +43,10 @@ class Port:
 def serve(kind: str, queue: str, turn_cap: int, reply_bytes: int, replay_dir: str) -> None:
     """Run the game server (``kind`` "game") or the echo (``kind`` "echo") until SIGTERM."""
     if kind == "game":
-        spec = bench.ServerSpec(queue, turn_cap, pair_cap=0)
-        runtime.run(bench._serve(spec, Path(replay_dir), Port()))
+        spec = bench_server.ServerSpec(queue, turn_cap, pair_cap=0)
+        runtime.run(bench_server._serve(spec, Path(replay_dir), Port()))
     else:
-        runtime.run(bench._echo([bytes(reply_bytes)], Port()))
+        runtime.run(bench_server._echo([bytes(reply_bytes)], Port()))
 
 
 class CountedWindow(Window):
@@ -76,7 +77,7 @@ def counted_run(kind: str, args: argparse.Namespace, sizes: tuple[int, int], out
         f"--callgrind-out-file={out}",
         sys.executable,
         "-m",
-        "server.bench_instructions",
+        "benchmarks.bench_instructions",
         "--serve",
         kind,
         "--queue",

@@ -14,11 +14,11 @@ from typing import Protocol
 
 from conquest.v1 import bot_pb2
 from engine import Policy, aggressive_policy, random_policy
-from server.clock import SeatClock
-from server.config import TimeControl
-from server.histogram import bucket
-from server.metrics import ROUND_TRIP_BUCKETS
-from server.session import Identity, Outgoing
+from server.ops.config import TimeControl
+from server.ops.histogram import bucket
+from server.ops.metrics import ROUND_TRIP_BUCKETS
+from server.play.clock import SeatClock
+from server.play.session import Identity, Outgoing
 
 
 class Connection(Protocol):

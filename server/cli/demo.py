@@ -12,9 +12,9 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from server.arena_cli import table
-from server.match import Match, match_rules, parse_entrants
-from server.runner import GameRunner
+from server.cli.arena import table
+from server.cli.match import Match, match_rules, parse_entrants
+from server.play.runner import GameRunner
 from server.storage import AlreadyExistsError, Store
 
 LADDER_BOTS = ("strategist", "aggressive", "aggressive", "random")

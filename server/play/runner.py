@@ -39,14 +39,14 @@ from engine.legal import LegalActions
 from engine.observe import Observation, observe
 from engine.replay import Replay
 from engine.rules import Rules
-from server import wire
-from server.config import QueueConfig, TimeControl
-from server.histogram import Buckets
-from server.mailbox import Alarm
-from server.metrics import Metrics
-from server.replays import GameRecord, ReplayWriter, seed_commitment
-from server.seats import Connection, HouseSeat, RemoteSeat, Seat
-from server.session import Outgoing, Session
+from server.ops.config import QueueConfig, TimeControl
+from server.ops.histogram import Buckets
+from server.ops.metrics import Metrics
+from server.play import wire
+from server.play.mailbox import Alarm
+from server.play.replays import GameRecord, ReplayWriter, seed_commitment
+from server.play.seats import Connection, HouseSeat, RemoteSeat, Seat
+from server.play.session import Outgoing, Session
 from server.storage import GameResult, SeatOutcome, SeatResult
 
 ANNOTATION_LIMIT = 200

@@ -25,13 +25,13 @@ from typing import TextIO
 
 from engine import Rules, RulesConfigError, preset
 from server.app import build_lobby, build_server
-from server.config import QueueConfig, ServerConfig, TimeControl
-from server.dashboard import start_dashboard
-from server.lobby import Lobby
-from server.practice import SAMPLE_BOTS, outcome, result_line
-from server.runner import GameRunner
-from server.seats import HOUSE_POLICIES, RemoteSeat, numbered
+from server.cli.practice import SAMPLE_BOTS, outcome, result_line
+from server.ops.config import QueueConfig, ServerConfig, TimeControl
+from server.play.lobby import Lobby
+from server.play.runner import GameRunner
+from server.play.seats import HOUSE_POLICIES, RemoteSeat, numbered
 from server.storage import Store
+from server.web.dashboard import start_dashboard
 
 QUEUE = "match"
 PLACEHOLDERS = ("{address}", "{name}", "{queue}", "{capacity}", "{token}")

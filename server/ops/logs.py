@@ -11,7 +11,7 @@ import sys
 
 import structlog
 
-from server.config import LOG_FORMATS
+from server.ops.config import LOG_FORMATS
 
 
 def configure_logging(log_format: str, level: int = logging.INFO) -> None:

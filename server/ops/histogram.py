@@ -1,6 +1,6 @@
 """Bucket counts for the histograms observed on every decision (round trips, engine steps).
 
-``server.metrics`` exports them as Prometheus histograms when ``/metrics`` is scraped. prometheus-client's
+``server.ops.metrics`` exports them as Prometheus histograms when ``/metrics`` is scraped. prometheus-client's
 own ``Histogram`` takes a lock and runs ~0.8 us of Python per observation, which is right for a metric
 observed now and then but not for two per decision on the event loop's one thread; this counts in a list.
 """

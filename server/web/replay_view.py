@@ -23,9 +23,9 @@ from engine.events import TurnStarted
 from engine.odds import battle_odds, roll_outcomes
 from engine.replay import Replay
 from engine.state import GameState
-from server import wire
+from server.play import wire
 
-STATIC = resources.files("server") / "web" / "static"
+STATIC = resources.files("server.web") / "static"
 STANDALONE_SCRIPTS = ("board.js", "replay.js")
 """The scripts the standalone page inlines (the dashboard serves the same files)."""
 

@@ -25,7 +25,7 @@ from prometheus_client import (
 from prometheus_client.core import HistogramMetricFamily
 from prometheus_client.utils import floatToGoString
 
-from server.histogram import Buckets
+from server.ops.histogram import Buckets
 
 # The `_created` timestamp series double the series count and no dashboard reads them.
 disable_created_metrics()  # type: ignore[no-untyped-call]  # untyped in prometheus-client

@@ -15,9 +15,9 @@ from typing import TextIO
 
 from conquest.v1 import bot_pb2
 from server.app import build_lobby, create_server
-from server.config import QueueConfig, ServerConfig, default_queues
-from server.runner import GameRunner, seat_outcome
-from server.seats import RemoteSeat
+from server.ops.config import QueueConfig, ServerConfig, default_queues
+from server.play.runner import GameRunner, seat_outcome
+from server.play.seats import RemoteSeat
 
 SAMPLE_BOTS = {
     "random": "conquest_bots.random_bot",

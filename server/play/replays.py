@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from engine.replay import Replay, ReplayError, verify
 from engine.state import GameState
-from server.metrics import Metrics
+from server.ops.metrics import Metrics
 from server.storage import GameResult, Store
 
 

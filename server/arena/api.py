@@ -1,6 +1,6 @@
 """The Arena API's logic: organizer and spectator operations over the store and the lobby, as protobuf.
 
-``server/arena_service.py`` is the thin gRPC servicer over this module; it maps the errors raised here
+``server/arena/service.py`` is the thin gRPC servicer over this module; it maps the errors raised here
 (the store's typed errors plus ``NoDatabaseError`` and ``MissingAdminTokenError``) to status codes.
 Methods that read the database block: the servicer runs them in a worker thread. Methods that touch the
 lobby (live games) run on the event loop.
@@ -17,12 +17,13 @@ from conquest.v1 import arena_pb2, bot_pb2
 from engine.events import public_view
 from engine.observe import observe
 from engine.replay import Replay
-from server import wire
-from server.competitions import Challenges, TournamentDirector, pure
-from server.lobby import Lobby
-from server.metrics import ROUND_TRIP_BUCKETS
-from server.replays import GameRecord
-from server.runner import GameRunner, Spectator
+from server.arena.competitions import Challenges, TournamentDirector, pure
+from server.arena.tournaments import standings
+from server.ops.metrics import ROUND_TRIP_BUCKETS
+from server.play import wire
+from server.play.lobby import Lobby
+from server.play.replays import GameRecord
+from server.play.runner import GameRunner, Spectator
 from server.storage import (
     AdminTokenError,
     AuthError,
@@ -35,7 +36,6 @@ from server.storage import (
     Store,
     TournamentRecord,
 )
-from server.tournaments import standings
 
 DEFAULT_GAMES = 50
 MAX_GAMES = 1000

@@ -1,6 +1,6 @@
 """The read-only web dashboard: a Starlette app served by uvicorn in the game server's process.
 
-Every page reads through ``server.arena.Arena`` — the object behind the gRPC ArenaService — so the
+Every page reads through ``server.arena.api.Arena`` — the object behind the gRPC ArenaService — so the
 dashboard shows exactly what the Arena API returns (its protobuf answers as JSON). Live games come from
 ``Arena.watch_live``: the spectator stream of WatchGame (public events only, every hidden card -1), sent
 to the browser as server-sent events. The pages are plain files in ``server/web/static`` (no build step).
@@ -32,10 +32,10 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from server.arena import MAX_GAMES, Arena, NoDatabaseError
-from server.arena_service import status_code
-from server.replay_view import STATIC, attack_odds, viewer_data
+from server.arena.api import MAX_GAMES, Arena, NoDatabaseError
+from server.arena.service import status_code
 from server.storage import InvalidInputError, NotFoundError, StorageError
+from server.web.replay_view import STATIC, attack_odds, viewer_data
 
 T = TypeVar("T")
 log = structlog.get_logger("conquest.dashboard")

@@ -5,7 +5,7 @@ and per-game means of turns, attacks (Attack actions), dice rolls (Rolled events
 passes only play (the fastest of REPEATS is reported); an untimed pass replays the same games to count.
 The clock is read here, around whole games, never inside the engine.
 
-    python -m engine.bench [--scale 0.5]
+    python -m benchmarks.bench_engine [--scale 0.5]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The ``conquest`` command: one function per subcommand (``cmd_<name>``), registered in ``build_parser``;
 the Arena API commands (bot, leaderboard, games, challenge, tournament, replay download) are in
-``server/arena_cli.py``. Every subcommand, as in docs/cli.md (tests/cli/test_cli_docs.py keeps both in step):
+``server/cli/arena.py``. Every subcommand, as in docs/cli.md (tests/cli/test_cli_docs.py keeps both in step):
 
 conquest serve [--config FILE] [--address HOST:PORT] [--replay-dir DIR] [--log-format console|json]
         [--no-practice]
@@ -53,16 +53,16 @@ from sqlalchemy.exc import SQLAlchemyError
 from engine.codec import encode_action
 from engine.events import GameEnded, TurnStarted
 from engine.replay import ReplayError, simulate
-from server import runtime
-from server.arena_cli import add_arena_commands
-from server.config import LOG_FORMATS, ConfigError, ServerConfig, load_config
-from server.replays import load_replay_file, verify_record
-from server.seats import HOUSE_POLICIES
+from server.cli.arena import add_arena_commands
+from server.ops import runtime
+from server.ops.config import LOG_FORMATS, ConfigError, ServerConfig, load_config
+from server.play.replays import load_replay_file, verify_record
+from server.play.seats import HOUSE_POLICIES
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from server.app import open_store, serve
-    from server.logs import configure_logging
+    from server.ops.logs import configure_logging
 
     try:  # precedence: defaults < config file < CONQUEST_* environment variables < flags
         config = load_config(args.config, os.environ)
@@ -110,8 +110,8 @@ def cmd_health(args: argparse.Namespace) -> int:
 
 
 def cmd_practice(args: argparse.Namespace) -> int:
-    from server.logs import configure_logging
-    from server.practice import practice, practice_queues
+    from server.cli.practice import practice, practice_queues
+    from server.ops.logs import configure_logging
 
     try:
         queues = practice_queues(args.queue, args.opponent, args.turn_cap)
@@ -125,9 +125,9 @@ def cmd_practice(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from server.demo import LADDER_QUEUE, ladder
-    from server.logs import configure_logging
-    from server.match import MatchError
+    from server.cli.demo import LADDER_QUEUE, ladder
+    from server.cli.match import MatchError
+    from server.ops.logs import configure_logging
 
     configure_logging("console", logging.WARNING)  # results and the leaderboard are the output
     try:
@@ -156,8 +156,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from server.logs import configure_logging
-    from server.match import Match, MatchError, match_rules, parse_entrants
+    from server.cli.match import Match, MatchError, match_rules, parse_entrants
+    from server.ops.logs import configure_logging
 
     try:
         entrants = parse_entrants(args.bots)
@@ -229,7 +229,7 @@ def cmd_replay_show(args: argparse.Namespace) -> int:
 
 
 def cmd_replay_render(args: argparse.Namespace) -> int:
-    from server.replay_view import standalone_page, viewer_data
+    from server.web.replay_view import standalone_page, viewer_data
 
     try:
         _, data = load_replay_file(args.file)

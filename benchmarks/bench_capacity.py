@@ -1,9 +1,10 @@
 """The capacity run (``make bench-capacity``, issue 6): one server process holding 1,000 concurrent games
 of bots that think 50-200 ms per decision.
 
-The server runs as in ``server.bench`` (its own process on ``SERVER_CORE``, no metrics port, JSON logs at
-INFO to a file, replays to a temporary directory) with one queue: a default queue, its deadlines unchanged,
-its turn cap lowered so the games end within minutes, and a limit of ``--games`` games seated in all.
+The server runs as in ``benchmarks.bench_server`` (its own process on ``SERVER_CORE``, no metrics port,
+JSON logs at INFO to a file, replays to a temporary directory) with one queue: a default queue, its
+deadlines unchanged, its turn cap lowered so the games end within minutes,
+and a limit of ``--games`` games seated in all.
 ``--clients`` client processes (on uvloop, like the server), all pinned to the other core, each hold a
 share of the bot streams (``STREAM_GAMES`` games per stream: enough distinct bots that the matchmaker's
 cap on how often two bots meet never holds a game back); all streams connect first and then join, so every
@@ -16,7 +17,7 @@ allowance by its own clock but the server rejected the reply as after its deadli
 for a timeout). The overhead the server saw is ``last_latency_ms`` (the server's own round trip of the
 seat's previous decision) minus the bot's own reply time for that decision.
 
-    python -m server.bench_capacity [--games 1000] [--quick]
+    python -m benchmarks.bench_capacity [--games 1000] [--quick]
 """
 
 from __future__ import annotations
@@ -35,9 +36,7 @@ from typing import Any
 
 import grpc
 
-from conquest.v1 import bot_pb2
-from server import runtime
-from server.bench import (
+from benchmarks.bench_server import (
     CLIENT_CORE,
     SERVER_CORE,
     SPAWN,
@@ -53,12 +52,14 @@ from server.bench import (
     pin,
     serve_process,
 )
-from server.config import default_queues
+from conquest.v1 import bot_pb2
+from server.ops import runtime
+from server.ops.config import default_queues
 
 THINK_S = (0.050, 0.200)
 STREAM_GAMES = 16
 LATE = "after its deadline"
-"""What the server's DecisionRejected.reason says of a reply it judged late (server/runner.py)."""
+"""What the server's DecisionRejected.reason says of a reply it judged late (server/play/runner.py)."""
 POLL_S = 0.5
 
 
@@ -267,7 +268,7 @@ def concurrency(tallies: list[Tally]) -> tuple[int, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m server.bench_capacity", description=__doc__.split("\n\n")[0]
+        prog="python -m benchmarks.bench_capacity", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--games", type=int, default=1000, help="games in all, seated at once (default 1000)")
     parser.add_argument("--queue", default="classic-2", help="the default queue to play (default classic-2)")

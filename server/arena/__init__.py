@@ -1,0 +1,1 @@
+"""The organiser's features: the ladder's queries, challenges, tournaments, and the Arena API (gRPC)."""
