@@ -1,6 +1,6 @@
 """Tournament pairings and standings (pure): round robin, Swiss and single elimination, for tables of any
-size. docs/tournaments.md states the rules; ``server/tournament_director.py`` stores the rounds and seats
-the games.
+size. docs/tournaments.md states the rules; ``TournamentDirector`` (server/arena/competitions.py)
+stores the rounds and seats the games.
 
 A tournament is its ``Spec``, its ``Entrant``s and the ``Table``s played so far (a one-seat table is a
 bye). ``next_round`` gives the next round's tables once every table so far is done (None when the

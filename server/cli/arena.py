@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,23 +27,10 @@ from typing import Any
 import grpc
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
+from server.cli.output import table
 
 DEFAULT_SERVER = "localhost:50051"
 TIMEOUT_S = 30.0
-
-
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """Plain aligned columns: text to the left, numbers to the right, a dashed rule under the headers."""
-    cells = [[str(c) for c in row] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
-    numeric = [bool(rows) and all(isinstance(r[i], int | float) for r in rows) for i in range(len(headers))]
-
-    def line(values: Sequence[str]) -> str:
-        return "  ".join(
-            v.rjust(w) if right else v.ljust(w) for v, w, right in zip(values, widths, numeric, strict=True)
-        ).rstrip()
-
-    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in cells)])
 
 
 def _when(ms: int) -> str:
@@ -327,7 +314,7 @@ def _server_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_arena_commands(
+def add_commands(
     commands: argparse._SubParsersAction[argparse.ArgumentParser],
     replay_commands: argparse._SubParsersAction[argparse.ArgumentParser],
 ) -> None:

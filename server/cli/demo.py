@@ -8,12 +8,19 @@ persist: the next run, or ``conquest serve`` and ``conquest leaderboard``, carry
 
 from __future__ import annotations
 
+import argparse
+import logging
 import secrets
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from server.cli.arena import table
-from server.cli.match import Match, match_rules, parse_entrants
+from sqlalchemy.exc import SQLAlchemyError
+
+from server.cli.match import Match, MatchError, match_rules, parse_entrants
+from server.cli.output import table
+from server.ops import runtime
+from server.ops.config import ServerConfig
 from server.play.runner import GameRunner
 from server.storage import AlreadyExistsError, Store
 
@@ -83,3 +90,52 @@ def ladder(database_url: str, address: str, games: int, replay_dir: Path, dashbo
         tokens=register_bots(store, admin_token, [e.name for e in entrants]),
         dashboard_port=dashboard_port,
     )
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from server.ops.logs import configure_logging
+
+    configure_logging("console", logging.WARNING)  # results and the leaderboard are the output
+    try:
+        demo = ladder(args.database_url, args.address, args.games, args.replay_dir, args.dashboard_port)
+    except SQLAlchemyError as bad:
+        print(f"conquest demo: cannot open the database {args.database_url}: {bad}", file=sys.stderr)
+        return 2
+    print(
+        f"Conquest: a rated ladder of {', '.join(e.name for e in demo.entrants)} in queue {LADDER_QUEUE}, "
+        f"serving on {args.address} with the database {args.database_url}. Ctrl-C stops it; "
+        f"ratings persist (conquest leaderboard {LADDER_QUEUE} while a server runs)."
+        + (f"\nDashboard: http://localhost:{args.dashboard_port}/" if args.dashboard_port else ""),
+        flush=True,
+    )
+    try:
+        runtime.run(demo.run())
+    except MatchError as bad:
+        print(f"conquest demo: {bad}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nstopped", file=sys.stderr)
+    finally:
+        if demo.store is not None:
+            demo.store.close()
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``demo`` on the ``conquest`` parser."""
+    demo = commands.add_parser(
+        "demo", help="a persistent rated ladder of the sample bots, printing the leaderboard (docs/cli.md)"
+    )
+    demo.add_argument("--address", default="[::]:50051", help="host:port to listen on (default %(default)s)")
+    demo.add_argument(
+        "--database-url", default=ServerConfig().database_url, help="ladder database (default %(default)s)"
+    )
+    demo.add_argument("--games", type=int, default=1_000_000, help="stop after N games (default: Ctrl-C)")
+    demo.add_argument("--replay-dir", type=Path, default=Path("replays"), help="(default %(default)s)")
+    demo.add_argument(
+        "--dashboard-port",
+        type=int,
+        default=ServerConfig().dashboard_port,
+        help="web dashboard HTTP port, 0 for none (default %(default)s)",
+    )
+    demo.set_defaults(run=cmd_demo)

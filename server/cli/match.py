@@ -10,8 +10,10 @@ seat order each time. Each bot's output goes to ``<replay dir>/bots/<name>.log``
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
+import logging
 import os
 import re
 import shlex
@@ -25,7 +27,9 @@ from typing import TextIO
 
 from engine import Rules, RulesConfigError, preset
 from server.app import build_lobby, build_server
-from server.cli.practice import SAMPLE_BOTS, outcome, result_line
+from server.cli.output import outcome, result_line
+from server.cli.practice import SAMPLE_BOTS
+from server.ops import runtime
 from server.ops.config import QueueConfig, ServerConfig, TimeControl
 from server.play.lobby import Lobby
 from server.play.runner import GameRunner
@@ -368,3 +372,61 @@ def _tail(entrant: Entrant) -> str:
     if not lines:
         return f"; it printed nothing ({entrant.log})"
     return f"; its output ({entrant.log}) ends with:\n" + "\n".join(f"    {line}" for line in lines)
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    from server.ops.logs import configure_logging
+
+    try:
+        entrants = parse_entrants(args.bots)
+        rules = match_rules(len(entrants), args.queue_rules, args.turn_cap)
+    except MatchError as bad:
+        print(f"conquest match: {bad}", file=sys.stderr)
+        return 2
+    replay_dir = args.replay_dir or Path("replays") / time.strftime("match-%Y%m%d-%H%M%S")
+    match = Match(
+        entrants, rules, args.games, replay_dir, args.parallel, connect_timeout_s=args.connect_timeout
+    )
+    configure_logging("console", logging.WARNING)  # the table is the output; server notes stay quiet
+    failure = ""
+    try:
+        runtime.run(match.run())
+    except MatchError as bad:
+        failure = str(bad)
+    except KeyboardInterrupt:
+        failure = "interrupted"
+    if match.finished or not failure:
+        print(match.table())
+    if failure:
+        print(f"conquest match: {failure}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``match`` on the ``conquest`` parser."""
+    match = commands.add_parser("match", help="play bots against each other locally (docs/cli.md)")
+    match.add_argument(
+        "bots",
+        nargs="+",
+        metavar="BOT",
+        help="random, aggressive, strategist, house:<policy>, or a shell command containing {address}",
+    )
+    match.add_argument("--games", type=_positive, default=10, help="games to play (default %(default)s)")
+    match.add_argument(
+        "--queue-rules", help="rules preset (default: classic_two_player for 2 bots, else classic)"
+    )
+    match.add_argument("--parallel", type=_positive, default=1, help="games at once (default 1)")
+    match.add_argument("--turn-cap", type=int, help="end each game after this many turns")
+    match.add_argument("--replay-dir", type=Path, help="(default replays/match-<date>-<time>)")
+    match.add_argument(
+        "--connect-timeout", type=float, default=30.0, help="seconds for the bots to join (default 30)"
+    )
+    match.set_defaults(run=cmd_match)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a whole number of at least 1")
+    return value

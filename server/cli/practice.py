@@ -7,17 +7,22 @@ game starts the moment a bot joins.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import dataclasses
+import logging
 import signal
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
-from conquest.v1 import bot_pb2
 from server.app import build_lobby, create_server
+from server.cli.output import result_line
+from server.ops import runtime
 from server.ops.config import QueueConfig, ServerConfig, default_queues
-from server.play.runner import GameRunner, seat_outcome
-from server.play.seats import RemoteSeat
+from server.play.runner import GameRunner
+from server.play.seats import HOUSE_POLICIES
 
 SAMPLE_BOTS = {
     "random": "conquest_bots.random_bot",
@@ -49,24 +54,6 @@ def practice_queues(
         )
         for q in chosen
     )
-
-
-def outcome(runner: GameRunner, index: int) -> str:
-    """Seat ``index``'s outcome in its finished game: won, eliminated, turn_cap, forfeit_timeout, ..."""
-    seat = runner.seats[index]
-    forfeit = seat.forfeit if isinstance(seat, RemoteSeat) else None
-    value = seat_outcome(runner.state, index, forfeit)
-    return bot_pb2.SeatOutcome.Name(value).removeprefix("SEAT_OUTCOME_").lower()
-
-
-def result_line(runner: GameRunner) -> str:
-    """``game <id>: 1. name (outcome), 2. ...; <reason> after <n> turns``, best place first."""
-    state = runner.state
-    if not state.is_over():
-        return f"game {runner.game_id}: ended without a result"
-    ranked = sorted(range(len(runner.seats)), key=lambda i: state.places[i])
-    seats = ", ".join(f"{state.places[i]}. {runner.seats[i].name} ({outcome(runner, i)})" for i in ranked)
-    return f"game {runner.game_id}: {seats}; {runner.reason} after {state.turn} turns"
 
 
 async def practice(config: ServerConfig, games: int, out: TextIO) -> int:
@@ -115,3 +102,37 @@ def instructions(config: ServerConfig, port: int) -> str:
         f"  or your own bot (no token needed: send a name) to {address}",
     ]
     return "\n".join(lines)
+
+
+def cmd_practice(args: argparse.Namespace) -> int:
+    from server.ops.logs import configure_logging
+
+    try:
+        queues = practice_queues(args.queue, args.opponent, args.turn_cap)
+    except ValueError as bad:
+        print(f"conquest practice: {bad}", file=sys.stderr)
+        return 2
+    config = ServerConfig(address=args.address, replay_dir=args.replay_dir, metrics_port=0, queues=queues)
+    configure_logging("console", logging.WARNING)  # the results are the output; server notes stay quiet
+    runtime.run(practice(config, args.games, sys.stdout))
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``practice`` on the ``conquest`` parser."""
+    practice = commands.add_parser(
+        "practice", help="a local server where your bot plays built-in opponents (docs/cli.md)"
+    )
+    practice.add_argument(
+        "--address", default="localhost:50051", help="host:port to listen on (default %(default)s)"
+    )
+    practice.add_argument(
+        "--queue", action="append", default=[], help="offer this queue, repeatable (default: all)"
+    )
+    practice.add_argument(
+        "--opponent", choices=sorted(HOUSE_POLICIES), default="aggressive", help="(default %(default)s)"
+    )
+    practice.add_argument("--games", type=int, default=0, help="stop after N games (default 0: Ctrl-C)")
+    practice.add_argument("--turn-cap", type=int, help="end each game after this many turns")
+    practice.add_argument("--replay-dir", type=Path, default=Path("replays"), help="(default %(default)s)")
+    practice.set_defaults(run=cmd_practice)

@@ -117,6 +117,8 @@ def test_what_the_builder_copies_builds_the_package(tmp_path):
     ):
         assert needed in names, f"the image would lack {needed}"
     assert any(fnmatch.fnmatch(n, "engine/state.cpython-*.so") for n in names), "the engine is not compiled"
-    assert any(fnmatch.fnmatch(n, "server/runner.cpython-*.so") for n in names), "the runner is not compiled"
+    assert any(fnmatch.fnmatch(n, "server/play/runner.cpython-*.so") for n in names), (
+        "the runner is not compiled"
+    )
     [entry_points] = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
-    assert "conquest = server.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "conquest = server.cli.main:main" in zipfile.ZipFile(wheel).read(entry_points).decode()

@@ -1,0 +1,41 @@
+"""How the commands print: aligned tables and one line per finished game."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from conquest.v1 import bot_pb2
+from server.play.runner import GameRunner, seat_outcome
+from server.play.seats import RemoteSeat
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """Plain aligned columns: text to the left, numbers to the right, a dashed rule under the headers."""
+    cells = [[str(c) for c in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+    numeric = [bool(rows) and all(isinstance(r[i], int | float) for r in rows) for i in range(len(headers))]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(
+            v.rjust(w) if right else v.ljust(w) for v, w, right in zip(values, widths, numeric, strict=True)
+        ).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in cells)])
+
+
+def outcome(runner: GameRunner, index: int) -> str:
+    """Seat ``index``'s outcome in its finished game: won, eliminated, turn_cap, forfeit_timeout, ..."""
+    seat = runner.seats[index]
+    forfeit = seat.forfeit if isinstance(seat, RemoteSeat) else None
+    value = seat_outcome(runner.state, index, forfeit)
+    return bot_pb2.SeatOutcome.Name(value).removeprefix("SEAT_OUTCOME_").lower()
+
+
+def result_line(runner: GameRunner) -> str:
+    """``game <id>: 1. name (outcome), 2. ...; <reason> after <n> turns``, best place first."""
+    state = runner.state
+    if not state.is_over():
+        return f"game {runner.game_id}: ended without a result"
+    ranked = sorted(range(len(runner.seats)), key=lambda i: state.places[i])
+    seats = ", ".join(f"{state.places[i]}. {runner.seats[i].name} ({outcome(runner, i)})" for i in ranked)
+    return f"game {runner.game_id}: {seats}; {runner.reason} after {state.turn} turns"

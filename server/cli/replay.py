@@ -1,0 +1,123 @@
+"""``conquest replay show|verify|render``: a finished game's replay file, printed, re-simulated or drawn.
+
+``replay download`` (from a running server's Arena API) is registered by ``server.cli.arena``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from engine.codec import encode_action
+from engine.events import GameEnded, TurnStarted
+from engine.replay import ReplayError, simulate
+from server.play.replays import load_replay_file, verify_record
+
+
+def cmd_replay_verify(args: argparse.Namespace) -> int:
+    failed = 0
+    for path in args.files:
+        try:
+            replay, data = load_replay_file(path)
+            state = verify_record(replay, data)
+        except ReplayError as bad:
+            print(f"FAIL {path}: {bad}")
+            failed += 1
+            continue
+        checked = "seed commitment, " if data.get("seed_commitment") else ""
+        print(
+            f"OK   {path}: {len(replay.actions)} actions re-simulated; {checked}places {list(state.places)} "
+            "and final state match"
+        )
+    return 1 if failed else 0
+
+
+def cmd_replay_show(args: argparse.Namespace) -> int:
+    try:
+        replay, data = load_replay_file(args.file)
+        state, events = simulate(replay)
+    except ReplayError as bad:
+        print(f"conquest replay show: {bad}", file=sys.stderr)
+        return 1
+    print(f"game {replay.game_id or '(no id)'}  queue {data.get('queue', '?')}  rules {replay.rules.name}")
+    print(f"seed {replay.seed}  commitment {data.get('seed_commitment', '(not recorded)')}")
+    outcomes = data.get("outcomes") or [""] * len(replay.seats)
+    print(f"result: {data.get('reason') or state.end_reason or 'unfinished'} after {state.turn} turns")
+    for seat in sorted(range(len(replay.seats)), key=lambda s: state.places[s] if state.places else s):
+        place = state.places[seat] if state.places else "-"
+        outcome = str(outcomes[seat]).removeprefix("SEAT_OUTCOME_").lower()
+        print(f"  {place}. seat {seat} {replay.seats[seat]:<20} {outcome}")
+    print("turns:")
+    for line in turn_digest(events, replay.seats):
+        print(f"  {line}")
+    if replay.annotations:
+        print("annotations:")
+        for index, note in sorted(replay.annotations.items()):
+            print(f"  action {index} {encode_action(replay.actions[index])}: {note}")
+    return 0
+
+
+def cmd_replay_render(args: argparse.Namespace) -> int:
+    from server.web.replay_view import standalone_page, viewer_data
+
+    try:
+        _, data = load_replay_file(args.file)
+        page = standalone_page(viewer_data(data))
+    except ReplayError as bad:
+        print(f"conquest replay render: {bad}", file=sys.stderr)
+        return 1
+    output = args.output or args.file.with_suffix(".html")
+    output.write_text(page)
+    print(f"wrote {output}: open it in a browser (no server needed)")
+    return 0
+
+
+def turn_digest(events: Sequence[object], seats: Sequence[str]) -> list[str]:
+    """One line per turn: who played and how many attacks rolls, captures and trades it made."""
+    lines: list[str] = []
+    counts: Counter[str] = Counter()
+    current: TurnStarted | None = None
+
+    def flush() -> None:
+        if current is not None:
+            summary = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "no action"
+            lines.append(f"turn {current.turn:>3} {seats[current.seat]}: {summary}")
+
+    for event in events:
+        if isinstance(event, TurnStarted):
+            flush()
+            current, counts = event, Counter()
+        elif isinstance(event, GameEnded):
+            flush()
+            current = None
+            lines.append(f"game ended ({event.reason}), places {list(event.places)}")
+        elif current is not None:
+            counts[type(event).__name__.lower()] += 1
+    flush()
+    return lines
+
+
+def add_commands(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+    """Register ``replay show|verify|render``; returns the ``replay`` subcommands for others to extend."""
+    replay = commands.add_parser("replay", help="inspect or verify replay files")
+    replay_commands = replay.add_subparsers(dest="replay_command", required=True)
+    show = replay_commands.add_parser("show", help="print a replay's players, result and turns")
+    show.add_argument("file", type=Path)
+    show.set_defaults(run=cmd_replay_show)
+    verify = replay_commands.add_parser(
+        "verify", help="re-simulate replays and check their result and seed commitment"
+    )
+    verify.add_argument("files", type=Path, nargs="+", metavar="FILE")
+    verify.set_defaults(run=cmd_replay_verify)
+    render = replay_commands.add_parser(
+        "render", help="write a replay as one self-contained HTML page (the dashboard's replay viewer)"
+    )
+    render.add_argument("file", type=Path)
+    render.add_argument("-o", "--output", type=Path, help="the page to write (default FILE with .html)")
+    render.set_defaults(run=cmd_replay_render)
+    return replay_commands
