@@ -52,7 +52,7 @@ def synopsis(text: str) -> dict[str, str]:
 
 SOURCES = {
     "docs/cli.md": synopsis(DOCS.read_text()),
-    "server/cli/main.py docstring": synopsis(server.cli.__doc__ or ""),
+    "server/cli/main.py docstring": synopsis(server.cli.main.__doc__ or ""),
 }
 
 
