@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
 import pytest
+from live_server import no_timebank, serving
 
 from conquest.v1 import bot_pb2, game_pb2
 from conquest_bots.aggressive import AggressiveBot
@@ -16,29 +17,10 @@ from conquest_bots.random_bot import RandomBot
 from conquest_bots.strategist import StrategistBot
 from conquest_sdk import Bot, Client, Game, Turn
 from engine import preset
-from server.app import create_server
-from server.ops.config import QueueConfig, ServerConfig, TimeControl
-from server.play.lobby import Lobby
-from server.play.replays import DirectoryReplayWriter
+from server.ops.config import QueueConfig
 
-CONTROL = TimeControl(
-    decision_ms=2000,
-    first_decision_ms=2000,
-    initial_timebank_ms=0,
-    increment_ms=0,
-    max_timebank_ms=0,
-    max_strikes=3,
-    reconnect_grace_ms=10_000,
-)
-TIGHT = TimeControl(
-    decision_ms=300,
-    first_decision_ms=300,
-    initial_timebank_ms=0,
-    increment_ms=0,
-    max_timebank_ms=0,
-    max_strikes=3,
-    reconnect_grace_ms=10_000,
-)
+CONTROL = no_timebank(2000, reconnect_grace_ms=10_000)
+TIGHT = no_timebank(300, reconnect_grace_ms=10_000)
 QUEUES = (
     QueueConfig("classic-3", preset("classic", turn_cap=30), 3, CONTROL),
     QueueConfig("classic-2", preset("classic_two_player", turn_cap=30), 2, CONTROL),
@@ -50,13 +32,8 @@ PLAYED = {bot_pb2.SEAT_OUTCOME_WON, bot_pb2.SEAT_OUTCOME_ELIMINATED, bot_pb2.SEA
 
 @pytest.fixture
 async def address(tmp_path: Path) -> AsyncIterator[str]:
-    config = ServerConfig(replay_dir=tmp_path / "replays", queues=QUEUES, metrics_port=0)
-    lobby = Lobby(config, DirectoryReplayWriter(config.replay_dir))
-    server, port = create_server(config, "127.0.0.1:0", lobby)
-    await server.start()
-    yield f"127.0.0.1:{port}"
-    await lobby.shutdown(0)
-    await server.stop(grace=None)
+    async with serving(QUEUES, tmp_path / "replays") as server:
+        yield server.address
 
 
 async def play(clients: Sequence[Client], timeout: float = 90) -> list[list[bot_pb2.GameOver]]:
