@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
 import pytest
+from dropping_proxy import DroppingProxy
 from live_server import no_timebank, serving
 
 from conquest.v1 import bot_pb2, game_pb2
@@ -72,46 +73,6 @@ async def test_two_player_neutral_game(address: str) -> None:
     results = await play(clients)
     for overs in results:
         check_ranking(overs[0], {"py-strategist", "py-random"})
-
-
-class DroppingProxy:
-    """A TCP relay to the server whose connections can be cut, as a network failure would."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.writers: list[asyncio.StreamWriter] = []
-        self.drops = 0
-
-    async def start(self) -> int:
-        self.server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
-        port: int = self.server.sockets[0].getsockname()[1]
-        return port
-
-    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.port)
-        self.writers += [writer, up_writer]
-
-        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
-            try:
-                while data := await source.read(65536):
-                    sink.write(data)
-                    await sink.drain()
-            except (ConnectionError, OSError):
-                pass
-            finally:
-                sink.close()
-
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-
-    def drop(self) -> None:
-        self.drops += 1
-        for writer in self.writers:
-            writer.transport.abort()
-        self.writers.clear()
-
-    def close(self) -> None:
-        self.drop()
-        self.server.close()
 
 
 class DropOnce(Bot):
