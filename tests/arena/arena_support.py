@@ -1,84 +1,24 @@
-"""A server with a database on port 0, and a bot that plays whole games over gRPC with random actions."""
+"""The arena tests' queues and admin token, and a bot that plays whole games over gRPC with random actions."""
 
 from __future__ import annotations
 
 import asyncio
 import random
-from dataclasses import dataclass, field
-from pathlib import Path
 
-import grpc
+from live_server import no_timebank
 from raw_client import RawBot
 
-from conquest.v1 import arena_pb2_grpc, bot_pb2
+from conquest.v1 import bot_pb2
 from engine import preset
-from server.app import build_lobby, create_server
-from server.ops.config import QueueConfig, ServerConfig, TimeControl
-from server.play.lobby import Lobby
-from server.storage import Store
+from server.ops.config import QueueConfig
 
 ADMIN = "arena-admin-token-for-tests"
 QUEUE = "classic-2"
-CONTROL = TimeControl(
-    decision_ms=5000,
-    first_decision_ms=5000,
-    initial_timebank_ms=0,
-    increment_ms=0,
-    max_timebank_ms=0,
-    max_strikes=3,
-    reconnect_grace_ms=5000,
-)
+CONTROL = no_timebank(5000)
 QUEUES = (
     QueueConfig(QUEUE, preset("classic_two_player", turn_cap=12), 2, CONTROL),
     QueueConfig("classic-long-2", preset("classic_two_player", turn_cap=40), 2, CONTROL),
 )
-
-
-@dataclass
-class ArenaServer:
-    """A started server over ``db_url``; ``stop()`` ends it and closes its store."""
-
-    db_url: str
-    replay_dir: Path
-    admin_token: str = ADMIN
-    port: int = 0
-    store: Store | None = None
-    lobby: Lobby | None = None
-    server: grpc.aio.Server | None = None
-    channels: list[grpc.aio.Channel] = field(default_factory=list)
-    stopped: bool = False
-
-    async def start(self) -> ArenaServer:
-        config = ServerConfig(
-            replay_dir=self.replay_dir,
-            queues=QUEUES,
-            metrics_port=0,
-            database_url=self.db_url,
-            admin_token=self.admin_token,
-        )
-        self.store = Store.open(self.db_url, admin_token=self.admin_token or None)
-        self.lobby = build_lobby(config, self.store)
-        self.server, self.port = create_server(config, "localhost:0", self.lobby, self.store)
-        await self.server.start()
-        return self
-
-    @property
-    def address(self) -> str:
-        return f"localhost:{self.port}"
-
-    def arena(self) -> arena_pb2_grpc.ArenaServiceStub:
-        channel = grpc.aio.insecure_channel(self.address)
-        self.channels.append(channel)
-        return arena_pb2_grpc.ArenaServiceStub(channel)
-
-    async def stop(self) -> None:
-        for channel in self.channels:
-            await channel.close()
-        assert self.server is not None and self.store is not None and self.lobby is not None
-        await self.lobby.shutdown(0)
-        await self.server.stop(grace=None)
-        self.store.close()
-        self.stopped = True
 
 
 class Player(RawBot):

@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack
 from pathlib import Path
 
 import pytest
-from arena_support import ADMIN, ArenaServer
+from arena_support import ADMIN, QUEUES
+from live_server import LiveServer, serving
 
 
 @pytest.fixture
-async def start_arena(db_url: str, tmp_path: Path) -> AsyncIterator[Callable[..., Awaitable[ArenaServer]]]:
-    """``await start_arena()`` -> a started ArenaServer on the test database; call it again after
+async def start_arena(db_url: str, tmp_path: Path) -> AsyncIterator[Callable[..., Awaitable[LiveServer]]]:
+    """``await start_arena()`` -> a started LiveServer on the test database; call it again after
     ``stop()`` to restart on the same database."""
-    running: list[ArenaServer] = []
+    async with AsyncExitStack() as servers:
 
-    async def start(admin_token: str = ADMIN) -> ArenaServer:
-        server = await ArenaServer(db_url, tmp_path / "replays", admin_token).start()
-        running.append(server)
-        return server
+        async def start(admin_token: str = ADMIN) -> LiveServer:
+            arena = serving(QUEUES, tmp_path / "replays", database_url=db_url, admin_token=admin_token)
+            return await servers.enter_async_context(arena)
 
-    yield start
-    for server in running:
-        if server.store is not None and not server.stopped:
-            await server.stop()
+        yield start

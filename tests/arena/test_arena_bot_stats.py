@@ -9,7 +9,8 @@ from collections import Counter
 
 import grpc
 import pytest
-from arena_support import ADMIN, QUEUE, ArenaServer, Player
+from arena_support import ADMIN, QUEUE, Player
+from live_server import LiveServer
 
 from conquest.v1 import arena_pb2, bot_pb2, game_pb2
 from server.ops.metrics import ROUND_TRIP_BUCKETS
@@ -26,13 +27,13 @@ def answered(player: Player) -> Counter[str]:
     )
 
 
-async def connect(server: ArenaServer, token: str, seed: int) -> Player:
+async def connect(server: LiveServer, token: str, seed: int) -> Player:
     player = Player(server.port, token=token, seed=seed)
     assert (await player.connect()).WhichOneof("message") == "welcome"
     return player
 
 
-async def crash_once(server: ArenaServer, player: Player, token: str, started: bot_pb2.GameStarted) -> Player:
+async def crash_once(server: LiveServer, player: Player, token: str, started: bot_pb2.GameStarted) -> Player:
     """``player`` holds a seat of the started game and waits for its first DecisionRequest; its stream
     drops before it answers, then its bot reconnects and takes the seat back."""
     while (await player.next()).WhichOneof("message") != "decision_request":

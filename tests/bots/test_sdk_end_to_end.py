@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
 import pytest
+from dropping_proxy import DroppingProxy
+from live_server import no_timebank, serving
 
 from conquest.v1 import bot_pb2, game_pb2
 from conquest_bots.aggressive import AggressiveBot
@@ -16,29 +18,10 @@ from conquest_bots.random_bot import RandomBot
 from conquest_bots.strategist import StrategistBot
 from conquest_sdk import Bot, Client, Game, Turn
 from engine import preset
-from server.app import create_server
-from server.ops.config import QueueConfig, ServerConfig, TimeControl
-from server.play.lobby import Lobby
-from server.play.replays import DirectoryReplayWriter
+from server.ops.config import QueueConfig
 
-CONTROL = TimeControl(
-    decision_ms=2000,
-    first_decision_ms=2000,
-    initial_timebank_ms=0,
-    increment_ms=0,
-    max_timebank_ms=0,
-    max_strikes=3,
-    reconnect_grace_ms=10_000,
-)
-TIGHT = TimeControl(
-    decision_ms=300,
-    first_decision_ms=300,
-    initial_timebank_ms=0,
-    increment_ms=0,
-    max_timebank_ms=0,
-    max_strikes=3,
-    reconnect_grace_ms=10_000,
-)
+CONTROL = no_timebank(2000, reconnect_grace_ms=10_000)
+TIGHT = no_timebank(300, reconnect_grace_ms=10_000)
 QUEUES = (
     QueueConfig("classic-3", preset("classic", turn_cap=30), 3, CONTROL),
     QueueConfig("classic-2", preset("classic_two_player", turn_cap=30), 2, CONTROL),
@@ -50,13 +33,8 @@ PLAYED = {bot_pb2.SEAT_OUTCOME_WON, bot_pb2.SEAT_OUTCOME_ELIMINATED, bot_pb2.SEA
 
 @pytest.fixture
 async def address(tmp_path: Path) -> AsyncIterator[str]:
-    config = ServerConfig(replay_dir=tmp_path / "replays", queues=QUEUES, metrics_port=0)
-    lobby = Lobby(config, DirectoryReplayWriter(config.replay_dir))
-    server, port = create_server(config, "127.0.0.1:0", lobby)
-    await server.start()
-    yield f"127.0.0.1:{port}"
-    await lobby.shutdown(0)
-    await server.stop(grace=None)
+    async with serving(QUEUES, tmp_path / "replays") as server:
+        yield server.address
 
 
 async def play(clients: Sequence[Client], timeout: float = 90) -> list[list[bot_pb2.GameOver]]:
@@ -95,46 +73,6 @@ async def test_two_player_neutral_game(address: str) -> None:
     results = await play(clients)
     for overs in results:
         check_ranking(overs[0], {"py-strategist", "py-random"})
-
-
-class DroppingProxy:
-    """A TCP relay to the server whose connections can be cut, as a network failure would."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.writers: list[asyncio.StreamWriter] = []
-        self.drops = 0
-
-    async def start(self) -> int:
-        self.server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
-        port: int = self.server.sockets[0].getsockname()[1]
-        return port
-
-    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.port)
-        self.writers += [writer, up_writer]
-
-        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
-            try:
-                while data := await source.read(65536):
-                    sink.write(data)
-                    await sink.drain()
-            except (ConnectionError, OSError):
-                pass
-            finally:
-                sink.close()
-
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-
-    def drop(self) -> None:
-        self.drops += 1
-        for writer in self.writers:
-            writer.transport.abort()
-        self.writers.clear()
-
-    def close(self) -> None:
-        self.drop()
-        self.server.close()
 
 
 class DropOnce(Bot):

@@ -21,6 +21,7 @@ from typing import Any
 
 import grpc
 import pytest
+from live_server import serving
 from playwright.async_api import Browser, Page, async_playwright
 from raw_client import RawBot
 
@@ -28,13 +29,12 @@ from conquest.v1 import arena_pb2, arena_pb2_grpc
 from engine import Attack, preset
 from engine.events import Drew
 from engine.replay import Replay, simulate
-from server.app import build_lobby, build_server
 from server.cli.main import main
-from server.ops.config import QueueConfig, ServerConfig, TimeControl
+from server.ops.config import QueueConfig, TimeControl
 from server.play.lobby import Lobby
 from server.play.seats import RemoteSeat
 from server.storage import Store
-from server.web.dashboard import RunningDashboard, start_dashboard
+from server.web.dashboard import RunningDashboard
 
 CHROMIUM = os.environ.get("CONQUEST_TEST_CHROMIUM", "/usr/bin/chromium")
 LAUNCH_ARGS = [
@@ -69,41 +69,24 @@ class Site:
 @pytest.fixture
 async def site(tmp_path: Path) -> AsyncIterator[Site]:
     assert Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM}: run .ci/chromium.sh (make unit does)"
-    config = ServerConfig(
-        replay_dir=tmp_path / "replays",
-        queues=QUEUES,
-        metrics_port=0,
-        dashboard_port=0,
-        database_url=f"sqlite:///{tmp_path / 'dashboard.sqlite3'}",
-        admin_token=ADMIN,
-    )
-    store = Store.open(config.database_url, admin_token=ADMIN)
-    lobby = build_lobby(config, store)
-    server, port, _, arena = build_server(config, "localhost:0", lobby, store)
-    await server.start()
-    dashboard = await start_dashboard(arena, 0, host="127.0.0.1")  # the server's own Arena: one director
-    bots = [RawBot(port), RawBot(port)]
-    try:
+    database_url = f"sqlite:///{tmp_path / 'dashboard.sqlite3'}"
+    async with serving(
+        QUEUES, tmp_path / "replays", database_url=database_url, admin_token=ADMIN, dashboard=True
+    ) as server:
+        bots = [server.bot(), server.bot()]
         for bot, name in zip(bots, ("alice", "bob"), strict=True):
-            await bot.hello(name, token=store.register_bot(name, admin_token=ADMIN).token)
+            await bot.hello(name, token=server.store.register_bot(name, admin_token=ADMIN).token)
             await bot.join("classic-2", games=1)
         overs = await asyncio.gather(*(b.play_until_over(random.Random(i)) for i, b in enumerate(bots)))
         yield Site(
-            f"http://127.0.0.1:{dashboard.port}/",
-            port,
-            store,
-            dashboard,
+            f"http://127.0.0.1:{server.dashboard.port}/",
+            server.port,
+            server.store,
+            server.dashboard,
             overs[0].game_id,
-            config.replay_dir,
-            lobby,
+            server.replay_dir,
+            server.lobby,
         )
-    finally:
-        for bot in bots:
-            await bot.close()
-        await lobby.shutdown(0)
-        await dashboard.stop()
-        await server.stop(grace=None)
-        store.close()
 
 
 @pytest.fixture

@@ -31,6 +31,10 @@ from pathlib import Path
 from engine.actions import Phase
 from engine.replay import Replay
 
+# tests/support, the helpers shared by the tests (pytest has it on its pythonpath; a script must add it).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from dropping_proxy import DroppingProxy
+
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = ROOT / ".venv" / "bin" / "python"
 KITS = {
@@ -99,41 +103,6 @@ def free_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
         return port
-
-
-class DroppingProxy:
-    """A loopback TCP proxy to the server whose connections can all be cut at once."""
-
-    def __init__(self, server_port: int) -> None:
-        self.server_port = server_port
-        self.pipes: list[asyncio.StreamWriter] = []
-        self.drops = 0
-
-    async def start(self) -> int:
-        self.listener = await asyncio.start_server(self._accept, "127.0.0.1", 0)
-        port: int = self.listener.sockets[0].getsockname()[1]
-        return port
-
-    async def _accept(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
-        server_r, server_w = await asyncio.open_connection("127.0.0.1", self.server_port)
-        self.pipes += [client_w, server_w]
-        await asyncio.gather(self._pump(client_r, server_w), self._pump(server_r, client_w))
-
-    async def _pump(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        with contextlib.suppress(ConnectionError):
-            while data := await reader.read(65536):
-                writer.write(data)
-                await writer.drain()
-        writer.close()
-
-    def drop(self) -> None:
-        self.drops += 1
-        for writer in self.pipes:
-            writer.transport.abort()
-        self.pipes.clear()
-
-    def close(self) -> None:
-        self.listener.close()
 
 
 async def spawn(args: list[str], log: Path) -> asyncio.subprocess.Process:

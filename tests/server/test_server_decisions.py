@@ -7,8 +7,8 @@ import dataclasses
 import random
 
 from raw_client import seat_three
+from server_support import FAST
 
-from conftest import FAST
 from conquest.v1 import bot_pb2, game_pb2
 from engine import Claim
 from server.play.seats import RemoteSeat

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from raw_client import seat_three
+from server_support import FAST
 
-from conftest import FAST
 from engine import Claim
 from server.ops.histogram import bucket
 from server.ops.metrics import ROUND_TRIP_BUCKETS, Metrics

@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from raw_client import RawBot
-
 from engine import aggressive_policy, preset
 from server.cli.main import main
 from server.ops.config import QueueConfig
@@ -82,8 +80,7 @@ async def test_shutdown_ends_and_records_in_flight_games(start_server):
     replay, data = load_replay_file(server.replay_dir / f"{started.game_id}.json")
     assert data["reason"] == "server_shutdown"
     assert list(verify_record(replay, data).places) == [r.place for r in overs[0].results]
-    late = RawBot(server.port)
-    server.bots.append(late)
+    late = server.bot()
     error = (await late.hello("late")).error
     assert error.code == "shutting_down" and error.fatal
 

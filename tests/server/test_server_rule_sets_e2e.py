@@ -12,19 +12,18 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from live_server import LiveServer, serving
 from raw_client import RawBot
+from server_support import FAST
 
-from conftest import FAST
 from conquest.v1 import bot_pb2, game_pb2
 from conquest_bots.aggressive import AggressiveBot
 from conquest_bots.random_bot import RandomBot
 from conquest_bots.strategist import StrategistBot
 from conquest_sdk import Bot, Client
 from engine import ChooseDefence, Phase, new_game, preset
-from server.app import create_server
-from server.ops.config import QueueConfig, ServerConfig, default_queues
-from server.play.lobby import Lobby
-from server.play.replays import DirectoryReplayWriter, load_replay_file, verify_record
+from server.ops.config import QueueConfig, default_queues
+from server.play.replays import load_replay_file, verify_record
 
 RULE_SET_QUEUES = ("classic-defend-4", "older-4", "capital-4", "mission-4", "allied-2")
 DEFEND_MS = 150
@@ -47,27 +46,21 @@ def queues() -> tuple[QueueConfig, ...]:
 
 
 @pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[tuple[int, Path]]:
-    config = ServerConfig(replay_dir=tmp_path / "replays", queues=queues(), metrics_port=0)
-    lobby = Lobby(config, DirectoryReplayWriter(config.replay_dir))
-    grpc_server, port = create_server(config, "127.0.0.1:0", lobby)
-    await grpc_server.start()
-    yield port, config.replay_dir
-    await lobby.shutdown(0)
-    await grpc_server.stop(grace=None)
+async def server(tmp_path: Path) -> AsyncIterator[LiveServer]:
+    async with serving(queues(), tmp_path / "replays") as live:
+        yield live
 
 
 @pytest.mark.parametrize("queue", RULE_SET_QUEUES)
 async def test_each_rule_set_queue_plays_a_full_game_between_sample_bots(
-    server: tuple[int, Path], queue: str
+    server: LiveServer, queue: str
 ) -> None:
     """Issue 5: "end-to-end tests play each preset over gRPC": the sample bots play the queue's game to a
     full ranking, and its replay re-simulates to the same result."""
-    port, replay_dir = server
     seats = 2 if queue == "allied-2" else 4
     bots: list[Bot] = [StrategistBot(), AggressiveBot(), RandomBot(3), StrategistBot()][:seats]
     clients = [
-        Client(bot, f"127.0.0.1:{port}", name=f"{bot.name}-{i}", queues=[queue], games=1)
+        Client(bot, server.address, name=f"{bot.name}-{i}", queues=[queue], games=1)
         for i, bot in enumerate(bots)
     ]
     results = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
@@ -76,7 +69,7 @@ async def test_each_rule_set_queue_plays_a_full_game_between_sample_bots(
     assert {r.name for r in over.results} == {c.name for c in clients}
     assert min(r.place for r in over.results) == 1
     assert all(r.outcome in FINISHED for r in over.results), over
-    replay, data = load_replay_file(replay_dir / f"{over.game_id}.json")
+    replay, data = load_replay_file(server.replay_dir / f"{over.game_id}.json")
     state = verify_record(replay, data)
     assert state.rules == next(q.rules for q in queues() if q.name == queue)
     assert [r.place for r in over.results] == list(state.places)
@@ -86,13 +79,12 @@ async def test_each_rule_set_queue_plays_a_full_game_between_sample_bots(
 
 
 async def test_the_defender_is_asked_with_a_short_deadline_and_a_timeout_defends_with_most_dice(
-    server: tuple[int, Path],
+    server: LiveServer,
 ) -> None:
     """Issue 5: the defending seat "gets a decision request with its own short deadline; timeouts default
     to the maximum dice". Three bots answer every request but never a defence: each PHASE_DEFEND request
     allows defend_decision_ms, and every defence in the replay is the most dice the defender had."""
-    port, replay_dir = server
-    bots = [RawBot(port) for _ in range(3)]
+    bots = [server.bot() for _ in range(3)]
     defend_requests: list[bot_pb2.DecisionRequest] = []
     requests: list[bot_pb2.DecisionRequest] = []
 
@@ -111,16 +103,12 @@ async def test_the_defender_is_asked_with_a_short_deadline_and_a_timeout_defends
                     assert request.time_allowed_ms <= DICE.decision_ms
                     bot.answer_randomly(request, rng)
 
-    try:
-        for i, bot in enumerate(bots):
-            await bot.hello(f"defender-{i}")
-            await bot.join("dice-3")
-        overs = await asyncio.wait_for(
-            asyncio.gather(*(play_but_never_defend(b, random.Random(i)) for i, b in enumerate(bots))), 120
-        )
-    finally:
-        for bot in bots:
-            await bot.close()
+    for i, bot in enumerate(bots):
+        await bot.hello(f"defender-{i}")
+        await bot.join("dice-3")
+    overs = await asyncio.wait_for(
+        asyncio.gather(*(play_but_never_defend(b, random.Random(i)) for i, b in enumerate(bots))), 120
+    )
     assert defend_requests, "no attack met a defender that may choose"
     for request in defend_requests:
         assert 0 < request.time_allowed_ms <= DEFEND_MS and request.timebank_ms == 0
@@ -135,7 +123,7 @@ async def test_the_defender_is_asked_with_a_short_deadline_and_a_timeout_defends
         assert request.strikes == unanswered[seat]
         unanswered[seat] += request.observation.phase == game_pb2.PHASE_DEFEND
     assert any(r.strikes for r in requests), "no seat was asked again after a defence timed out"
-    replay, data = load_replay_file(replay_dir / f"{overs[0].game_id}.json")
+    replay, data = load_replay_file(server.replay_dir / f"{overs[0].game_id}.json")
     verify_record(replay, data)
     state, _ = new_game(replay.rules, len(replay.seats), replay.seed)
     defences = 0

@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from storage_support import ADMIN
 
 from server.storage import Store
-
-ADMIN = "admin-token-for-tests"
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Real games for storage tests: played by the engine's aggressive policy, short turn cap."""
+"""Real games for storage tests (played by the engine's aggressive policy, short turn cap), and the admin
+token conftest.py opens ``store`` with."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from engine.actions import Action
 from engine.replay import Replay
 from server.storage import Bot, GameResult, SeatOutcome, SeatResult
 
+ADMIN = "admin-token-for-tests"
 QUEUE = "classic-3"
 START = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from storage_support import ADMIN
 
-from conftest import ADMIN
 from conquest.v1 import bot_pb2
 from server.play.session import HelloError, Identity
 from server.storage import Store

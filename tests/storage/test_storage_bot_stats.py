@@ -7,9 +7,8 @@ import dataclasses
 from typing import Any
 
 import pytest
-from storage_support import QUEUE, play
+from storage_support import ADMIN, QUEUE, play
 
-from conftest import ADMIN
 from server.ops.metrics import ROUND_TRIP_BUCKETS
 from server.storage import Bot, GameResult, NotFoundError, Store, ratings
 

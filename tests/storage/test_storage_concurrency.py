@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import threading
 
-from storage_support import QUEUE, play
+from storage_support import ADMIN, QUEUE, play
 
-from conftest import ADMIN
 from server.storage import Store
 from server.storage.ratings import INITIAL, rate
 

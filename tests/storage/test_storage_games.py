@@ -5,9 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from storage_support import QUEUE, play
+from storage_support import ADMIN, QUEUE, play
 
-from conftest import ADMIN
 from engine.replay import verify
 from server.storage import (
     AlreadyExistsError,

@@ -7,9 +7,8 @@ from __future__ import annotations
 import dataclasses
 from datetime import timedelta
 
-from storage_support import QUEUE, play
+from storage_support import ADMIN, QUEUE, play
 
-from conftest import ADMIN
 from server.play.matchmaker import Matchmaker
 from server.play.session import Identity
 from server.storage import Store

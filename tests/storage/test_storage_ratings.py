@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from storage_support import QUEUE, play
+from storage_support import ADMIN, QUEUE, play
 
-from conftest import ADMIN
 from server.storage import NotFoundError, Skill, Store
 from server.storage.ratings import INITIAL, rate
 

@@ -8,9 +8,8 @@ from pathlib import Path
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import create_engine
-from storage_support import QUEUE, play
+from storage_support import ADMIN, QUEUE, play
 
-from conftest import ADMIN
 from server.storage import Store
 from server.storage.models import Base
 

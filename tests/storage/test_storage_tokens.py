@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, select
+from storage_support import ADMIN
 
-from conftest import ADMIN
 from server.storage import (
     AdminTokenError,
     AlreadyExistsError,
