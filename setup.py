@@ -26,6 +26,7 @@ COMPILED = [
     "server/play/runner.py",
     "server/play/seats.py",
     "server/play/session.py",
+    "server/play/stream.py",
     "server/play/wire.py",
 ]
 

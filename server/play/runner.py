@@ -15,7 +15,7 @@ import asyncio
 import dataclasses
 import functools
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Final
 
@@ -46,7 +46,7 @@ from server.play import wire
 from server.play.mailbox import Alarm
 from server.play.replays import GameRecord, ReplayWriter, seed_commitment
 from server.play.seats import Connection, HouseSeat, RemoteSeat, Seat
-from server.play.session import Outgoing, Session
+from server.play.session import Outgoing
 from server.storage import GameResult, SeatOutcome, SeatResult
 
 ANNOTATION_LIMIT = 200
@@ -714,33 +714,3 @@ def seat_send(seat: Seat, message: Outgoing) -> None:
     if isinstance(seat, RemoteSeat):
         seat.send(message)
 
-
-def route_decision(
-    games: dict[str, int], runners: dict[str, GameRunner], decision: bot_pb2.Decision, received_at: float
-) -> bool:
-    """Hand ``decision`` to its game as from the seat the bot holds there (``games``: game id -> seat);
-    False, and nothing handed on, when the bot holds no seat in that game."""
-    game_id = decision.game_id
-    seat = games.get(game_id)
-    runner = runners.get(game_id)
-    if seat is None or runner is None:
-        return False
-    runner.submit(seat, decision, received_at)
-    return True
-
-
-async def read_stream(
-    requests: AsyncIterator[bot_pb2.ConnectRequest],
-    session: Session,
-    runners: dict[str, GameRunner],
-    handle: Callable[[Session, bot_pb2.ConnectRequest, float], None],
-) -> None:
-    """Read a bot's stream to its end: each Decision straight to its game, the rest (and a Decision for
-    no game of the bot's) to ``handle`` (the lobby), with the ``time.monotonic()`` it was received at.
-    Compiled, as it runs for every decision."""
-    async for request in requests:
-        received_at = _monotonic()
-        if request.WhichOneof("message") != "decision" or not route_decision(
-            session.games, runners, request.decision, received_at
-        ):
-            handle(session, request, received_at)
