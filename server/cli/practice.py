@@ -16,7 +16,8 @@ from typing import TextIO
 from conquest.v1 import bot_pb2
 from server.app import build_lobby, create_server
 from server.ops.config import QueueConfig, ServerConfig, default_queues
-from server.play.runner import GameRunner, seat_outcome
+from server.play.results import seat_outcome
+from server.play.runner import GameRunner
 from server.play.seats import RemoteSeat
 
 SAMPLE_BOTS = {
