@@ -24,6 +24,7 @@ COMPILED = [
     "server/play/event_log.py",
     "server/ops/histogram.py",
     "server/play/mailbox.py",
+    "server/play/messages.py",
     "server/play/runner.py",
     "server/play/seats.py",
     "server/play/session.py",

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -21,12 +20,10 @@ from typing import Final
 
 import structlog
 
-from conquest.v1 import arena_pb2, bot_pb2, game_pb2
+from conquest.v1 import bot_pb2
 from engine import (
     Action,
     ActionError,
-    Board,
-    GameState,
     MalformedActionError,
     Phase,
     default_action,
@@ -34,13 +31,11 @@ from engine import (
 )
 from engine.events import Event
 from engine.legal import LegalActions
-from engine.observe import Observation, observe
 from engine.replay import Replay
-from engine.rules import Rules
-from server.ops.config import QueueConfig, TimeControl
+from server.ops.config import QueueConfig
 from server.ops.histogram import Buckets
 from server.ops.metrics import Metrics
-from server.play import wire
+from server.play import messages, wire
 from server.play.event_log import EventLog
 from server.play.mailbox import Alarm
 from server.play.replays import GameRecord, ReplayWriter, seed_commitment
@@ -60,70 +55,11 @@ ALL_FORFEITED = "all_forfeited"
 log = structlog.get_logger("conquest.runner")
 
 
-@functools.cache
-def _map_info(board: Board) -> game_pb2.MapInfo:
-    return wire.map_info(board)
-
-
-@functools.cache
-def _rules_info(rules: Rules, seats: int) -> game_pb2.RulesInfo:
-    return wire.rules_info(rules, seats)
-
-
-@functools.cache
-def _serialized_map_info(board: Board) -> bytes:
-    return _map_info(board).SerializeToString()
-
-
-@functools.cache
-def _serialized_rules_info(rules: Rules, seats: int) -> bytes:
-    return _rules_info(rules, seats).SerializeToString()
-
-
-@functools.cache
-def _serialized_time_control(control: TimeControl) -> bytes:
-    return control.to_pb().SerializeToString()
-
-
 # Looked up once: compiled code looks a module's attribute up (``time.monotonic``, ``builtins.round``)
 # on every call, and these run several times a decision.
 _monotonic: Final = time.monotonic
 _perf_counter: Final = time.perf_counter
 _round: Final = round
-
-
-def _observation(view: Observation, arrays: wire.PublicArrays) -> bytes:
-    """``view`` serialized, its public arrays from the game's ``arrays``."""
-    return wire.serialized_observation_part(view) + arrays.serialized(view)
-
-
-def decision_request(
-    game_id: str,
-    request_id: int,
-    state: GameState,
-    legal: LegalActions,
-    arrays: wire.PublicArrays,
-    time_allowed_ms: int,
-    timebank_ms: int,
-    last_latency_ms: int,
-    strikes: int,
-    events: Sequence[bytes] = (),
-) -> bytes:
-    """The serialized ConnectResponse with the DecisionRequest for the seat to act (pinned by the golden
-    fixtures in tests/server/golden). The game's public ``arrays`` and the serialized ``events`` go in as
-    they are: only what differs between requests is built."""
-    request = wire.serialized_decision_request(
-        game_id,
-        request_id,
-        _observation(observe(state, state.to_act), arrays),
-        legal,
-        time_allowed_ms,
-        timebank_ms,
-        last_latency_ms,
-        strikes,
-        events,
-    )
-    return wire.serialized_response("decision_request", request)
 
 
 class _Asking:
@@ -175,7 +111,8 @@ class GameRunner:
         self._round_trips: dict[str, Buckets] = {}
         """``metrics.decision_round_trip``'s counts by phase label, each looked up once (as above)."""
         self.state, setup_events = new_game(queue.rules, len(self.seats), seed)
-        self.replay = Replay(queue.rules, seed, [s.name for s in self.seats], game_id=game_id)
+        self._names = [s.name for s in self.seats]
+        self.replay = Replay(queue.rules, seed, self._names, game_id=game_id)
         self.reason = ""
         self._asked = bytearray()
         """The seat each request was sent to, by request id - 1 (ids count from 1 in each game)."""
@@ -205,7 +142,7 @@ class GameRunner:
         """Play the game. A bot's answer is applied by its stream's reader (``submit``), which sends the
         next request itself when a bot is to act next; this task plays the rest: house seats, forfeited
         seats, deadlines, reconnects, a stop, and the game's end."""
-        self.log.info("game_started", players=[s.name for s in self.seats])
+        self.log.info("game_started", players=self._names)
         for index, seat in enumerate(self.seats):
             seat_send(seat, self.game_started(index))
         try:
@@ -366,7 +303,7 @@ class GameRunner:
         now = _monotonic()
         elapsed_ms = _round((now - started) * 1000)
         allowed = seat.clock.time_allowed_ms()
-        message = decision_request(
+        message = messages.decision_request(
             self.game_id,
             request_id,
             self.state,
@@ -412,17 +349,7 @@ class GameRunner:
         seat.forfeit = outcome
         index = self.seats.index(seat)
         self.log.info("seat_forfeited", bot=seat.name, seat=index, why=why)
-        seat.send(
-            bot_pb2.ConnectResponse(
-                error=bot_pb2.Error(
-                    code="seat_forfeited",
-                    message=f"game {self.game_id}: seat {index} forfeited after {why}; it plays on with "
-                    "default actions and you get no more DecisionRequests for it",
-                    fatal=False,
-                    game_id=self.game_id,
-                )
-            )
-        )
+        seat.send(messages.seat_forfeited(self.game_id, index, why))
 
     def _reject(self, seat: RemoteSeat, request_id: int, reason: str, deadline: float, kind: str) -> None:
         """Send DecisionRejected; ``kind`` (malformed, illegal, late, stale) labels the metric."""
@@ -430,17 +357,8 @@ class GameRunner:
         seat.rejections += 1
         left_ms = max(0, _round((deadline - _monotonic()) * 1000)) if seat.open_request else 0
         self.log.info("decision_rejected", bot=seat.name, request_id=request_id, reason=reason)
-        seat.send(
-            bot_pb2.ConnectResponse(
-                decision_rejected=bot_pb2.DecisionRejected(
-                    game_id=self.game_id,
-                    request_id=request_id,
-                    reason=reason,
-                    can_retry=seat.open_request == request_id and left_ms > 0,
-                    time_left_ms=left_ms,
-                )
-            )
-        )
+        can_retry = seat.open_request == request_id and left_ms > 0
+        seat.send(messages.decision_rejected(self.game_id, request_id, reason, can_retry, left_ms))
 
     # ------------------------------------------------------------------ from sessions
 
@@ -511,41 +429,21 @@ class GameRunner:
     def watch(self) -> Spectator:
         """A spectator's stream of this game: a snapshot of the board now, then the public events from
         there on (every hand's card ids hidden), then GameOver."""
-        snapshot = arena_pb2.GameSnapshot(
-            game_id=self.game_id,
-            queue=self.queue.name,
-            players=self._players(),
-            rules=_rules_info(self.queue.rules, len(self.seats)),
-            map=_map_info(self.state.board),
-            observation=wire.observation(observe(self.state, -1)),
-            next_sequence=self._event_log.sequence,
-            live=True,
+        sequence = self._event_log.sequence
+        return self._spectators.add(
+            messages.snapshot(self.game_id, self.queue, self._names, self.state, sequence)
         )
-        return self._spectators.add(snapshot)
 
     def unwatch(self, spectator: Spectator) -> None:
         self._spectators.remove(spectator)
 
     # ------------------------------------------------------------------ messages
 
-    def _players(self) -> list[bot_pb2.Player]:
-        return [bot_pb2.Player(seat=i, name=s.name) for i, s in enumerate(self.seats)]
-
     def game_started(self, index: int) -> bytes:
-        """The serialized ConnectResponse with the seat's GameStarted; the map, rules and time control go
-        in serialized once per server."""
-        started = wire.serialized_game_started(
-            self.game_id,
-            index,
-            self._players(),
-            _serialized_rules_info(self.queue.rules, len(self.seats)),
-            _serialized_map_info(self.state.board),
-            self.queue.name,
-            _serialized_time_control(self.queue.time_control),
-            self.commitment,
-            _observation(observe(self.state, index), self._arrays),
+        """The serialized ConnectResponse with seat ``index``'s GameStarted."""
+        return messages.game_started(
+            self.game_id, index, self.queue, self._names, self.commitment, self.state, self._arrays
         )
-        return wire.serialized_response("game_started", started)
 
     def _record_events(self, events: list[Event]) -> None:
         """Log ``events`` for the seats (sent in their next DecisionRequest or GameEvents) and send them

@@ -14,8 +14,9 @@ from engine.events import Event
 from engine.observe import Observation, observe
 from server.ops.config import default_queues
 from server.play import wire
+from server.play.messages import decision_request
 from server.play.replays import DirectoryReplayWriter
-from server.play.runner import GameRunner, decision_request
+from server.play.runner import GameRunner
 from server.play.seats import RemoteSeat
 from server.play.session import Identity, Session
 from server.play.stream import serialize_response
