@@ -21,11 +21,15 @@ COMPILED = [
     "engine/rules.py",
     "engine/state.py",
     "server/play/clock.py",
+    "server/play/event_log.py",
     "server/ops/histogram.py",
     "server/play/mailbox.py",
+    "server/play/messages.py",
     "server/play/runner.py",
     "server/play/seats.py",
     "server/play/session.py",
+    "server/play/spectators.py",
+    "server/play/stream.py",
     "server/play/wire.py",
 ]
 

@@ -26,8 +26,8 @@ from server.ops.config import ConfigError, ServerConfig
 from server.ops.metrics import Metrics
 from server.play.lobby import Lobby
 from server.play.replays import DatabaseReplayWriter, DirectoryReplayWriter, ReplayWriters
-from server.play.runner import read_stream
-from server.play.session import Outgoing, Session, serialize_response
+from server.play.session import Outgoing, Session
+from server.play.stream import read_stream, serialize_response
 from server.storage import Store
 from server.storage.auth import StoreAuthenticator, StoreRatings
 from server.web.dashboard import start_dashboard

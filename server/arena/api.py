@@ -23,7 +23,8 @@ from server.ops.metrics import ROUND_TRIP_BUCKETS
 from server.play import wire
 from server.play.lobby import Lobby
 from server.play.replays import GameRecord
-from server.play.runner import GameRunner, Spectator
+from server.play.runner import GameRunner
+from server.play.spectators import Spectator
 from server.storage import (
     AdminTokenError,
     AuthError,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from conquest.v1 import bot_pb2
-from server.play.runner import GameRunner, seat_outcome
+from server.play.results import seat_outcome
+from server.play.runner import GameRunner
 from server.play.seats import RemoteSeat
 
 

@@ -21,7 +21,7 @@ from server.ops.metrics import Metrics
 from server.play.matchmaker import Matchmaker
 from server.play.pairing import LADDER, MatchPolicy
 from server.play.replays import ReplayWriter
-from server.play.runner import GameRunner, route_decision
+from server.play.runner import GameRunner
 from server.play.seats import HouseSeat, RemoteSeat, Seat, house_seats
 from server.play.session import Authenticator, HelloError, PracticeAuthenticator, Session, check_hello
 from server.play.wire import rules_info
@@ -155,19 +155,19 @@ class Lobby:
         )
         return session
 
-    def handle(self, session: Session, request: bot_pb2.ConnectRequest, received_at: float) -> None:
-        """One message from an open session; ``received_at`` is its ``time.monotonic()``."""
+    def handle(self, session: Session, request: bot_pb2.ConnectRequest) -> None:
+        """One message from an open session that ``server.play.stream.read_stream`` did not hand to a game:
+        a Decision here is for no game of the bot's."""
         kind = request.WhichOneof("message")
         if kind == "decision":
             decision = request.decision
-            if not route_decision(session.games, self.runners, decision, received_at):
-                self.metrics.rejections.labels("not_your_game").inc()
-                mine = ", ".join(session.games) or "none"
-                session.error(
-                    "unknown_game",
-                    f"you have no seat in game {decision.game_id!r}; your games: {mine}",
-                    game_id=decision.game_id,
-                )
+            self.metrics.rejections.labels("not_your_game").inc()
+            mine = ", ".join(session.games) or "none"
+            session.error(
+                "unknown_game",
+                f"you have no seat in game {decision.game_id!r}; your games: {mine}",
+                game_id=decision.game_id,
+            )
         elif kind in ("join_queue", "leave_queue"):
             joining = kind == "join_queue"
             name = request.join_queue.queue if joining else request.leave_queue.queue

@@ -13,81 +13,46 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Final
 
 import structlog
 
-from conquest.v1 import arena_pb2, bot_pb2, game_pb2
+from conquest.v1 import bot_pb2
 from engine import (
     Action,
     ActionError,
-    Board,
-    GameState,
     MalformedActionError,
     Phase,
-    PlayerStatus,
-    Termination,
     default_action,
     new_game,
 )
-from engine.events import Event, public_view, secret_holder
+from engine.events import Event
 from engine.legal import LegalActions
-from engine.observe import Observation, observe
 from engine.replay import Replay
-from engine.rules import Rules
-from server.ops.config import QueueConfig, TimeControl
+from server.ops.config import QueueConfig
 from server.ops.histogram import Buckets
 from server.ops.metrics import Metrics
-from server.play import wire
+from server.play import messages, wire
+from server.play.event_log import EventLog
 from server.play.mailbox import Alarm
 from server.play.replays import GameRecord, ReplayWriter, seed_commitment
+from server.play.results import Outcome, game_over, game_result, seat_outcomes
 from server.play.seats import Connection, HouseSeat, RemoteSeat, Seat
-from server.play.session import Outgoing, Session
-from server.storage import GameResult, SeatOutcome, SeatResult
+from server.play.session import Outgoing
+from server.play.spectators import Spectator, Spectators
 
 ANNOTATION_LIMIT = 200
 REQUEST_FATES = ("open", "answered", "timed out", "replaced", "cancelled")
 OPEN = REQUEST_FATES.index("open")
-LOG_KEPT = 16
-"""Events logged for the seats beyond which sending a request also drops those every seat was sent."""
 PHASE_LABELS = {phase: phase.name.lower() for phase in Phase}
 """A phase's name in metric labels and stored round trips (``Enum.name`` is a property: slow per call)."""
 SHUTDOWN = "server_shutdown"
 ALL_FORFEITED = "all_forfeited"
-Outcome = bot_pb2.SeatOutcome
-Spectator = asyncio.Queue[arena_pb2.WatchGameResponse | None]
-"""A spectator's stream: a snapshot, event batches, GameOver, then None when the stream ends."""
 
 log = structlog.get_logger("conquest.runner")
-
-
-@functools.cache
-def _map_info(board: Board) -> game_pb2.MapInfo:
-    return wire.map_info(board)
-
-
-@functools.cache
-def _rules_info(rules: Rules, seats: int) -> game_pb2.RulesInfo:
-    return wire.rules_info(rules, seats)
-
-
-@functools.cache
-def _serialized_map_info(board: Board) -> bytes:
-    return _map_info(board).SerializeToString()
-
-
-@functools.cache
-def _serialized_rules_info(rules: Rules, seats: int) -> bytes:
-    return _rules_info(rules, seats).SerializeToString()
-
-
-@functools.cache
-def _serialized_time_control(control: TimeControl) -> bytes:
-    return control.to_pb().SerializeToString()
 
 
 # Looked up once: compiled code looks a module's attribute up (``time.monotonic``, ``builtins.round``)
@@ -95,53 +60,6 @@ def _serialized_time_control(control: TimeControl) -> bytes:
 _monotonic: Final = time.monotonic
 _perf_counter: Final = time.perf_counter
 _round: Final = round
-
-
-def _observation(view: Observation, arrays: wire.PublicArrays) -> bytes:
-    """``view`` serialized, its public arrays from the game's ``arrays``."""
-    return wire.serialized_observation_part(view) + arrays.serialized(view)
-
-
-def decision_request(
-    game_id: str,
-    request_id: int,
-    state: GameState,
-    legal: LegalActions,
-    arrays: wire.PublicArrays,
-    time_allowed_ms: int,
-    timebank_ms: int,
-    last_latency_ms: int,
-    strikes: int,
-    events: Sequence[bytes] = (),
-) -> bytes:
-    """The serialized ConnectResponse with the DecisionRequest for the seat to act (pinned by the golden
-    fixtures in tests/server/golden). The game's public ``arrays`` and the serialized ``events`` go in as
-    they are: only what differs between requests is built."""
-    request = wire.serialized_decision_request(
-        game_id,
-        request_id,
-        _observation(observe(state, state.to_act), arrays),
-        legal,
-        time_allowed_ms,
-        timebank_ms,
-        last_latency_ms,
-        strikes,
-        events,
-    )
-    return wire.serialized_response("decision_request", request)
-
-
-def seat_outcome(state: GameState, seat: int, forfeit: Outcome.ValueType | None) -> Outcome.ValueType:
-    """How ``seat``'s finished game ended for it: a forfeit overrides what the board says."""
-    if forfeit is not None:
-        return forfeit
-    if state.status[seat] == PlayerStatus.ELIMINATED:
-        return Outcome.SEAT_OUTCOME_ELIMINATED
-    if state.end_reason == Termination.CONQUEST:
-        return Outcome.SEAT_OUTCOME_WON
-    if state.end_reason in (Termination.HEADQUARTERS, Termination.MISSION):
-        return Outcome.SEAT_OUTCOME_WON if state.places[seat] == 1 else Outcome.SEAT_OUTCOME_SURVIVED
-    return Outcome.SEAT_OUTCOME_TURN_CAP
 
 
 class _Asking:
@@ -193,21 +111,15 @@ class GameRunner:
         self._round_trips: dict[str, Buckets] = {}
         """``metrics.decision_round_trip``'s counts by phase label, each looked up once (as above)."""
         self.state, setup_events = new_game(queue.rules, len(self.seats), seed)
-        self.replay = Replay(queue.rules, seed, [s.name for s in self.seats], game_id=game_id)
+        self._names = [s.name for s in self.seats]
+        self.replay = Replay(queue.rules, seed, self._names, game_id=game_id)
         self.reason = ""
         self._asked = bytearray()
         """The seat each request was sent to, by request id - 1 (ids count from 1 in each game)."""
         self._fates = bytearray()
         """What became of each request, as an index into ``REQUEST_FATES``: kept for every request of
         the game to explain stale replies, so one byte each."""
-        self._sequence = 0
-        """Sequence number of the next event."""
-        self._log: list[bytes] = []
-        """The public view of every event from sequence ``_log_start`` on, serialized once for every seat
-        it goes to: what some seat was not sent yet."""
-        self._log_start = 0
-        self._own_views: dict[int, tuple[int, bytes]] = {}
-        """sequence -> (seat, its own view) for the logged events that hide something from the others."""
+        self._event_log = EventLog(game_id, self.seats)
         self._arrays = wire.PublicArrays()
         self._events_turn = 0
         """The turn when GameEvents were last sent to the seats not being asked (once per turn)."""
@@ -220,9 +132,7 @@ class GameRunner:
         """A bug met while a stream's reader played this game on: its task raises it (the game ends)."""
         self._grace = queue.time_control.reconnect_grace_ms / 1000
         self.started_at = datetime.now(UTC)
-        self._spectators: dict[Spectator, int] = {}
-        """spectator -> the sequence number of the first event it has not seen in its snapshot."""
-        self._game_over: bot_pb2.GameOver | None = None
+        self._spectators = Spectators(game_id)
         self.log = log.bind(game_id=game_id, queue=queue.name)
         self._record_events(setup_events)
 
@@ -232,7 +142,7 @@ class GameRunner:
         """Play the game. A bot's answer is applied by its stream's reader (``submit``), which sends the
         next request itself when a bot is to act next; this task plays the rest: house seats, forfeited
         seats, deadlines, reconnects, a stop, and the game's end."""
-        self.log.info("game_started", players=[s.name for s in self.seats])
+        self.log.info("game_started", players=self._names)
         for index, seat in enumerate(self.seats):
             seat_send(seat, self.game_started(index))
         try:
@@ -252,8 +162,7 @@ class GameRunner:
         finally:
             if self.state.is_over():
                 await self._finish()
-            for spectator in self._spectators:
-                spectator.put_nowait(None)
+            self._spectators.end()
             self.on_finish(self)
 
     def stop(self) -> None:
@@ -273,7 +182,7 @@ class GameRunner:
         self._record_events(events)
         if self.state.turn != self._events_turn and not self.state.is_over():
             self._events_turn = self.state.turn
-            self._send_events(but=self.state.to_act, live=True)  # its events ride in its next request
+            self._event_log.send(but=self.state.to_act, live=True)  # its events ride in its next request
 
     def _all_forfeited(self) -> bool:
         return all(isinstance(s, RemoteSeat) and s.forfeit is not None for s in self.seats)
@@ -394,8 +303,7 @@ class GameRunner:
         now = _monotonic()
         elapsed_ms = _round((now - started) * 1000)
         allowed = seat.clock.time_allowed_ms()
-        held_oldest = seat.next_event <= self._log_start  # so sending to it may let the log's start move
-        message = decision_request(
+        message = messages.decision_request(
             self.game_id,
             request_id,
             self.state,
@@ -405,11 +313,9 @@ class GameRunner:
             timebank_ms=max(0, seat.clock.timebank_ms - max(0, elapsed_ms - allowed)),
             last_latency_ms=seat.last_latency_ms,
             strikes=seat.strikes,
-            events=self._unsent_events(index, seat),
+            events=self._event_log.unsent(index, seat),
         )
         seat.send(message)
-        if held_oldest and len(self._log) > LOG_KEPT:  # a long turn or setup: the turn's end trims later
-            self._forget_sent_events()
         return now
 
     def _close_request(self, seat: RemoteSeat, outcome: str) -> None:
@@ -443,17 +349,7 @@ class GameRunner:
         seat.forfeit = outcome
         index = self.seats.index(seat)
         self.log.info("seat_forfeited", bot=seat.name, seat=index, why=why)
-        seat.send(
-            bot_pb2.ConnectResponse(
-                error=bot_pb2.Error(
-                    code="seat_forfeited",
-                    message=f"game {self.game_id}: seat {index} forfeited after {why}; it plays on with "
-                    "default actions and you get no more DecisionRequests for it",
-                    fatal=False,
-                    game_id=self.game_id,
-                )
-            )
-        )
+        seat.send(messages.seat_forfeited(self.game_id, index, why))
 
     def _reject(self, seat: RemoteSeat, request_id: int, reason: str, deadline: float, kind: str) -> None:
         """Send DecisionRejected; ``kind`` (malformed, illegal, late, stale) labels the metric."""
@@ -461,17 +357,8 @@ class GameRunner:
         seat.rejections += 1
         left_ms = max(0, _round((deadline - _monotonic()) * 1000)) if seat.open_request else 0
         self.log.info("decision_rejected", bot=seat.name, request_id=request_id, reason=reason)
-        seat.send(
-            bot_pb2.ConnectResponse(
-                decision_rejected=bot_pb2.DecisionRejected(
-                    game_id=self.game_id,
-                    request_id=request_id,
-                    reason=reason,
-                    can_retry=seat.open_request == request_id and left_ms > 0,
-                    time_left_ms=left_ms,
-                )
-            )
-        )
+        can_retry = seat.open_request == request_id and left_ms > 0
+        seat.send(messages.decision_rejected(self.game_id, request_id, reason, can_retry, left_ms))
 
     # ------------------------------------------------------------------ from sessions
 
@@ -522,7 +409,7 @@ class GameRunner:
         seat.connection = connection
         seat.disconnected_at = None
         seat.resumed = True
-        seat.next_event = self._sequence  # GameStarted's observation already shows what happened while away
+        seat.next_event = self._event_log.sequence  # GameStarted's observation shows what happened meanwhile
         seat.send(self.game_started(index))
         self._alarm.wake()
         self.log.info("seat_resumed", bot=seat.name, seat=index)
@@ -542,205 +429,53 @@ class GameRunner:
     def watch(self) -> Spectator:
         """A spectator's stream of this game: a snapshot of the board now, then the public events from
         there on (every hand's card ids hidden), then GameOver."""
-        spectator: Spectator = asyncio.Queue()
-        next_sequence = self._sequence
-        spectator.put_nowait(
-            arena_pb2.WatchGameResponse(
-                snapshot=arena_pb2.GameSnapshot(
-                    game_id=self.game_id,
-                    queue=self.queue.name,
-                    players=self._players(),
-                    rules=_rules_info(self.queue.rules, len(self.seats)),
-                    map=_map_info(self.state.board),
-                    observation=wire.observation(observe(self.state, -1)),
-                    next_sequence=next_sequence,
-                    live=True,
-                )
-            )
+        sequence = self._event_log.sequence
+        return self._spectators.add(
+            messages.snapshot(self.game_id, self.queue, self._names, self.state, sequence)
         )
-        if self._game_over is not None:  # over and told: nothing more will come
-            spectator.put_nowait(arena_pb2.WatchGameResponse(game_over=self._game_over))
-            spectator.put_nowait(None)
-        else:
-            self._spectators[spectator] = next_sequence
-        return spectator
 
     def unwatch(self, spectator: Spectator) -> None:
-        self._spectators.pop(spectator, None)
+        self._spectators.remove(spectator)
 
     # ------------------------------------------------------------------ messages
 
-    def _players(self) -> list[bot_pb2.Player]:
-        return [bot_pb2.Player(seat=i, name=s.name) for i, s in enumerate(self.seats)]
-
     def game_started(self, index: int) -> bytes:
-        """The serialized ConnectResponse with the seat's GameStarted; the map, rules and time control go
-        in serialized once per server."""
-        started = wire.serialized_game_started(
-            self.game_id,
-            index,
-            self._players(),
-            _serialized_rules_info(self.queue.rules, len(self.seats)),
-            _serialized_map_info(self.state.board),
-            self.queue.name,
-            _serialized_time_control(self.queue.time_control),
-            self.commitment,
-            _observation(observe(self.state, index), self._arrays),
+        """The serialized ConnectResponse with seat ``index``'s GameStarted."""
+        return messages.game_started(
+            self.game_id, index, self.queue, self._names, self.commitment, self.state, self._arrays
         )
-        return wire.serialized_response("game_started", started)
 
     def _record_events(self, events: list[Event]) -> None:
         """Log ``events`` for the seats (sent in their next DecisionRequest or GameEvents) and send them
         to every spectator at once, cards hidden."""
-        if not events:
-            return
-        first = self._sequence
-        self._sequence += len(events)
-        shared = []
-        for sequence, event in enumerate(events, first):
-            holder = secret_holder(event)
-            if holder is None:
-                shared.append(wire.serialized_event(event, sequence))
-                continue
-            # That seat sees its own cards or choice, the others see blanks.
-            shared.append(wire.serialized_event(public_view(event, None), sequence))
-            self._own_views[sequence] = (holder, wire.serialized_event(event, sequence))
-        self._log.extend(shared)
-        for spectator, start in self._spectators.items():
-            unseen = [game_pb2.GameEvent.FromString(e) for e in shared[max(0, start - first) :]]
-            if unseen:
-                spectator.put_nowait(
-                    arena_pb2.WatchGameResponse(
-                        events=bot_pb2.GameEvents(game_id=self.game_id, events=unseen)
-                    )
-                )
-
-    def _unsent_events(self, index: int, seat: RemoteSeat) -> list[bytes]:
-        """The logged events ``seat`` was not sent yet, its own cards shown; now counted as sent."""
-        first = max(seat.next_event, self._log_start)
-        batch = self._log[first - self._log_start :]
-        for sequence, (holder, own) in self._own_views.items():
-            if holder == index and sequence >= first:
-                batch[sequence - first] = own
-        seat.next_event = self._sequence
-        return batch
-
-    def _send_events(self, but: int = -1, live: bool = False) -> None:
-        """Send every connected seat except ``but`` its unsent events as one GameEvents (``live``: only
-        the seats whose bots asked for live events; the others get theirs in their next request)."""
-        for index, seat in enumerate(self.seats):
-            if (
-                isinstance(seat, RemoteSeat)
-                and seat.connection is not None
-                and index != but
-                and seat.next_event < self._sequence
-                and (seat.connection.live_events or not live)
-            ):
-                batch = wire.serialized_game_events(self.game_id, self._unsent_events(index, seat))
-                seat.send(wire.serialized_response("game_events", batch))
-        self._forget_sent_events()
-
-    def _forget_sent_events(self) -> None:
-        """Drop the logged events every connected seat has been sent."""
-        sent = min(
-            (s.next_event for s in self.seats if isinstance(s, RemoteSeat) and s.connection is not None),
-            default=self._sequence,
-        )
-        if sent > self._log_start:
-            del self._log[: sent - self._log_start]
-            self._log_start = sent
-            self._own_views = {k: v for k, v in self._own_views.items() if k >= sent}
+        if events:
+            self._spectators.send_events(self._event_log.record(events))
 
     async def _finish(self) -> None:
         state = self.state
         self.reason = self.reason or state.end_reason
-        forfeits = [s.forfeit if isinstance(s, RemoteSeat) else None for s in self.seats]
-        outcomes = [seat_outcome(state, i, f) for i, f in enumerate(forfeits)]
+        outcomes = seat_outcomes(state, self.seats)
         self.replay.places = list(state.places)
         self.replay.fingerprint = state.fingerprint()
-        results = [
-            bot_pb2.SeatResult(seat=i, name=s.name, place=state.places[i], outcome=outcomes[i])
-            for i, s in enumerate(self.seats)
-        ]
-        over = bot_pb2.GameOver(
-            game_id=self.game_id, results=results, seed=self.seed, reason=self.reason, turns=state.turn
+        over = game_over(self.game_id, self.seed, self.reason, state, self.seats, outcomes)
+        result = game_result(
+            self.queue, state, self.seats, outcomes, self.commitment, self.started_at, self.reason
         )
-        record = GameRecord(self.replay, self._result(outcomes))
         try:  # recorded before anyone is told
-            where = await asyncio.to_thread(self.writer.write, record)
+            where = await asyncio.to_thread(self.writer.write, GameRecord(self.replay, result))
         except Exception:  # the players still get their GameOver; the operator gets the error
             self.log.exception("game_record_failed")
             where = "not (fully) recorded"
-        game_over = bot_pb2.ConnectResponse(game_over=over)
-        self._send_events()
+        game_over_message = bot_pb2.ConnectResponse(game_over=over)
+        self._event_log.send()
         for seat in self.seats:
-            seat_send(seat, game_over)
-        self._game_over = over
-        for spectator in self._spectators:
-            spectator.put_nowait(arena_pb2.WatchGameResponse(game_over=over))
+            seat_send(seat, game_over_message)
+        self._spectators.send_game_over(over)
         self.log.info(
             "game_over", reason=self.reason, turns=state.turn, places=list(state.places), replay=where
-        )
-
-    def _result(self, outcomes: list[Outcome.ValueType]) -> GameResult:
-        """The result to store: rated when the queue is and every seat is a distinct registered bot."""
-        seats = [
-            SeatResult(
-                name=seat.name,
-                place=self.state.places[i],
-                outcome=SeatOutcome(Outcome.Name(outcomes[i]).removeprefix("SEAT_OUTCOME_").lower()),
-                bot_id=seat.bot_id if isinstance(seat, RemoteSeat) else None,
-                timeouts=seat.timeouts if isinstance(seat, RemoteSeat) else 0,
-                rejections=seat.rejections if isinstance(seat, RemoteSeat) else 0,
-                crashes=seat.crashes if isinstance(seat, RemoteSeat) else 0,
-                round_trips=seat.round_trips if isinstance(seat, RemoteSeat) else {},
-            )
-            for i, seat in enumerate(self.seats)
-        ]
-        bot_ids = [s.bot_id for s in seats]
-        return GameResult(
-            queue=self.queue.name,
-            seats=seats,
-            seed_commitment=self.commitment,
-            started_at=self.started_at,
-            finished_at=datetime.now(UTC),
-            turns=self.state.turn,
-            reason=self.reason,
-            rated=self.queue.rated and None not in bot_ids and len(set(bot_ids)) == len(bot_ids),
         )
 
 
 def seat_send(seat: Seat, message: Outgoing) -> None:
     if isinstance(seat, RemoteSeat):
         seat.send(message)
-
-
-def route_decision(
-    games: dict[str, int], runners: dict[str, GameRunner], decision: bot_pb2.Decision, received_at: float
-) -> bool:
-    """Hand ``decision`` to its game as from the seat the bot holds there (``games``: game id -> seat);
-    False, and nothing handed on, when the bot holds no seat in that game."""
-    game_id = decision.game_id
-    seat = games.get(game_id)
-    runner = runners.get(game_id)
-    if seat is None or runner is None:
-        return False
-    runner.submit(seat, decision, received_at)
-    return True
-
-
-async def read_stream(
-    requests: AsyncIterator[bot_pb2.ConnectRequest],
-    session: Session,
-    runners: dict[str, GameRunner],
-    handle: Callable[[Session, bot_pb2.ConnectRequest, float], None],
-) -> None:
-    """Read a bot's stream to its end: each Decision straight to its game, the rest (and a Decision for
-    no game of the bot's) to ``handle`` (the lobby), with the ``time.monotonic()`` it was received at.
-    Compiled, as it runs for every decision."""
-    async for request in requests:
-        received_at = _monotonic()
-        if request.WhichOneof("message") != "decision" or not route_decision(
-            session.games, runners, request.decision, received_at
-        ):
-            handle(session, request, received_at)

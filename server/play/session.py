@@ -19,12 +19,6 @@ Outgoing = bot_pb2.ConnectResponse | bytes
 """A message for a bot's stream: a ConnectResponse, or one serialized already (by ``server.play.wire``)."""
 
 
-def serialize_response(message: Outgoing) -> bytes:
-    """A ConnectResponse for the wire (the stream's serializer, compiled as gRPC calls it for every message
-    sent); what ``server.play.wire`` wrote comes serialized already."""
-    return message if isinstance(message, bytes) else message.SerializeToString()
-
-
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
 MAX_CAPACITY = 64
 

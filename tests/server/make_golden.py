@@ -14,7 +14,7 @@ from google.protobuf import json_format
 
 from conquest.v1 import bot_pb2
 from engine import Phase, aggressive_policy, new_game, preset
-from server.play.runner import decision_request
+from server.play.messages import decision_request
 from server.play.wire import PublicArrays
 
 GOLDEN = Path(__file__).parent / "golden"

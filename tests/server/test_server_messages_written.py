@@ -14,10 +14,12 @@ from engine.events import Event
 from engine.observe import Observation, observe
 from server.ops.config import default_queues
 from server.play import wire
+from server.play.messages import decision_request
 from server.play.replays import DirectoryReplayWriter
-from server.play.runner import GameRunner, decision_request
+from server.play.runner import GameRunner
 from server.play.seats import RemoteSeat
-from server.play.session import Identity, Session, serialize_response
+from server.play.session import Identity, Session
+from server.play.stream import serialize_response
 
 
 def legal_built_whole(legal: LegalActions) -> game_pb2.LegalActions:

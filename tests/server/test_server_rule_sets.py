@@ -13,7 +13,7 @@ from engine.legal import default_action
 from engine.policies import aggressive_policy, play_game
 from server.ops.config import ConfigError, ServerConfig, TimeControl, load_config
 from server.play.clock import SeatClock
-from server.play.runner import Outcome, seat_outcome
+from server.play.results import Outcome, seat_outcome
 
 
 def test_default_queues_offer_every_rule_set() -> None:

@@ -1,0 +1,86 @@
+"""How a finished game ended for each seat, told two ways: the GameOver its players and spectators are sent,
+and the GameResult stored with its replay."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from conquest.v1 import bot_pb2
+from engine import GameState, PlayerStatus, Termination
+from server.ops.config import QueueConfig
+from server.play.seats import RemoteSeat, Seat
+from server.storage import GameResult, SeatOutcome, SeatResult
+
+Outcome = bot_pb2.SeatOutcome
+
+
+def seat_outcome(state: GameState, seat: int, forfeit: Outcome.ValueType | None) -> Outcome.ValueType:
+    """How ``seat``'s finished game ended for it: a forfeit overrides what the board says."""
+    if forfeit is not None:
+        return forfeit
+    if state.status[seat] == PlayerStatus.ELIMINATED:
+        return Outcome.SEAT_OUTCOME_ELIMINATED
+    if state.end_reason == Termination.CONQUEST:
+        return Outcome.SEAT_OUTCOME_WON
+    if state.end_reason in (Termination.HEADQUARTERS, Termination.MISSION):
+        return Outcome.SEAT_OUTCOME_WON if state.places[seat] == 1 else Outcome.SEAT_OUTCOME_SURVIVED
+    return Outcome.SEAT_OUTCOME_TURN_CAP
+
+
+def seat_outcomes(state: GameState, seats: Sequence[Seat]) -> list[Outcome.ValueType]:
+    """Every seat's ``seat_outcome``, in seat order."""
+    forfeits = [s.forfeit if isinstance(s, RemoteSeat) else None for s in seats]
+    return [seat_outcome(state, i, f) for i, f in enumerate(forfeits)]
+
+
+def game_over(
+    game_id: str,
+    seed: int,
+    reason: str,
+    state: GameState,
+    seats: Sequence[Seat],
+    outcomes: list[Outcome.ValueType],
+) -> bot_pb2.GameOver:
+    """The GameOver of the finished game in ``state``; it reveals the ``seed``."""
+    results = [
+        bot_pb2.SeatResult(seat=i, name=s.name, place=state.places[i], outcome=outcomes[i])
+        for i, s in enumerate(seats)
+    ]
+    return bot_pb2.GameOver(game_id=game_id, results=results, seed=seed, reason=reason, turns=state.turn)
+
+
+def game_result(
+    queue: QueueConfig,
+    state: GameState,
+    seats: Sequence[Seat],
+    outcomes: list[Outcome.ValueType],
+    commitment: str,
+    started_at: datetime,
+    reason: str,
+) -> GameResult:
+    """The result to store: rated when the queue is and every seat is a distinct registered bot."""
+    results = [
+        SeatResult(
+            name=seat.name,
+            place=state.places[i],
+            outcome=SeatOutcome(Outcome.Name(outcomes[i]).removeprefix("SEAT_OUTCOME_").lower()),
+            bot_id=seat.bot_id if isinstance(seat, RemoteSeat) else None,
+            timeouts=seat.timeouts if isinstance(seat, RemoteSeat) else 0,
+            rejections=seat.rejections if isinstance(seat, RemoteSeat) else 0,
+            crashes=seat.crashes if isinstance(seat, RemoteSeat) else 0,
+            round_trips=seat.round_trips if isinstance(seat, RemoteSeat) else {},
+        )
+        for i, seat in enumerate(seats)
+    ]
+    bot_ids = [s.bot_id for s in results]
+    return GameResult(
+        queue=queue.name,
+        seats=results,
+        seed_commitment=commitment,
+        started_at=started_at,
+        finished_at=datetime.now(UTC),
+        turns=state.turn,
+        reason=reason,
+        rated=queue.rated and None not in bot_ids and len(set(bot_ids)) == len(bot_ids),
+    )

@@ -1,0 +1,55 @@
+"""The bot stream's fast room: what runs for every message of a Connect stream, compiled by mypyc.
+
+``read_stream`` reads a bot's requests and hands each Decision straight to its game's runner
+(``route_decision``); ``serialize_response`` is the serializer gRPC calls for every message written. The
+messages themselves are written by hand in ``server.play.wire``, the other fast room.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Final
+
+from conquest.v1 import bot_pb2
+from server.play.runner import GameRunner
+from server.play.session import Outgoing, Session
+
+# Looked up once: compiled code looks a module's attribute up on every call.
+_monotonic: Final = time.monotonic
+
+
+def serialize_response(message: Outgoing) -> bytes:
+    """A ConnectResponse for the wire; what ``server.play.wire`` wrote comes serialized already."""
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+def route_decision(
+    games: dict[str, int], runners: dict[str, GameRunner], decision: bot_pb2.Decision, received_at: float
+) -> bool:
+    """Hand ``decision`` to its game as from the seat the bot holds there (``games``: game id -> seat);
+    False, and nothing handed on, when the bot holds no seat in that game."""
+    game_id = decision.game_id
+    seat = games.get(game_id)
+    runner = runners.get(game_id)
+    if seat is None or runner is None:
+        return False
+    runner.submit(seat, decision, received_at)
+    return True
+
+
+async def read_stream(
+    requests: AsyncIterator[bot_pb2.ConnectRequest],
+    session: Session,
+    runners: dict[str, GameRunner],
+    handle: Callable[[Session, bot_pb2.ConnectRequest], None],
+) -> None:
+    """Read a bot's stream to its end: each Decision straight to its game with the ``time.monotonic()``
+    it was received at, the rest to ``handle`` (the lobby). A Decision reaches ``handle`` only when it is
+    for no game of the bot's: ``handle`` answers it, it does not route it again."""
+    async for request in requests:
+        received_at = _monotonic()
+        if request.WhichOneof("message") != "decision" or not route_decision(
+            session.games, runners, request.decision, received_at
+        ):
+            handle(session, request)
