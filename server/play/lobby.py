@@ -20,13 +20,12 @@ from server.ops.config import QueueConfig, ServerConfig
 from server.ops.metrics import Metrics
 from server.play.matchmaker import Matchmaker
 from server.play.pairing import LADDER, MatchPolicy
-from server.play.replays import ReplayWriter
+from server.play.ports import Authenticator, Ratings, ResultSink
 from server.play.runner import GameRunner, route_decision
 from server.play.seats import HouseSeat, RemoteSeat, Seat, house_seats
-from server.play.session import Authenticator, HelloError, PracticeAuthenticator, Session, check_hello
+from server.play.session import HelloError, PracticeAuthenticator, Session, check_hello
 from server.play.wire import rules_info
-from server.storage.auth import StoreRatings
-from server.storage.ratings import INITIAL, Skill
+from server.records import INITIAL, Skill
 
 log = structlog.get_logger("conquest.lobby")
 MATCH_RETRY_S = 1.0
@@ -57,10 +56,10 @@ class Lobby:
     def __init__(
         self,
         config: ServerConfig,
-        writer: ReplayWriter,
+        writer: ResultSink,
         authenticator: Authenticator | None = None,
         metrics: Metrics | None = None,
-        ratings: StoreRatings | None = None,
+        ratings: Ratings | None = None,
         policy: MatchPolicy = LADDER,
     ) -> None:
         self.config = config

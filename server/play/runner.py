@@ -44,10 +44,11 @@ from server.ops.histogram import Buckets
 from server.ops.metrics import Metrics
 from server.play import wire
 from server.play.mailbox import Alarm
-from server.play.replays import GameRecord, ReplayWriter, seed_commitment
+from server.play.ports import ResultSink
+from server.play.replays import GameRecord, seed_commitment
 from server.play.seats import Connection, HouseSeat, RemoteSeat, Seat
 from server.play.session import Outgoing, Session
-from server.storage import GameResult, SeatOutcome, SeatResult
+from server.records import GameResult, SeatOutcome, SeatResult
 
 ANNOTATION_LIMIT = 200
 REQUEST_FATES = ("open", "answered", "timed out", "replaced", "cancelled")
@@ -176,7 +177,7 @@ class GameRunner:
         queue: QueueConfig,
         seats: Sequence[Seat],
         seed: int,
-        writer: ReplayWriter,
+        writer: ResultSink,
         on_finish: Callable[[GameRunner], None] = lambda runner: None,
         metrics: Metrics | None = None,
     ) -> None:

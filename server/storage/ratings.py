@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from openskill.models import PlackettLuce
 
-MODEL = PlackettLuce()
-"""OpenSkill's defaults: a new bot starts at μ = 25, σ = 25/3."""
-LEADERBOARD_SIGMAS = 3.0
-"""Leaderboards order by μ − 3σ: a bot ranks high only once the rating is both good and certain."""
+from server.records import INITIAL, Skill
 
-
-class Skill(NamedTuple):
-    mu: float
-    sigma: float
-
-    @property
-    def conservative(self) -> float:
-        """μ − 3σ, the leaderboard score."""
-        return self.mu - LEADERBOARD_SIGMAS * self.sigma
-
-
-INITIAL = Skill(MODEL.mu, MODEL.sigma)
+MODEL = PlackettLuce(mu=INITIAL.mu, sigma=INITIAL.sigma)
 
 
 def rate(skills: list[Skill], places: list[int]) -> list[Skill]:

@@ -7,11 +7,10 @@ between threads (each call uses its own session). A SQLite file is the embedded 
 
 from __future__ import annotations
 
-import enum
 import time
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,8 +24,16 @@ from sqlalchemy.orm import Session
 
 from engine import Phase
 from engine.replay import Replay
-from server.ops.metrics import ROUND_TRIP_BUCKETS
-from server.play.session import NAME_PATTERN
+from server.records import (
+    INITIAL,
+    LEADERBOARD_SIGMAS,
+    NAME_PATTERN,
+    ROUND_TRIP_BUCKETS,
+    GameResult,
+    SeatOutcome,
+    SeatResult,
+    Skill,
+)
 from server.storage import ratings
 from server.storage.errors import (
     AdminTokenError,
@@ -67,22 +74,6 @@ _MIGRATION_LOCK = 0x636F6E71
 _RETRYABLE_SQLSTATES = {"40001", "40P01"}  # serialization_failure, deadlock_detected
 
 
-class SeatOutcome(enum.StrEnum):
-    """How a seat's game ended (the protocol's SeatOutcome, in lower case)."""
-
-    WON = "won"
-    ELIMINATED = "eliminated"
-    FORFEIT_TIMEOUT = "forfeit_timeout"
-    FORFEIT_DISCONNECT = "forfeit_disconnect"
-    TURN_CAP = "turn_cap"
-    SURVIVED = "survived"
-    """Still in the game when another seat won by its goal (Capital Risk, Secret Mission)."""
-
-    @property
-    def is_forfeit(self) -> bool:
-        return self in (SeatOutcome.FORFEIT_TIMEOUT, SeatOutcome.FORFEIT_DISCONNECT)
-
-
 @dataclass(frozen=True, slots=True)
 class Bot:
     id: int
@@ -102,40 +93,6 @@ class Registration:
 
     bot: Bot
     token: str
-
-
-@dataclass(frozen=True, slots=True)
-class SeatResult:
-    """One seat of a finished game, in seat order."""
-
-    name: str
-    place: int
-    """Final place, 1 = best; tied seats share a place."""
-    outcome: SeatOutcome
-    bot_id: int | None = None
-    """The authenticated bot (``Bot.id``); None for an unregistered practice player."""
-    timeouts: int = 0
-    rejections: int = 0
-    crashes: int = 0
-    """Times the bot's stream dropped while it held the seat in the running game."""
-    round_trips: Mapping[str, Sequence[int]] = field(default_factory=dict)
-    """Answered decisions by phase (lower-case Phase name): how many fell in each bucket of
-    ``server.ops.metrics.ROUND_TRIP_BUCKETS``, the last count for those above the last bound."""
-
-
-@dataclass(frozen=True, slots=True)
-class GameResult:
-    """What the server knows about a finished game beyond its replay (rules, seed, seats, actions)."""
-
-    queue: str
-    seats: Sequence[SeatResult]
-    seed_commitment: str
-    started_at: datetime
-    finished_at: datetime
-    turns: int
-    reason: str
-    rated: bool = True
-    """Rated games move ratings: every seat must then be a distinct registered bot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,8 +117,8 @@ class RatingChange:
     queue: str
     game_id: str
     place: int
-    before: ratings.Skill
-    after: ratings.Skill
+    before: Skill
+    after: Skill
     at: datetime
 
 
@@ -171,7 +128,7 @@ class Standing:
 
     rank: int
     bot: str
-    skill: ratings.Skill
+    skill: Skill
     games: int
     wins: int
     """Games finished in first place (shared first places included)."""
@@ -537,7 +494,7 @@ class Store:
         """Bots rated in a queue, best first by μ − 3σ (revoked bots left out)."""
 
         def find(session: Session) -> list[Standing]:
-            score = RatingRow.mu - ratings.LEADERBOARD_SIGMAS * RatingRow.sigma
+            score = RatingRow.mu - LEADERBOARD_SIGMAS * RatingRow.sigma
             query = (
                 select(RatingRow, BotRow.name)
                 .join(BotRow, BotRow.id == RatingRow.bot_id)
@@ -549,7 +506,7 @@ class Store:
                 Standing(
                     rank=i + 1,
                     bot=name,
-                    skill=ratings.Skill(r.mu, r.sigma),
+                    skill=Skill(r.mu, r.sigma),
                     games=r.games,
                     wins=r.wins,
                     average_place=r.place_sum / r.games if r.games else 0.0,
@@ -599,12 +556,12 @@ class Store:
 
         return self._read(find)
 
-    def skill(self, bot_id: int, queue: str) -> ratings.Skill:
+    def skill(self, bot_id: int, queue: str) -> Skill:
         """The bot's rating in the queue; the initial μ/σ if it has played no rated game there."""
 
-        def find(session: Session) -> ratings.Skill:
+        def find(session: Session) -> Skill:
             row = session.get(RatingRow, (bot_id, queue))
-            return ratings.Skill(row.mu, row.sigma) if row is not None else ratings.INITIAL
+            return Skill(row.mu, row.sigma) if row is not None else INITIAL
 
         return self._read(find)
 
@@ -676,11 +633,11 @@ class Store:
             if revoked:
                 raise InvalidInputError(f"bots {revoked} are revoked and cannot enter a tournament")
             skills = {
-                r.bot_id: ratings.Skill(r.mu, r.sigma)
+                r.bot_id: Skill(r.mu, r.sigma)
                 for r in session.scalars(select(RatingRow).where(RatingRow.queue == (rating_queue or "")))
             }
             scored = sorted(
-                ((skills.get(r.id, ratings.INITIAL).conservative, r) for r in rows),
+                ((skills.get(r.id, INITIAL).conservative, r) for r in rows),
                 key=lambda pair: (-pair[0], pair[1].name),
             )
             tournament = TournamentRow(
@@ -941,8 +898,8 @@ def _update_ratings(
                 dict(
                     bot_id=bot_id,
                     queue=result.queue,
-                    mu=ratings.INITIAL.mu,
-                    sigma=ratings.INITIAL.sigma,
+                    mu=INITIAL.mu,
+                    sigma=INITIAL.sigma,
                     games=0,
                     wins=0,
                     place_sum=0,
@@ -963,7 +920,7 @@ def _update_ratings(
         .execution_options(populate_existing=True)
     )
     rows = {r.bot_id: r for r in locked}
-    before = [ratings.Skill(rows[b].mu, rows[b].sigma) for b in seat_ids]
+    before = [Skill(rows[b].mu, rows[b].sigma) for b in seat_ids]
     after = ratings.rate(before, [s.place for s in result.seats])
     changes = []
     for seat, bot_id, old, new in zip(result.seats, seat_ids, before, after, strict=True):
@@ -997,8 +954,8 @@ def _change(row: RatingChangeRow, bot: str) -> RatingChange:
         queue=row.queue,
         game_id=row.game_id,
         place=row.place,
-        before=ratings.Skill(row.mu_before, row.sigma_before),
-        after=ratings.Skill(row.mu, row.sigma),
+        before=Skill(row.mu_before, row.sigma_before),
+        after=Skill(row.mu, row.sigma),
         at=row.at,
     )
 

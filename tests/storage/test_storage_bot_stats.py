@@ -10,8 +10,8 @@ import pytest
 from storage_support import QUEUE, play
 
 from conftest import ADMIN
-from server.ops.metrics import ROUND_TRIP_BUCKETS
-from server.storage import Bot, GameResult, NotFoundError, Store, ratings
+from server.records import ROUND_TRIP_BUCKETS, GameResult
+from server.storage import Bot, NotFoundError, Store, ratings
 
 BUCKETS = len(ROUND_TRIP_BUCKETS) + 1
 

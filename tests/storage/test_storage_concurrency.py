@@ -7,8 +7,9 @@ import threading
 from storage_support import QUEUE, play
 
 from conftest import ADMIN
+from server.records import INITIAL
 from server.storage import Store
-from server.storage.ratings import INITIAL, rate
+from server.storage.ratings import rate
 
 WRITERS = 4
 GAMES_EACH = 4

@@ -9,12 +9,12 @@ from storage_support import QUEUE, play
 
 from conftest import ADMIN
 from engine.replay import verify
+from server.records import SeatOutcome
 from server.storage import (
     AlreadyExistsError,
     Bot,
     InvalidInputError,
     NotFoundError,
-    SeatOutcome,
     Store,
     ratings,
 )

@@ -6,8 +6,9 @@ import pytest
 from storage_support import QUEUE, play
 
 from conftest import ADMIN
-from server.storage import NotFoundError, Skill, Store
-from server.storage.ratings import INITIAL, rate
+from server.records import INITIAL, Skill
+from server.storage import NotFoundError, Store
+from server.storage.ratings import rate
 
 
 def test_tied_places_are_ties() -> None:
