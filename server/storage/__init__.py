@@ -1,4 +1,5 @@
-"""Persistence: bots and tokens, games and replays, OpenSkill ratings — SQLite (embedded) or PostgreSQL.
+"""Persistence: bots and tokens, games and replays, OpenSkill ratings, challenges and tournaments — SQLite
+(embedded) or PostgreSQL. One module per aggregate, combined into one ``Store`` (``store.py``).
 
 >>> store = Store.open("sqlite:///conquest.sqlite3", admin_token=config_admin_token)  # doctest: +SKIP
 >>> token = store.register_bot("alice", admin_token=config_admin_token).token  # shown once
@@ -6,6 +7,7 @@
 'alice'
 """
 
+from server.storage.bots import Bot, Registration
 from server.storage.errors import (
     AdminTokenError,
     AlreadyExistsError,
@@ -18,18 +20,10 @@ from server.storage.errors import (
     StorageError,
     UnknownTokenError,
 )
-from server.storage.store import (
-    Bot,
-    BotStats,
-    EntrantRecord,
-    GameSummary,
-    RatingChange,
-    Registration,
-    Standing,
-    Store,
-    TableRecord,
-    TournamentRecord,
-)
+from server.storage.games import BotStats, GameSummary
+from server.storage.ratings import RatingChange, Standing
+from server.storage.store import Store
+from server.storage.tournaments import EntrantRecord, TableRecord, TournamentRecord
 
 __all__ = [
     "AdminTokenError",
