@@ -4,9 +4,6 @@
 talk to it over a real channel. ``serve(config, store)`` runs until SIGTERM or SIGINT, then shuts down
 cleanly. With a store (``open_store``), registered bots play rated games, and every game is recorded in the
 database (result, ratings and replay in one transaction) as well as in a replay file.
-
-This is the one place that knows both play and storage: play's Protocols (``server.play.ports``) are
-implemented over the ``Store`` here (``StoreAuthenticator``, ``StoreRatings``, ``DatabaseReplayWriter``).
 """
 
 from __future__ import annotations
@@ -28,18 +25,11 @@ from server.arena.api import Arena
 from server.ops.config import ConfigError, ServerConfig
 from server.ops.metrics import Metrics
 from server.play.lobby import Lobby
-from server.play.replays import DirectoryReplayWriter, GameRecord, ReplayWriters
+from server.play.replays import DatabaseReplayWriter, DirectoryReplayWriter, ReplayWriters
 from server.play.runner import read_stream
-from server.play.session import (
-    HelloError,
-    Identity,
-    Outgoing,
-    PracticeAuthenticator,
-    Session,
-    serialize_response,
-)
-from server.records import INITIAL, Skill, identity_key
-from server.storage import NotFoundError, RevokedTokenError, RotatedTokenError, Store, UnknownTokenError
+from server.play.session import Outgoing, Session, serialize_response
+from server.storage import Store
+from server.storage.auth import StoreAuthenticator, StoreRatings
 from server.web.dashboard import start_dashboard
 
 SERVICE_NAME = bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
@@ -130,7 +120,10 @@ def create_server(
 
 def build_lobby(config: ServerConfig, store: Store | None) -> Lobby:
     """The lobby of a server: with a store, registered bots (and practice names if allowed) play, and
-    games are written to the database and to replay files; without one, practice play and files."""
+    games are written to the database and to replay files; without one, practice play and files.
+
+    The one place play's Protocols (``server.play.ports``) are given their implementations over the store.
+    """
     files = DirectoryReplayWriter(config.replay_dir)
     if store is None:
         return Lobby(config, files)
@@ -142,85 +135,6 @@ def build_lobby(config: ServerConfig, store: Store | None) -> Lobby:
         metrics,
         StoreRatings(store),
     )
-
-
-class StoreAuthenticator:
-    """A Hello with a token plays ranked as its registered bot. With ``allow_practice``, a Hello without
-    a token plays unranked under its name, unless that name belongs to a registered bot."""
-
-    def __init__(self, store: Store, *, allow_practice: bool = False) -> None:
-        self.store = store
-        self.allow_practice = allow_practice
-
-    def authenticate(self, hello: bot_pb2.Hello) -> Identity:
-        if not hello.token:
-            return self._practice(hello)
-        try:
-            bot = self.store.authenticate(hello.token)
-        except UnknownTokenError as refused:
-            raise HelloError("unknown_token", str(refused)) from None
-        except RotatedTokenError as refused:
-            raise HelloError("rotated_token", str(refused)) from None
-        except RevokedTokenError as refused:
-            raise HelloError("revoked_token", str(refused)) from None
-        return Identity(key=identity_key(bot.id, bot.name), name=bot.name, ranked=True, bot_id=bot.id)
-
-    def _practice(self, hello: bot_pb2.Hello) -> Identity:
-        if not self.allow_practice:
-            raise HelloError(
-                "token_required",
-                "this server plays registered bots only: send Hello.token (the organizer registers your bot "
-                "and gives you its token)",
-            )
-        try:
-            self.store.bot(hello.name)
-        except NotFoundError:
-            return PracticeAuthenticator(allow_names=True).authenticate(hello)
-        raise HelloError(
-            "name_taken",
-            f"{hello.name!r} is a registered bot: connect with its token, or choose another name to play "
-            "unranked practice games",
-        )
-
-
-class StoreRatings:
-    """What the matchmaker reads from the store: ratings (cached until the bot's next game ends) and the
-    queue's recent tables, so pair caps, seed order and seat rotation carry over a restart."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self._skills: dict[tuple[str, int], Skill] = {}
-
-    def skill(self, queue: str, identity: Identity) -> Skill:
-        if identity.bot_id is None:
-            return INITIAL
-        key = (queue, identity.bot_id)
-        if key not in self._skills:
-            self._skills[key] = self.store.skill(identity.bot_id, queue)
-        return self._skills[key]
-
-    def forget(self, queue: str, bot_ids: list[int]) -> None:
-        for bot_id in bot_ids:
-            self._skills.pop((queue, bot_id), None)
-
-    def recent_tables(self, queue: str, limit: int) -> list[list[str]]:
-        games = self.store.games(queue=queue, limit=limit)
-        return [[identity_key(s.bot_id, s.name) for s in game.seats] for game in reversed(games)]
-
-
-class DatabaseReplayWriter:
-    """Each game into the store: result, rating updates and replay in one transaction."""
-
-    def __init__(self, store: Store, metrics: Metrics) -> None:
-        self.store = store
-        self.metrics = metrics
-
-    def write(self, record: GameRecord) -> str:
-        with self.metrics.database_write.time():
-            changes = self.store.record_game(record.result, record.replay)
-        if changes:
-            self.metrics.rating_updates.labels(record.result.queue).inc(len(changes))
-        return f"{self.store.dialect}:games/{record.replay.game_id}"
 
 
 def build_server(

@@ -2,7 +2,8 @@
 
 Play builds a ``GameResult`` when a game ends and reads a ``Skill`` when it pairs bots; storage records
 the one and keeps the other. The rules both sides must agree on live here too: the names a bot may have,
-how a player's identity key is written, and the bounds of the decision round-trip histograms.
+who a bot is (``Identity``, its key written in one place, and the ``HelloError`` that refuses one), and the
+bounds of the decision round-trip histograms.
 """
 
 from __future__ import annotations
@@ -21,6 +22,36 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
 def identity_key(bot_id: int | None, name: str) -> str:
     """``Identity.key`` of a registered bot, or of a practice player (no bot id) by name."""
     return f"bot:{bot_id}" if bot_id is not None else f"practice:{name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """Who a connected bot is: what its Hello was authenticated as."""
+
+    key: str
+    """Stable across connections: a reconnect with the same key takes its seats back."""
+    name: str
+    ranked: bool
+    bot_id: int | None = None
+    """The registered bot's database id (ranked identities); None for a practice player."""
+
+
+def bot_identity(bot_id: int, name: str) -> Identity:
+    """A registered bot: it plays ranked."""
+    return Identity(identity_key(bot_id, name), name, ranked=True, bot_id=bot_id)
+
+
+def practice_identity(name: str) -> Identity:
+    """An unregistered player: it plays unranked under its name."""
+    return Identity(identity_key(None, name), name, ranked=False)
+
+
+class HelloError(ValueError):
+    """A Hello the server refuses; ``code`` is the Error code sent back."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 # Decision round trips: a few milliseconds on loopback up to multi-second thinking bots. The Prometheus

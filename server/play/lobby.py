@@ -20,12 +20,13 @@ from server.ops.config import QueueConfig, ServerConfig
 from server.ops.metrics import Metrics
 from server.play.matchmaker import Matchmaker
 from server.play.pairing import LADDER, MatchPolicy
-from server.play.ports import Authenticator, Ratings, ResultSink
+from server.play.ports import Authenticator, Ratings
+from server.play.replays import ReplayWriter
 from server.play.runner import GameRunner, route_decision
 from server.play.seats import HouseSeat, RemoteSeat, Seat, house_seats
-from server.play.session import HelloError, PracticeAuthenticator, Session, check_hello
+from server.play.session import PracticeAuthenticator, Session, check_hello
 from server.play.wire import rules_info
-from server.records import INITIAL, Skill
+from server.records import INITIAL, HelloError, Skill
 
 log = structlog.get_logger("conquest.lobby")
 MATCH_RETRY_S = 1.0
@@ -56,7 +57,7 @@ class Lobby:
     def __init__(
         self,
         config: ServerConfig,
-        writer: ResultSink,
+        writer: ReplayWriter,
         authenticator: Authenticator | None = None,
         metrics: Metrics | None = None,
         ratings: Ratings | None = None,

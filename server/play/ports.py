@@ -1,16 +1,16 @@
 """What play needs from outside it, as small Protocols: who a Hello speaks for, the bots' ratings, and where
-a finished game goes. ``server.app`` wires them to the database (or leaves play to its practice defaults),
-so play never imports ``server.storage``.
+a finished game's result is kept. ``server.app`` wires them to the database (``server.storage``), or leaves
+play to its practice defaults; play never imports ``server.storage``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from conquest.v1 import bot_pb2
-from server.play.replays import GameRecord
-from server.play.session import Identity
-from server.records import Skill
+from engine.replay import Replay
+from server.records import GameResult, Identity, Skill
 
 
 class Authenticator(Protocol):
@@ -40,8 +40,14 @@ class Ratings(Protocol):
 
 
 class ResultSink(Protocol):
-    """Where finished games go: a directory of files, the database, or both."""
+    """Where finished games are kept with their results and rating updates (the database)."""
 
-    def write(self, record: GameRecord) -> str:
-        """Store ``record``; returns where it went (a path or a URL), for the logs."""
+    @property
+    def dialect(self) -> str:
+        """What kind of database it is ("sqlite", "postgresql"), for the logs."""
+        ...
+
+    def record_game(self, result: GameResult, replay: Replay) -> Sequence[object]:
+        """Keep the game: result, rating updates and replay at once. Returns its rating changes (none for
+        an unrated game)."""
         ...

@@ -1,4 +1,4 @@
-"""Finished games as records, and replay files (``server.app`` also sends them to the database).
+"""Finished games, written through one ``ReplayWriter`` interface: the database, or a directory of files.
 
 A replay file is ``engine.replay.Replay.to_dict()`` plus what the server adds: the queue, the seed
 commitment sent in GameStarted, the end reason, each seat's outcome, whether the game was rated and its
@@ -13,14 +13,13 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from engine.replay import Replay, ReplayError, verify
 from engine.state import GameState
+from server.ops.metrics import Metrics
+from server.play.ports import ResultSink
 from server.records import GameResult
-
-if TYPE_CHECKING:  # ports imports GameRecord from here: imported back at run time, a cycle
-    from server.play.ports import ResultSink
 
 
 def seed_commitment(seed: int, game_id: str) -> str:
@@ -50,6 +49,14 @@ class GameRecord:
         }
 
 
+class ReplayWriter(Protocol):
+    """Where finished games go: a directory of files, or the database."""
+
+    def write(self, record: GameRecord) -> str:
+        """Store ``record``; returns where it went (a path or a URL), for the logs."""
+        ...
+
+
 class DirectoryReplayWriter:
     """One ``<game_id>.json`` file per game in ``directory`` (created if missing)."""
 
@@ -65,11 +72,26 @@ class DirectoryReplayWriter:
         return str(path)
 
 
+class DatabaseReplayWriter:
+    """Each game into the database: result, rating updates and replay in one transaction."""
+
+    def __init__(self, store: ResultSink, metrics: Metrics) -> None:
+        self.store = store
+        self.metrics = metrics
+
+    def write(self, record: GameRecord) -> str:
+        with self.metrics.database_write.time():
+            changes = self.store.record_game(record.result, record.replay)
+        if changes:
+            self.metrics.rating_updates.labels(record.result.queue).inc(len(changes))
+        return f"{self.store.dialect}:games/{record.replay.game_id}"
+
+
 class ReplayWriters:
     """Several writers in turn (the database, then the files). One that fails does not stop the others;
     its error is raised once they have all run."""
 
-    def __init__(self, *writers: ResultSink) -> None:
+    def __init__(self, *writers: ReplayWriter) -> None:
         self.writers = writers
 
     def write(self, record: GameRecord) -> str:

@@ -44,8 +44,7 @@ from server.ops.histogram import Buckets
 from server.ops.metrics import Metrics
 from server.play import wire
 from server.play.mailbox import Alarm
-from server.play.ports import ResultSink
-from server.play.replays import GameRecord, seed_commitment
+from server.play.replays import GameRecord, ReplayWriter, seed_commitment
 from server.play.seats import Connection, HouseSeat, RemoteSeat, Seat
 from server.play.session import Outgoing, Session
 from server.records import GameResult, SeatOutcome, SeatResult
@@ -177,7 +176,7 @@ class GameRunner:
         queue: QueueConfig,
         seats: Sequence[Seat],
         seed: int,
-        writer: ResultSink,
+        writer: ReplayWriter,
         on_finish: Callable[[GameRunner], None] = lambda runner: None,
         metrics: Metrics | None = None,
     ) -> None:

@@ -1,7 +1,7 @@
 """A connected bot: who it is (Hello -> Identity), how many games it plays at once, and its send queue.
 
 Authentication sits behind ``server.play.ports.Authenticator``: practice mode accepts a name and no token;
-the ladder plugs in a registry of bot tokens with the same interface.
+the ladder plugs in a registry of bot tokens with the same interface (``server.storage.auth``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from conquest.v1 import bot_pb2
 from server.play.mailbox import Mailbox
-from server.records import NAME_PATTERN, identity_key
+from server.records import NAME_PATTERN, HelloError, Identity, practice_identity
 
 Outgoing = bot_pb2.ConnectResponse | bytes
 """A message for a bot's stream: a ConnectResponse, or one serialized already (by ``server.play.wire``)."""
@@ -25,24 +25,6 @@ def serialize_response(message: Outgoing) -> bytes:
 
 
 MAX_CAPACITY = 64
-
-
-class HelloError(ValueError):
-    """A Hello the server refuses; ``code`` is the Error code sent back."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-@dataclass(frozen=True, slots=True)
-class Identity:
-    key: str
-    """Stable across connections: a reconnect with the same key takes its seats back."""
-    name: str
-    ranked: bool
-    bot_id: int | None = None
-    """The registered bot's database id (ranked identities); None for a practice player."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +42,7 @@ class PracticeAuthenticator:
             )
         if not self.allow_names:
             raise HelloError("token_required", "this server plays registered bots only: send Hello.token")
-        return Identity(key=identity_key(None, hello.name), name=hello.name, ranked=False)
+        return practice_identity(hello.name)
 
 
 def check_hello(hello: bot_pb2.Hello) -> int:

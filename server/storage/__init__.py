@@ -1,5 +1,7 @@
 """Persistence: bots and tokens, games and replays, OpenSkill ratings, challenges and tournaments — SQLite
-(embedded) or PostgreSQL. One module per aggregate, combined into one ``Store`` (``store.py``).
+(embedded) or PostgreSQL. One module per aggregate, combined into one ``Store`` (``store.py``); ``auth``
+implements play's ``Authenticator`` and ``Ratings`` over it, speaking play's language through
+``server.records`` only (storage never imports ``server.play``).
 
 >>> store = Store.open("sqlite:///conquest.sqlite3", admin_token=config_admin_token)  # doctest: +SKIP
 >>> token = store.register_bot("alice", admin_token=config_admin_token).token  # shown once

@@ -17,7 +17,8 @@ from server.play import wire
 from server.play.replays import DirectoryReplayWriter
 from server.play.runner import GameRunner, decision_request
 from server.play.seats import RemoteSeat
-from server.play.session import Identity, Session, serialize_response
+from server.play.session import Session, serialize_response
+from server.records import Identity
 
 
 def legal_built_whole(legal: LegalActions) -> game_pb2.LegalActions:

@@ -1,5 +1,4 @@
-"""StoreAuthenticator (server/app.py): the server's Authenticator over registered bots (issue 4, "Bots and
-access")."""
+"""StoreAuthenticator: the server's Authenticator over registered bots (issue 4, "Bots and access")."""
 
 from __future__ import annotations
 
@@ -7,9 +6,9 @@ import pytest
 
 from conftest import ADMIN
 from conquest.v1 import bot_pb2
-from server.app import StoreAuthenticator
-from server.play.session import HelloError, Identity
+from server.records import HelloError, Identity
 from server.storage import Store
+from server.storage.auth import StoreAuthenticator
 
 
 def test_a_registered_token_plays_ranked_under_its_bot(store: Store) -> None:

@@ -1,4 +1,4 @@
-"""The matchmaker's view of the store (server/app.py StoreRatings): issue 4, "The matchmaker uses
+"""The matchmaker's view of the store (server/storage/auth.py StoreRatings): issue 4, "The matchmaker uses
 ratings" and "Restarting the server on the same database keeps ... ratings, games": ratings and the queue's
 recent tables come from the database, so a restarted server keeps its pair caps and seat rotation."""
 
@@ -10,11 +10,10 @@ from datetime import timedelta
 from storage_support import QUEUE, play
 
 from conftest import ADMIN
-from server.app import StoreRatings
 from server.play.matchmaker import Matchmaker
-from server.play.session import Identity
-from server.records import INITIAL, identity_key
+from server.records import INITIAL, Identity, identity_key
 from server.storage import Store
+from server.storage.auth import StoreRatings
 
 
 def test_ratings_and_recent_tables_come_from_the_store(store: Store) -> None:
