@@ -120,7 +120,10 @@ def create_server(
 
 def build_lobby(config: ServerConfig, store: Store | None) -> Lobby:
     """The lobby of a server: with a store, registered bots (and practice names if allowed) play, and
-    games are written to the database and to replay files; without one, practice play and files."""
+    games are written to the database and to replay files; without one, practice play and files.
+
+    The one place play's Protocols (``server.play.ports``) are given their implementations over the store.
+    """
     files = DirectoryReplayWriter(config.replay_dir)
     if store is None:
         return Lobby(config, files)

@@ -19,17 +19,16 @@ from engine.observe import observe
 from engine.replay import Replay
 from server.arena.competitions import Challenges, TournamentDirector, pure
 from server.arena.tournaments import standings
-from server.ops.metrics import ROUND_TRIP_BUCKETS
 from server.play import wire
 from server.play.lobby import Lobby
 from server.play.replays import GameRecord
 from server.play.runner import GameRunner
 from server.play.spectators import Spectator
+from server.records import ROUND_TRIP_BUCKETS, GameResult
 from server.storage import (
     AdminTokenError,
     AuthError,
     Bot,
-    GameResult,
     GameSummary,
     InvalidInputError,
     NotFoundError,

@@ -29,7 +29,7 @@ from server.arena.tournaments import (
 from server.ops.config import QueueConfig, ServerConfig, TimeControl
 from server.play.lobby import Appointment, Lobby
 from server.play.runner import SHUTDOWN, GameRunner
-from server.play.session import NAME_PATTERN
+from server.records import NAME_PATTERN
 from server.storage import InvalidInputError, NotFoundError, StorageError, Store, TournamentRecord
 
 log = structlog.get_logger("conquest.competitions")

@@ -20,13 +20,13 @@ from server.ops.config import QueueConfig, ServerConfig
 from server.ops.metrics import Metrics
 from server.play.matchmaker import Matchmaker
 from server.play.pairing import LADDER, MatchPolicy
+from server.play.ports import Authenticator, Ratings
 from server.play.replays import ReplayWriter
 from server.play.runner import GameRunner
 from server.play.seats import HouseSeat, RemoteSeat, Seat, house_seats
-from server.play.session import Authenticator, HelloError, PracticeAuthenticator, Session, check_hello
+from server.play.session import PracticeAuthenticator, Session, check_hello
 from server.play.wire import rules_info
-from server.storage.auth import StoreRatings
-from server.storage.ratings import INITIAL, Skill
+from server.records import INITIAL, HelloError, Skill
 
 log = structlog.get_logger("conquest.lobby")
 MATCH_RETRY_S = 1.0
@@ -60,7 +60,7 @@ class Lobby:
         writer: ReplayWriter,
         authenticator: Authenticator | None = None,
         metrics: Metrics | None = None,
-        ratings: StoreRatings | None = None,
+        ratings: Ratings | None = None,
         policy: MatchPolicy = LADDER,
     ) -> None:
         self.config = config

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from server.play.pairing import LADDER, MatchPolicy, PairingHistory, Waiting, pick_table
 from server.play.session import Session
-from server.storage.ratings import INITIAL, Skill
+from server.records import INITIAL, Skill
 
 _system_random = secrets.SystemRandom()
 

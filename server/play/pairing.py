@@ -20,7 +20,7 @@ from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from server.storage.ratings import Skill
+from server.records import Skill
 
 DEFAULT_MEMORY = 100
 

@@ -18,7 +18,8 @@ from typing import Any, Protocol
 from engine.replay import Replay, ReplayError, verify
 from engine.state import GameState
 from server.ops.metrics import Metrics
-from server.storage import GameResult, Store
+from server.play.ports import ResultSink
+from server.records import GameResult
 
 
 def seed_commitment(seed: int, game_id: str) -> str:
@@ -72,9 +73,9 @@ class DirectoryReplayWriter:
 
 
 class DatabaseReplayWriter:
-    """Each game into the store: result, rating updates and replay in one transaction."""
+    """Each game into the database: result, rating updates and replay in one transaction."""
 
-    def __init__(self, store: Store, metrics: Metrics) -> None:
+    def __init__(self, store: ResultSink, metrics: Metrics) -> None:
         self.store = store
         self.metrics = metrics
 

@@ -10,7 +10,7 @@ from conquest.v1 import bot_pb2
 from engine import GameState, PlayerStatus, Termination
 from server.ops.config import QueueConfig
 from server.play.seats import RemoteSeat, Seat
-from server.storage import GameResult, SeatOutcome, SeatResult
+from server.records import GameResult, SeatOutcome, SeatResult
 
 Outcome = bot_pb2.SeatOutcome
 

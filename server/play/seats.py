@@ -16,9 +16,9 @@ from conquest.v1 import bot_pb2
 from engine import Policy, aggressive_policy, random_policy
 from server.ops.config import TimeControl
 from server.ops.histogram import bucket
-from server.ops.metrics import ROUND_TRIP_BUCKETS
 from server.play.clock import SeatClock
-from server.play.session import Identity, Outgoing
+from server.play.session import Outgoing
+from server.records import ROUND_TRIP_BUCKETS, Identity
 
 
 class Connection(Protocol):

@@ -1,54 +1,24 @@
 """A connected bot: who it is (Hello -> Identity), how many games it plays at once, and its send queue.
 
-Authentication sits behind ``Authenticator``: practice mode accepts a name and no token; the ladder
-plugs in a registry of bot tokens with the same interface.
+Authentication sits behind ``server.play.ports.Authenticator``: practice mode accepts a name and no token;
+the ladder plugs in a registry of bot tokens with the same interface (``server.storage.auth``).
 """
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from conquest.v1 import bot_pb2
 from server.play.mailbox import Mailbox
+from server.records import NAME_PATTERN, HelloError, Identity, practice_identity
 
 Outgoing = bot_pb2.ConnectResponse | bytes
 """A message for a bot's stream: a ConnectResponse, or one serialized already (by ``server.play.wire``)."""
 
 
-NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
 MAX_CAPACITY = 64
-
-
-class HelloError(ValueError):
-    """A Hello the server refuses; ``code`` is the Error code sent back."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-@dataclass(frozen=True, slots=True)
-class Identity:
-    key: str
-    """Stable across connections: a reconnect with the same key takes its seats back."""
-    name: str
-    ranked: bool
-    bot_id: int | None = None
-    """The registered bot's database id (ranked identities); None for a practice player."""
-
-
-class Authenticator(Protocol):
-    def authenticate(self, hello: bot_pb2.Hello) -> Identity:
-        """The bot a Hello speaks for.
-
-        Raises:
-            HelloError: unknown token, or no token where one is required.
-        """
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +36,7 @@ class PracticeAuthenticator:
             )
         if not self.allow_names:
             raise HelloError("token_required", "this server plays registered bots only: send Hello.token")
-        return Identity(key=f"practice:{hello.name}", name=hello.name, ranked=False)
+        return practice_identity(hello.name)
 
 
 def check_hello(hello: bot_pb2.Hello) -> int:

@@ -1,4 +1,7 @@
-"""Persistence: bots and tokens, games and replays, OpenSkill ratings — SQLite (embedded) or PostgreSQL.
+"""Persistence: bots and tokens, games and replays, OpenSkill ratings, challenges and tournaments — SQLite
+(embedded) or PostgreSQL. One module per aggregate, combined into one ``Store`` (``store.py``); ``auth``
+implements play's ``Authenticator`` and ``Ratings`` over it, speaking play's language through
+``server.records`` only (storage never imports ``server.play``).
 
 >>> store = Store.open("sqlite:///conquest.sqlite3", admin_token=config_admin_token)  # doctest: +SKIP
 >>> token = store.register_bot("alice", admin_token=config_admin_token).token  # shown once
@@ -6,6 +9,7 @@
 'alice'
 """
 
+from server.storage.bots import Bot, Registration
 from server.storage.errors import (
     AdminTokenError,
     AlreadyExistsError,
@@ -18,22 +22,10 @@ from server.storage.errors import (
     StorageError,
     UnknownTokenError,
 )
-from server.storage.ratings import Skill
-from server.storage.store import (
-    Bot,
-    BotStats,
-    EntrantRecord,
-    GameResult,
-    GameSummary,
-    RatingChange,
-    Registration,
-    SeatOutcome,
-    SeatResult,
-    Standing,
-    Store,
-    TableRecord,
-    TournamentRecord,
-)
+from server.storage.games import BotStats, GameSummary
+from server.storage.ratings import RatingChange, Standing
+from server.storage.store import Store
+from server.storage.tournaments import EntrantRecord, TableRecord, TournamentRecord
 
 __all__ = [
     "AdminTokenError",
@@ -42,7 +34,6 @@ __all__ = [
     "Bot",
     "BotStats",
     "EntrantRecord",
-    "GameResult",
     "GameSummary",
     "InvalidInputError",
     "NotFoundError",
@@ -51,9 +42,6 @@ __all__ = [
     "Registration",
     "RevokedTokenError",
     "RotatedTokenError",
-    "SeatOutcome",
-    "SeatResult",
-    "Skill",
     "Standing",
     "StorageError",
     "Store",

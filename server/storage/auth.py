@@ -1,17 +1,14 @@
-"""The server's ``Authenticator`` backed by the store: registered bots connect with their token."""
+"""Play's ``Authenticator`` and ``Ratings`` (``server.play.ports``) over the store: registered bots connect
+with their token, and the matchmaker reads their ratings and recent games. They speak play's language
+through ``server.records`` only; ``server.app`` hands them to the lobby.
+"""
 
 from __future__ import annotations
 
 from conquest.v1 import bot_pb2
-from server.play.session import HelloError, Identity, PracticeAuthenticator
+from server.records import INITIAL, HelloError, Identity, Skill, bot_identity, identity_key, practice_identity
 from server.storage.errors import NotFoundError, RevokedTokenError, RotatedTokenError, UnknownTokenError
-from server.storage.ratings import INITIAL, Skill
 from server.storage.store import Store
-
-
-def identity_key(bot_id: int | None, name: str) -> str:
-    """``Identity.key`` of a registered bot, or of a practice player (no bot id) by name."""
-    return f"bot:{bot_id}" if bot_id is not None else f"practice:{name}"
 
 
 class StoreAuthenticator:
@@ -33,7 +30,7 @@ class StoreAuthenticator:
             raise HelloError("rotated_token", str(refused)) from None
         except RevokedTokenError as refused:
             raise HelloError("revoked_token", str(refused)) from None
-        return Identity(key=identity_key(bot.id, bot.name), name=bot.name, ranked=True, bot_id=bot.id)
+        return bot_identity(bot.id, bot.name)
 
     def _practice(self, hello: bot_pb2.Hello) -> Identity:
         if not self.allow_practice:
@@ -45,7 +42,7 @@ class StoreAuthenticator:
         try:
             self.store.bot(hello.name)
         except NotFoundError:
-            return PracticeAuthenticator(allow_names=True).authenticate(hello)
+            return practice_identity(hello.name)
         raise HelloError(
             "name_taken",
             f"{hello.name!r} is a registered bot: connect with its token, or choose another name to play "

@@ -136,7 +136,7 @@ class SeatRoundTripRow(Base):
     phase: Mapped[str] = mapped_column(String(32), primary_key=True)
     """The engine's Phase name in lower case, e.g. ``attack``."""
     bucket: Mapped[int] = mapped_column(Integer, primary_key=True)
-    """Index into ``server.ops.metrics.ROUND_TRIP_BUCKETS``; one past its end for above the last bound."""
+    """Index into ``server.records.ROUND_TRIP_BUCKETS``; one past its end for above the last bound."""
     decisions: Mapped[int] = mapped_column(Integer)
 
 

@@ -13,8 +13,8 @@ from arena_support import ADMIN, QUEUE, Player
 from live_server import LiveServer
 
 from conquest.v1 import arena_pb2, bot_pb2, game_pb2
-from server.ops.metrics import ROUND_TRIP_BUCKETS
 from server.play.seats import RemoteSeat
+from server.records import ROUND_TRIP_BUCKETS
 
 
 def answered(player: Player) -> Counter[str]:

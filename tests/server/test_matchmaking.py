@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from server.play.pairing import MatchPolicy, PairingHistory, Waiting, pick_table, seat_order, window
-from server.storage.ratings import Skill
+from server.records import Skill
 
 
 @dataclass

@@ -18,8 +18,9 @@ from server.play.messages import decision_request
 from server.play.replays import DirectoryReplayWriter
 from server.play.runner import GameRunner
 from server.play.seats import RemoteSeat
-from server.play.session import Identity, Session
+from server.play.session import Session
 from server.play.stream import serialize_response
+from server.records import Identity
 
 
 def legal_built_whole(legal: LegalActions) -> game_pb2.LegalActions:

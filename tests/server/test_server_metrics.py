@@ -17,9 +17,10 @@ from server_support import FAST
 
 from engine import Claim
 from server.ops.histogram import bucket
-from server.ops.metrics import ROUND_TRIP_BUCKETS, Metrics
+from server.ops.metrics import Metrics
 from server.play.clock import SeatClock
 from server.play.seats import RemoteSeat
+from server.records import ROUND_TRIP_BUCKETS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
 

@@ -16,7 +16,8 @@ from server.ops.metrics import Metrics
 from server.play.replays import DirectoryReplayWriter
 from server.play.runner import GameRunner
 from server.play.seats import RemoteSeat
-from server.play.session import Identity, Outgoing
+from server.play.session import Outgoing
+from server.records import Identity
 
 
 class Recorder:

@@ -10,7 +10,8 @@ from datetime import UTC, datetime, timedelta
 from engine import aggressive_policy, new_game, preset
 from engine.actions import Action
 from engine.replay import Replay
-from server.storage import Bot, GameResult, SeatOutcome, SeatResult
+from server.records import GameResult, SeatOutcome, SeatResult
+from server.storage import Bot
 
 ADMIN = "admin-token-for-tests"
 QUEUE = "classic-3"

@@ -6,7 +6,7 @@ import pytest
 from storage_support import ADMIN
 
 from conquest.v1 import bot_pb2
-from server.play.session import HelloError, Identity
+from server.records import HelloError, Identity
 from server.storage import Store
 from server.storage.auth import StoreAuthenticator
 

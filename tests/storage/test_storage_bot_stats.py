@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from storage_support import ADMIN, QUEUE, play
 
-from server.ops.metrics import ROUND_TRIP_BUCKETS
-from server.storage import Bot, GameResult, NotFoundError, Store, ratings
+from server.records import ROUND_TRIP_BUCKETS, GameResult
+from server.storage import Bot, NotFoundError, Store, ratings
 
 BUCKETS = len(ROUND_TRIP_BUCKETS) + 1
 

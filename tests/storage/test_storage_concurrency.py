@@ -6,8 +6,9 @@ import threading
 
 from storage_support import ADMIN, QUEUE, play
 
+from server.records import INITIAL
 from server.storage import Store
-from server.storage.ratings import INITIAL, rate
+from server.storage.ratings import rate
 
 WRITERS = 4
 GAMES_EACH = 4

@@ -8,12 +8,12 @@ import pytest
 from storage_support import ADMIN, QUEUE, play
 
 from engine.replay import verify
+from server.records import SeatOutcome
 from server.storage import (
     AlreadyExistsError,
     Bot,
     InvalidInputError,
     NotFoundError,
-    SeatOutcome,
     Store,
     ratings,
 )

@@ -10,10 +10,9 @@ from datetime import timedelta
 from storage_support import ADMIN, QUEUE, play
 
 from server.play.matchmaker import Matchmaker
-from server.play.session import Identity
+from server.records import INITIAL, Identity, identity_key
 from server.storage import Store
-from server.storage.auth import StoreRatings, identity_key
-from server.storage.ratings import INITIAL
+from server.storage.auth import StoreRatings
 
 
 def test_ratings_and_recent_tables_come_from_the_store(store: Store) -> None:

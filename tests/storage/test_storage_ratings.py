@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from storage_support import ADMIN, QUEUE, play
 
-from server.storage import NotFoundError, Skill, Store
-from server.storage.ratings import INITIAL, rate
+from server.records import INITIAL, Skill
+from server.storage import NotFoundError, Store
+from server.storage.ratings import rate
 
 
 def test_tied_places_are_ties() -> None:

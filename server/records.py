@@ -1,0 +1,130 @@
+"""The values play and storage both speak, so that neither imports the other.
+
+Play builds a ``GameResult`` when a game ends and reads a ``Skill`` when it pairs bots; storage records
+the one and keeps the other. The rules both sides must agree on live here too: the names a bot may have,
+who a bot is (``Identity``, its key written in one place, and the ``HelloError`` that refuses one), and the
+bounds of the decision round-trip histograms.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import NamedTuple
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
+"""The names a Hello may carry and a bot may be registered under."""
+
+
+def identity_key(bot_id: int | None, name: str) -> str:
+    """``Identity.key`` of a registered bot, or of a practice player (no bot id) by name."""
+    return f"bot:{bot_id}" if bot_id is not None else f"practice:{name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """Who a connected bot is: what its Hello was authenticated as."""
+
+    key: str
+    """Stable across connections: a reconnect with the same key takes its seats back."""
+    name: str
+    ranked: bool
+    bot_id: int | None = None
+    """The registered bot's database id (ranked identities); None for a practice player."""
+
+
+def bot_identity(bot_id: int, name: str) -> Identity:
+    """A registered bot: it plays ranked."""
+    return Identity(identity_key(bot_id, name), name, ranked=True, bot_id=bot_id)
+
+
+def practice_identity(name: str) -> Identity:
+    """An unregistered player: it plays unranked under its name."""
+    return Identity(identity_key(None, name), name, ranked=False)
+
+
+class HelloError(ValueError):
+    """A Hello the server refuses; ``code`` is the Error code sent back."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+# Decision round trips: a few milliseconds on loopback up to multi-second thinking bots. The Prometheus
+# histogram (server.ops.metrics) and the per-bot histograms in the database (docs/storage.md) share these
+# bounds; the database stores bucket indexes, so changing them needs a migration that re-bins its rows.
+ROUND_TRIP_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+
+LEADERBOARD_SIGMAS = 3.0
+"""Leaderboards order by μ − 3σ: a bot ranks high only once the rating is both good and certain."""
+
+
+class Skill(NamedTuple):
+    """An OpenSkill rating: the mean μ and the uncertainty σ."""
+
+    mu: float
+    sigma: float
+
+    @property
+    def conservative(self) -> float:
+        """μ − 3σ, the leaderboard score."""
+        return self.mu - LEADERBOARD_SIGMAS * self.sigma
+
+
+INITIAL = Skill(25.0, 25.0 / 3.0)
+"""A new bot's rating: OpenSkill's defaults, μ = 25, σ = 25/3 (``server.storage.ratings`` builds its model
+from it)."""
+
+
+class SeatOutcome(enum.StrEnum):
+    """How a seat's game ended (the protocol's SeatOutcome, in lower case)."""
+
+    WON = "won"
+    ELIMINATED = "eliminated"
+    FORFEIT_TIMEOUT = "forfeit_timeout"
+    FORFEIT_DISCONNECT = "forfeit_disconnect"
+    TURN_CAP = "turn_cap"
+    SURVIVED = "survived"
+    """Still in the game when another seat won by its goal (Capital Risk, Secret Mission)."""
+
+    @property
+    def is_forfeit(self) -> bool:
+        return self in (SeatOutcome.FORFEIT_TIMEOUT, SeatOutcome.FORFEIT_DISCONNECT)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    """One seat of a finished game, in seat order."""
+
+    name: str
+    place: int
+    """Final place, 1 = best; tied seats share a place."""
+    outcome: SeatOutcome
+    bot_id: int | None = None
+    """The authenticated bot (``Bot.id``); None for an unregistered practice player."""
+    timeouts: int = 0
+    rejections: int = 0
+    crashes: int = 0
+    """Times the bot's stream dropped while it held the seat in the running game."""
+    round_trips: Mapping[str, Sequence[int]] = field(default_factory=dict)
+    """Answered decisions by phase (lower-case Phase name): how many fell in each bucket of
+    ``ROUND_TRIP_BUCKETS``, the last count for those above the last bound."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """What the server knows about a finished game beyond its replay (rules, seed, seats, actions)."""
+
+    queue: str
+    seats: Sequence[SeatResult]
+    seed_commitment: str
+    started_at: datetime
+    finished_at: datetime
+    turns: int
+    reason: str
+    rated: bool = True
+    """Rated games move ratings: every seat must then be a distinct registered bot."""

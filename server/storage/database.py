@@ -1,0 +1,112 @@
+"""The database under every store: the engine, migrations, and read and write transactions.
+
+Each aggregate's store (``bots``, ``games``, ``ratings``, ``challenges``, ``tournaments``) subclasses
+``Database`` and reaches the tables through ``_read`` and ``_write``; ``server.storage.store.Store``
+combines them into the one store callers use.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self, TypeVar
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, Engine, event, text
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
+
+T = TypeVar("T")
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+SQLITE_BUSY_TIMEOUT_MS = 5000
+WRITE_ATTEMPTS = 5
+"""A write that loses a lock race (SQLite busy, PostgreSQL deadlock or serialization failure) is retried."""
+_WRITE = "conquest_write"
+"""Execution option marking a connection whose transactions write (SQLite: BEGIN IMMEDIATE)."""
+_MIGRATION_LOCK = 0x636F6E71
+"""PostgreSQL advisory lock key held while migrating, so two servers starting at once migrate once."""
+_RETRYABLE_SQLSTATES = {"40001", "40P01"}  # serialization_failure, deadlock_detected
+
+
+class Database:
+    """One database engine, shared between threads (each call uses its own session)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._writer = engine.execution_options(**{_WRITE: True})
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    @property
+    def dialect(self) -> str:
+        """ "sqlite" or "postgresql"."""
+        return self._engine.dialect.name
+
+    def _migrate(self) -> None:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        with self._writer.begin() as connection:
+            if self.dialect == "postgresql":
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+
+    def _read(self, work: Callable[[Session], T]) -> T:
+        with Session(self._engine) as session, session.begin():
+            return work(session)
+
+    def _write(self, work: Callable[[Session], T]) -> T:
+        """Run ``work`` in one write transaction, retrying it when it lost a lock race."""
+        for attempt in range(WRITE_ATTEMPTS):
+            try:
+                with Session(self._writer) as session, session.begin():
+                    return work(session)
+            except DBAPIError as error:
+                if attempt == WRITE_ATTEMPTS - 1 or not _is_lock_race(error):
+                    raise
+                time.sleep(0.05 * 2**attempt)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def configure_sqlite(engine: Engine) -> None:
+    """WAL (readers never block the writer), foreign keys enforced, and a wait instead of "database is
+    locked"; transactions begun by us so that writes can take the lock up front (BEGIN IMMEDIATE)."""
+
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # pysqlite must not issue its own (deferred) BEGIN
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def on_begin(connection: Connection) -> None:
+        # A deferred transaction that reads and then writes can fail with SQLITE_BUSY without waiting;
+        # an immediate one takes the write lock first, so ratings are read by the one writer.
+        writes = connection.get_execution_options().get(_WRITE, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
+
+
+def _is_lock_race(error: DBAPIError) -> bool:
+    sqlstate = getattr(error.orig, "sqlstate", None)
+    if sqlstate in _RETRYABLE_SQLSTATES:
+        return True
+    message = str(error.orig).lower()
+    return "database is locked" in message or "database is busy" in message
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
