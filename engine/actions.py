@@ -108,9 +108,10 @@ ACTION_KINDS: dict[str, type[Any]] = {
 }
 """Every kind of action, by the name replays (``engine.codec``) and the wire's ``Action`` oneof give it.
 
-Adding a kind: its NamedTuple above, an entry here and in ``Action``, then one entry in each table keyed
-by kind: ``engine.game.APPLY`` (how it changes the state), ``engine.legal`` (``LegalActions.check_legal``,
-and what ``legal_actions()`` offers), ``engine.policies`` (how a random bot draws one) and
-``server.play.wire.ACTION_FIELDS`` (its protobuf message). ``tests/engine/test_engine_action_kinds.py``
-fails until every one of them handles it. ``docs/rules.md`` ("Adding an action kind") has the whole list.
+Adding a kind: its NamedTuple above, an entry here and in ``Action``, then its entry in each place keyed
+by kind: ``engine.game.APPLY`` (how it changes the state), ``LegalActions._problem`` in ``engine.legal``
+(when it is legal), ``engine.policies._RANDOM_DRAWS`` (how a random bot draws one) and
+``server.play.wire.ACTION_FIELDS`` (its field of the protobuf ``Action``).
+``tests/engine/test_engine_action_kinds.py`` and ``tests/server/test_server_wire_action_kinds.py`` fail
+until every one of them handles it; ``docs/rules.md`` ("Adding an action kind") has the whole list.
 """
