@@ -16,9 +16,10 @@ from typing import NamedTuple
 
 from engine.actions import Attack, Phase
 from engine.events import Rolled
+from engine.game import new_game
 from engine.policies import Policy, aggressive_policy, play_game
 from engine.rules import preset
-from engine.state import Termination, new_game
+from engine.state import Termination
 
 
 class Workload(NamedTuple):

@@ -32,6 +32,7 @@ from engine.errors import (
     NotYourTurnError,
     RulesConfigError,
 )
+from engine.game import new_game
 from engine.goals import MISSIONS, Mission
 from engine.legal import AttackOption, FortifyOption, LegalActions, default_action
 from engine.observe import Observation, observe
@@ -47,7 +48,7 @@ from engine.rules import (
     TerritoryBonus,
     preset,
 )
-from engine.state import GameState, Termination, new_game
+from engine.state import GameState, Termination
 
 __all__ = [
     "CLASSIC",

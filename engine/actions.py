@@ -1,12 +1,13 @@
 """Small value types: the actions a seat can take and the phases it takes them in.
 
 Every action is a NamedTuple: cheap to build, hashable, and serialised by ``engine.codec``.
+``ACTION_KINDS`` at the end is the one list of them, and the place to start when adding one.
 """
 
 from __future__ import annotations
 
 import enum
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from engine.board import Territory
 
@@ -93,3 +94,24 @@ class EndPhase(NamedTuple):
 Action = (
     Claim | Place | TradeCards | Attack | ChooseDefence | Occupy | Fortify | EndPhase | ChooseHeadquarters
 )
+
+ACTION_KINDS: dict[str, type[Any]] = {
+    "claim": Claim,
+    "place": Place,
+    "trade_cards": TradeCards,
+    "attack": Attack,
+    "choose_defence": ChooseDefence,
+    "occupy": Occupy,
+    "fortify": Fortify,
+    "end_phase": EndPhase,
+    "choose_headquarters": ChooseHeadquarters,
+}
+"""Every kind of action, by the name replays (``engine.codec``) and the wire's ``Action`` oneof give it.
+
+Adding a kind: its NamedTuple above, an entry here and in ``Action``, then its entry in each place keyed
+by kind: ``engine.game.APPLY`` (how it changes the state), ``LegalActions._problem`` in ``engine.legal``
+(when it is legal), ``engine.policies._RANDOM_DRAWS`` (how a random bot draws one) and
+``server.play.wire.ACTION_FIELDS`` (its field of the protobuf ``Action``).
+``tests/engine/test_engine_action_kinds.py`` and ``tests/server/test_server_wire_action_kinds.py`` fail
+until every one of them handles it; ``docs/rules.md`` ("Adding an action kind") has the whole list.
+"""

@@ -10,18 +10,8 @@ import re
 from typing import Any
 
 from engine import events as ev
-from engine.actions import (
-    Action,
-    Attack,
-    ChooseDefence,
-    ChooseHeadquarters,
-    Claim,
-    EndPhase,
-    Fortify,
-    Occupy,
-    Place,
-    TradeCards,
-)
+from engine.actions import ACTION_KINDS as ACTION_KINDS  # re-exported: the kinds by their names here
+from engine.actions import Action, TradeCards
 from engine.errors import MalformedActionError
 
 
@@ -29,10 +19,6 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-ACTION_KINDS: dict[str, type[Any]] = {
-    _snake(k.__name__): k
-    for k in (Claim, Place, TradeCards, Attack, ChooseDefence, Occupy, Fortify, EndPhase, ChooseHeadquarters)
-}
 EVENT_KINDS: dict[str, type[Any]] = {
     _snake(k.__name__): k
     for k in (

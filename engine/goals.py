@@ -3,22 +3,21 @@ missions.
 
 A goal is a stateless strategy object chosen by ``Rules.objective``; the facts it reads live in the
 state's flat lists (``headquarters``, ``missions``, ``eliminated_by``), so clones, snapshots and replays
-cover them. ``GameState`` calls a goal at four points: ``deal`` when the game starts, ``stage`` when the
-setup is over (a stage of decisions before the first turn), ``winner`` after every action once play has
-started and nothing is pending, and ``reveal`` when the game ends. A classic game has no goal object at
-all and applies actions through a handler table without the check, so it pays nothing for goals.
+cover them. A goal answers the hooks of ``engine.state.Goal`` at four points: ``deal`` when the game
+starts, ``stage`` when the setup is over (a stage of decisions before the first turn), ``winner`` after
+every action once play has started and nothing is pending, and ``reveal`` when the game ends. A classic
+game has no goal object at all and applies actions through a handler table without the check
+(``engine.game``), so it pays nothing for goals.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
-from engine.actions import Phase, PlayerStatus
+from engine.actions import Phase
 from engine.events import Event, MissionDealt, MissionsRevealed
 from engine.rules import CapitalGoal, Objective, Rules
-
-if TYPE_CHECKING:
-    from engine.state import GameState
+from engine.state import GameState, Goal
 
 
 class Mission(NamedTuple):
@@ -110,39 +109,6 @@ def mission_complete(state: GameState, seat: int) -> bool:
     if not all(name in names for name in mission.continents):
         return False
     return len(held) - len(mission.continents) >= mission.other_continents
-
-
-class Goal:
-    """The default hooks: nothing dealt, no stage before the first turn, nothing to reveal."""
-
-    termination = ""
-    """``Termination`` value of a game this goal ends."""
-
-    def deal(self, state: GameState, events: list[Event]) -> None:
-        """At game start, after the roll for the first player."""
-
-    def stage(self, state: GameState) -> bool:
-        """When the setup is over: start a stage of decisions before the first turn (True) or not."""
-        return False
-
-    def reserved_cards(self, state: GameState) -> frozenset[int]:
-        """Cards kept out of the draw pile."""
-        return frozenset()
-
-    def achieved(self, state: GameState, seat: int) -> bool:
-        raise NotImplementedError
-
-    def winner(self, state: GameState) -> int:
-        """A seat whose goal is met (the seat whose turn it is first, then in turn order), or -1."""
-        first = state.turn_seat
-        for step in range(state.seats):
-            seat = (first + step) % state.seats
-            if state.status[seat] == PlayerStatus.ALIVE and self.achieved(state, seat):
-                return seat
-        return -1
-
-    def reveal(self, state: GameState, events: list[Event]) -> None:
-        """When the game ends, whatever the reason."""
 
 
 class HeadquartersGoal(Goal):

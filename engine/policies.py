@@ -34,41 +34,52 @@ from engine.state import GameState
 Policy = Callable[[GameState], Action]
 
 
+def _draw_attack(legal: LegalActions, rng: random.Random) -> Action:
+    option = rng.choice(legal.attacks)
+    until = rng.choice((0, rng.randint(1, option.source_armies - 1)))
+    return Attack(option.source, option.target, rng.randint(1, option.max_dice), until)
+
+
+def _draw_fortify(legal: LegalActions, rng: random.Random) -> Action:
+    option = rng.choice(legal.fortify)
+    return Fortify(option.source, rng.choice(option.targets), rng.randint(1, option.max_armies))
+
+
+_RANDOM_DRAWS: dict[
+    type, tuple[Callable[[LegalActions], bool], Callable[[LegalActions, random.Random], Action]]
+] = {
+    Claim: (lambda legal: bool(legal.claim), lambda legal, rng: Claim(rng.choice(legal.claim))),
+    ChooseHeadquarters: (
+        lambda legal: bool(legal.headquarters),
+        lambda legal, rng: ChooseHeadquarters(rng.choice(legal.headquarters)),
+    ),
+    TradeCards: (lambda legal: bool(legal.trades), lambda legal, rng: TradeCards(rng.choice(legal.trades))),
+    Place: (
+        lambda legal: bool(legal.place_territories) and not legal.must_trade,
+        lambda legal, rng: Place(
+            rng.choice(legal.place_territories), rng.randint(legal.place_min, legal.place_max)
+        ),
+    ),
+    Attack: (lambda legal: bool(legal.attacks), _draw_attack),
+    ChooseDefence: (
+        lambda legal: legal.defend_max > 0,
+        lambda legal, rng: ChooseDefence(rng.randint(1, legal.defend_max)),
+    ),
+    Occupy: (
+        lambda legal: legal.occupy_max > 0,
+        lambda legal, rng: Occupy(rng.randint(legal.occupy_min, legal.occupy_max)),
+    ),
+    Fortify: (lambda legal: bool(legal.fortify), _draw_fortify),
+    EndPhase: (lambda legal: legal.can_end, lambda legal, rng: EndPhase()),
+}
+"""For each kind of action: whether ``legal`` offers it, and how to draw one with random parameters. In
+this order, which the draws of seeded games depend on."""
+
+
 def random_legal_action(legal: LegalActions, rng: random.Random) -> Action:
     """A uniformly chosen kind of legal action, with uniformly chosen parameters."""
-    choices: list[Callable[[], Action]] = []
-    if legal.claim:
-        choices.append(lambda: Claim(rng.choice(legal.claim)))
-    if legal.headquarters:
-        choices.append(lambda: ChooseHeadquarters(rng.choice(legal.headquarters)))
-    if legal.trades:
-        choices.append(lambda: TradeCards(rng.choice(legal.trades)))
-    if legal.place_territories and not legal.must_trade:
-        choices.append(
-            lambda: Place(rng.choice(legal.place_territories), rng.randint(legal.place_min, legal.place_max))
-        )
-    if legal.attacks:
-
-        def attack() -> Action:
-            option = rng.choice(legal.attacks)
-            until = rng.choice((0, rng.randint(1, option.source_armies - 1)))
-            return Attack(option.source, option.target, rng.randint(1, option.max_dice), until)
-
-        choices.append(attack)
-    if legal.defend_max:
-        choices.append(lambda: ChooseDefence(rng.randint(1, legal.defend_max)))
-    if legal.occupy_max:
-        choices.append(lambda: Occupy(rng.randint(legal.occupy_min, legal.occupy_max)))
-    if legal.fortify:
-
-        def fortify() -> Action:
-            option = rng.choice(legal.fortify)
-            return Fortify(option.source, rng.choice(option.targets), rng.randint(1, option.max_armies))
-
-        choices.append(fortify)
-    if legal.can_end:
-        choices.append(EndPhase)
-    return rng.choice(choices)()
+    draws = [draw for offered, draw in _RANDOM_DRAWS.values() if offered(legal)]
+    return rng.choice(draws)(legal, rng)
 
 
 def random_policy(rng: random.Random) -> Policy:

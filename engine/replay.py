@@ -15,8 +15,9 @@ from engine.classic_map import CLASSIC
 from engine.codec import decode_action, encode_action
 from engine.errors import ActionError
 from engine.events import Event
+from engine.game import new_game
 from engine.rules import Rules
-from engine.state import GameState, new_game
+from engine.state import GameState
 
 BOARDS: dict[str, Board] = {CLASSIC.name: CLASSIC}
 FORMAT_VERSION = 1

@@ -87,7 +87,7 @@ Roll = tuple[tuple[int, ...], tuple[int, ...]]
 
 
 class ScriptedDice(random.Random):
-    """The game's RNG with the next rolls fixed, encoded the way ``engine.state.roll_dice`` decodes them:
+    """The game's RNG with the next rolls fixed, encoded the way ``engine.combat.roll_dice`` decodes them:
     one draw k per roll, attacker die i in base-6 digit i, defender die j in digit 3 + j."""
 
     def __init__(self, rolls: Iterable[Roll]) -> None:
