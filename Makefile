@@ -100,7 +100,7 @@ bench-engine: install
 # Win rates of the Python sample bots over a few hundred seeded in-process games (docs/benchmarks.md).
 .PHONY: bench-bots
 bench-bots: install
-	$(PY) -m conquest_bots.evaluate --games 300
+	$(PY) -m benchmarks.bench_bots --games 300
 
 # The server against a raw grpc.aio echo stream, and 1,000 concurrent games of thinking bots (docs/benchmarks.md).
 .PHONY: bench-server bench-server-instructions bench-capacity
