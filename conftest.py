@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import tomllib
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,20 +21,47 @@ from sqlalchemy import create_engine, make_url, text
 
 POSTGRES_URL = os.environ.get("CONQUEST_TEST_POSTGRES_URL", "")
 IN_CI = os.environ.get("CI", "").lower() in ("true", "1")
+PURE_PYTHON = bool(os.environ.get("CONQUEST_PURE_PYTHON"))
 DATABASES = ["sqlite", *(["postgresql"] if POSTGRES_URL or IN_CI else [])]
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Refuse to test compiled modules older than their source: Python imports a module's C extension
-    (setup.py's mypyc build) in place of its .py, so an edit would go untested."""
+    """Refuse to test another build than the one asked for. Python imports a module's C extension (the
+    mypyc build of pyproject's ``[tool.conquest] compiled``) in place of its .py, so an edit since
+    `make install` would go untested, as would a module taken off the list whose extension is left, and
+    so would the pure build (CONQUEST_PURE_PYTHON=1, `make test-pure`) if any extension were there."""
     root = Path(__file__).parent
-    stale = []
-    for built in [*root.glob("engine/*.so"), *root.glob("server/**/*.so")]:
-        source = built.with_name(built.name.split(".")[0] + ".py")
-        if source.stat().st_mtime > built.stat().st_mtime:
-            stale.append(str(source.relative_to(root)))
-    if stale:
-        pytest.exit(f"{', '.join(stale)} changed after being compiled: run `make install` to compile them", 2)
+    built = [*root.glob("engine/**/*.so"), *root.glob("server/**/*.so")]
+    if PURE_PYTHON and built:
+        compiled = built[0].relative_to(root)
+        pytest.exit(f"CONQUEST_PURE_PYTHON=1 but {compiled} is compiled here: run `make test-pure`", 2)
+    listed = set(read_compiled_modules())
+    wrong = []
+    for extension in built:
+        source = extension.with_name(extension.name.split(".")[0] + ".py")
+        if str(source.relative_to(root)) not in listed or source.stat().st_mtime > extension.stat().st_mtime:
+            wrong.append(str(source.relative_to(root)))
+    if wrong:
+        pytest.exit(f"{', '.join(wrong)}: compiled from an older source or list: run `make install`", 2)
+
+
+def read_compiled_modules() -> list[str]:
+    """The modules the build compiles (pyproject.toml, ``[tool.conquest] compiled``), as paths."""
+    with (Path(__file__).parent / "pyproject.toml").open("rb") as file:
+        compiled: list[str] = tomllib.load(file)["tool"]["conquest"]["compiled"]
+    return compiled
+
+
+@pytest.fixture(scope="session")
+def compiled_modules() -> list[str]:
+    """The modules the build compiles, as paths (``engine/state.py``)."""
+    return read_compiled_modules()
+
+
+@pytest.fixture(scope="session")
+def pure_python() -> bool:
+    """Whether this is the pure-Python build's run (CONQUEST_PURE_PYTHON=1, `make test-pure`)."""
+    return PURE_PYTHON
 
 
 @pytest.fixture(params=DATABASES)

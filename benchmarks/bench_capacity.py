@@ -45,7 +45,6 @@ from benchmarks.bench_server import (
     channel,
     connect,
     cpu_seconds,
-    first_choice,
     is_game_events,
     memory_kib,
     percentile,
@@ -53,6 +52,7 @@ from benchmarks.bench_server import (
     serve_process,
 )
 from conquest.v1 import bot_pb2
+from conquest_bots.first_choice import first_choice
 from server.ops import runtime
 from server.ops.config import default_queues
 

@@ -4,7 +4,8 @@ The game server runs in its own process pinned to one core (``SERVER_CORE``), wi
 logs at INFO to a file (one line per game and per session, none per decision) and replays written to a
 temporary directory, exactly as ``conquest serve`` without a database. This process is the client: pinned
 to the other core, one event loop holding many bot streams (one Connect stream and one TCP connection
-each) that answer on the protobuf messages with a trivial policy (``first_choice``), no engine on the path.
+each) that answer on the protobuf messages with a trivial policy (``conquest_bots.first_choice``), no
+engine on the path.
 Every process here runs as the server does (``server.ops.runtime``: uvloop, a tuned collector), the echo and
 the client too: the same runtime on both sides of the comparison, and a client cheap enough that the
 echo's figure is the server's as far as one client core allows.
@@ -57,7 +58,8 @@ from typing import Any, cast
 
 import grpc
 
-from conquest.v1 import bot_pb2, game_pb2
+from conquest.v1 import bot_pb2
+from conquest_bots.first_choice import first_choice
 from server.app import create_server
 from server.ops import runtime
 from server.ops.config import QueueConfig, ServerConfig, default_queues
@@ -220,32 +222,6 @@ def is_game_events(raw: bytes) -> bool:
 
 
 # ---------------------------------------------------------------------------------------- the bots
-
-
-def first_choice(request: bot_pb2.DecisionRequest) -> game_pb2.Action:
-    """A trivial, cheap policy on the wire messages: the first listed choice, all armies at once, attack
-    from the first source that outnumbers its target by two (one roll per decision), else end the phase."""
-    legal = request.legal
-    if legal.claim:
-        return game_pb2.Action(claim=game_pb2.ClaimAction(territory=legal.claim[0]))
-    if legal.must_trade:
-        return game_pb2.Action(trade_cards=game_pb2.TradeCardsAction(cards=legal.trades[0].cards))
-    if legal.place_territories:
-        place = game_pb2.PlaceAction(territory=legal.place_territories[0], armies=legal.place_max)
-        return game_pb2.Action(place=place)
-    if legal.defend_max:
-        return game_pb2.Action(choose_defence=game_pb2.ChooseDefenceAction(dice=legal.defend_max))
-    if legal.occupy_max:
-        return game_pb2.Action(occupy=game_pb2.OccupyAction(armies=legal.occupy_max))
-    armies = request.observation.armies
-    for i, source_armies in enumerate(legal.attack_source_armies):
-        target = legal.attack_targets[i]
-        if source_armies > armies[target] + 2:
-            attack = game_pb2.AttackAction(
-                source=legal.attack_sources[i], target=target, dice=legal.attack_max_dice[i]
-            )
-            return game_pb2.Action(attack=attack)
-    return game_pb2.Action(end_phase=game_pb2.EndPhaseAction())
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -1,5 +1,5 @@
 """The sample bots play every rule set of issue 5 in-process, through the server's own message shapes
-(``conquest_bots.evaluate.play`` applies every answer with the engine's checked ``state.apply``).
+(``server.play.offline.play`` applies every answer with the engine's checked ``state.apply``).
 
 Issue 5: "Every new decision kind (choose headquarters, mission reveal, allied placement/attack, defence
 dice) is ... handled by the Python SDK, and played by the sample bots sensibly (e.g. the strategist
@@ -11,8 +11,9 @@ from __future__ import annotations
 import pytest
 
 from conquest.v1 import game_pb2
-from conquest_bots.evaluate import BOTS, MATCHUPS, measure, play
+from conquest_bots.roster import BOTS, MATCHUPS
 from conquest_sdk import Bot, Game, Turn
+from server.play.offline import measure, play
 
 Phase = game_pb2.Phase
 NEW_PHASES = {

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks.bench_server import first_choice
 from conquest.v1 import bot_pb2
+from conquest_bots.first_choice import first_choice
 from server.ops.config import TimeControl, default_queues
 from server.ops.metrics import Metrics
 from server.play.replays import DirectoryReplayWriter

@@ -1,5 +1,7 @@
 """Sample bots built on ``conquest_sdk``: ``random_bot``, ``aggressive`` and ``strategist``.
 
 Each runs as ``python -m conquest_bots.<name> --address HOST:PORT --queue QUEUE --games N``.
-``evaluate`` plays them against each other in-process (it alone imports the engine and server).
+``roster`` names them and the matchups that measure them (``server.play.offline`` plays those in-process);
+``first_choice`` is the cheapest policy on the raw messages, for load bots. Nothing here imports the engine
+or the server: a bot needs only the SDK.
 """

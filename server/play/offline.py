@@ -1,0 +1,83 @@
+"""Plays SDK bots in-process through the same messages the server sends: no network, no clock.
+
+Each game runs on the engine; every decision goes to the bot exactly as the server would send it
+(``wire`` builds the Observation and LegalActions) and the bot's Action comes back through
+``wire.action_from_pb`` and the checked ``state.apply``, so an illegal action fails loudly. The sample
+bots' win rates (``make bench-bots``) and their tests play here.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from conquest.v1 import bot_pb2
+from conquest_bots.roster import BOTS, Matchup
+from conquest_sdk import Bot, Game, Turn
+from engine import new_game, observe, preset
+from server.play import wire
+
+
+@dataclass(frozen=True)
+class GameResult:
+    places: tuple[int, ...]
+    """Final place of each seat, 1 = best."""
+    turns: int
+    decisions: int
+    reason: str
+
+
+def play(kinds: Sequence[str | Bot], preset_name: str, seed: int, **rules_options: Any) -> GameResult:
+    """One game between ``kinds`` (sample bot names of ``conquest_bots.roster.BOTS`` or bots, in seat
+    order) on the engine, every action checked; ``rules_options`` change the preset.
+
+    Raises:
+        engine.ActionError: a bot chose an illegal action.
+    """
+    rules = preset(preset_name, **rules_options)
+    seats = len(kinds)
+    state, _ = new_game(rules, seats, seed)
+    started = {
+        "game_id": f"eval-{seed}",
+        "players": [bot_pb2.Player(seat=s, name=str(k)) for s, k in enumerate(kinds)],
+        "rules": wire.rules_info(rules, seats),
+        "map": wire.map_info(state.board),
+    }
+    games = [Game(bot_pb2.GameStarted(seat=s, **started)) for s in range(seats)]  # type: ignore[arg-type]
+    bots = [BOTS[k](seed * 10 + s) if isinstance(k, str) else k for s, k in enumerate(kinds)]
+    decisions = 0
+    while not state.is_over():
+        seat = state.to_act
+        request = bot_pb2.DecisionRequest(
+            game_id=games[seat].game_id,
+            request_id=decisions,
+            observation=wire.observation(observe(state, seat)),
+            legal=wire.legal_actions(state.legal_actions()),
+        )
+        action = bots[seat].decide(games[seat], Turn(request))
+        state.apply(wire.action_from_pb(action), seat)
+        decisions += 1
+    return GameResult(state.places, state.turn, decisions, state.end_reason)
+
+
+def _hero_game(args: tuple[Matchup, int]) -> tuple[bool, GameResult]:
+    """Game ``seed`` of a matchup with seats rotated by the seed; whether the hero won outright."""
+    matchup, seed = args
+    n = len(matchup.kinds)
+    shift = seed % n
+    kinds = matchup.kinds[shift:] + matchup.kinds[:shift]
+    result = play(kinds, matchup.preset, seed)
+    hero_seat = (matchup.hero - shift) % n
+    won = result.places[hero_seat] == 1 and result.places.count(1) == 1
+    return won, result
+
+
+def measure(matchup: Matchup, games: int, first_seed: int = 1, processes: int = 2) -> tuple[int, float]:
+    """Wins of the hero over ``games`` seeded games, and the mean turns per game."""
+    jobs = [(matchup, seed) for seed in range(first_seed, first_seed + games)]
+    with multiprocessing.Pool(processes) as pool:
+        outcomes = pool.map(_hero_game, jobs, chunksize=4)
+    wins = sum(won for won, _ in outcomes)
+    return wins, sum(r.turns for _, r in outcomes) / games
