@@ -111,7 +111,7 @@ ACTION_KINDS: dict[str, type[Any]] = {
 Adding a kind: its NamedTuple above, an entry here and in ``Action``, then its entry in each place keyed
 by kind: ``engine.game.APPLY`` (how it changes the state), ``LegalActions._problem`` in ``engine.legal``
 (when it is legal), ``engine.policies._RANDOM_DRAWS`` (how a random bot draws one) and
-``server.play.wire.ACTION_FIELDS`` (its field of the protobuf ``Action``).
+``server.play.convert.ACTION_FIELDS`` (its field of the protobuf ``Action``).
 ``tests/engine/test_engine_action_kinds.py`` and ``tests/server/test_server_wire_action_kinds.py`` fail
 until every one of them handles it; ``docs/rules.md`` ("Adding an action kind") has the whole list.
 """

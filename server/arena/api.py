@@ -19,7 +19,7 @@ from engine.observe import observe
 from engine.replay import Replay
 from server.arena.competitions import Challenges, TournamentDirector, pure
 from server.arena.tournaments import standings
-from server.play import wire
+from server.play import convert, wire
 from server.play.lobby import Lobby
 from server.play.replays import GameRecord
 from server.play.runner import GameRunner
@@ -276,8 +276,8 @@ class Arena:
                     game_id=game_id,
                     queue=game.queue,
                     players=[bot_pb2.Player(seat=i, name=n) for i, n in enumerate(replay.seats)],
-                    rules=wire.rules_info(replay.rules, seats),
-                    map=wire.map_info(state.board),
+                    rules=convert.rules_info(replay.rules, seats),
+                    map=convert.map_info(state.board),
                     observation=wire.observation(observe(state, -1)),
                     next_sequence=len(setup),
                     live=False,

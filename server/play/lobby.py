@@ -18,6 +18,7 @@ import structlog
 from conquest.v1 import bot_pb2
 from server.ops.config import QueueConfig, ServerConfig
 from server.ops.metrics import Metrics
+from server.play.convert import rules_info
 from server.play.matchmaker import Matchmaker
 from server.play.pairing import LADDER, MatchPolicy
 from server.play.ports import Authenticator, Ratings
@@ -25,7 +26,6 @@ from server.play.replays import ReplayWriter
 from server.play.runner import GameRunner
 from server.play.seats import HouseSeat, RemoteSeat, Seat, house_seats
 from server.play.session import PracticeAuthenticator, Session, check_hello
-from server.play.wire import rules_info
 from server.records import INITIAL, HelloError, Skill
 
 log = structlog.get_logger("conquest.lobby")

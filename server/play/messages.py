@@ -13,17 +13,17 @@ from engine.legal import LegalActions
 from engine.observe import Observation, observe
 from engine.rules import Rules
 from server.ops.config import QueueConfig, TimeControl
-from server.play import wire
+from server.play import convert, wire
 
 
 @functools.cache
 def _map_info(board: Board) -> game_pb2.MapInfo:
-    return wire.map_info(board)
+    return convert.map_info(board)
 
 
 @functools.cache
 def _rules_info(rules: Rules, seats: int) -> game_pb2.RulesInfo:
-    return wire.rules_info(rules, seats)
+    return convert.rules_info(rules, seats)
 
 
 @functools.cache

@@ -2,7 +2,7 @@
 
 Each game runs on the engine; every decision goes to the bot exactly as the server would send it
 (``wire`` builds the Observation and LegalActions) and the bot's Action comes back through
-``wire.action_from_pb`` and the checked ``state.apply``, so an illegal action fails loudly. The sample
+``convert.action_from_pb`` and the checked ``state.apply``, so an illegal action fails loudly. The sample
 bots' win rates (``make bench-bots``) and their tests play here.
 """
 
@@ -17,7 +17,7 @@ from conquest.v1 import bot_pb2
 from conquest_bots.roster import BOTS, Matchup
 from conquest_sdk import Bot, Game, Turn
 from engine import new_game, observe, preset
-from server.play import wire
+from server.play import convert, wire
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,8 @@ def play(kinds: Sequence[str | Bot], preset_name: str, seed: int, **rules_option
     started = {
         "game_id": f"eval-{seed}",
         "players": [bot_pb2.Player(seat=s, name=str(k)) for s, k in enumerate(kinds)],
-        "rules": wire.rules_info(rules, seats),
-        "map": wire.map_info(state.board),
+        "rules": convert.rules_info(rules, seats),
+        "map": convert.map_info(state.board),
     }
     games = [Game(bot_pb2.GameStarted(seat=s, **started)) for s in range(seats)]  # type: ignore[arg-type]
     bots = [BOTS[k](seed * 10 + s) if isinstance(k, str) else k for s, k in enumerate(kinds)]
@@ -57,7 +57,7 @@ def play(kinds: Sequence[str | Bot], preset_name: str, seed: int, **rules_option
             legal=wire.legal_actions(state.legal_actions()),
         )
         action = bots[seat].decide(games[seat], Turn(request))
-        state.apply(wire.action_from_pb(action), seat)
+        state.apply(convert.action_from_pb(action), seat)
         decisions += 1
     return GameResult(state.places, state.turn, decisions, state.end_reason)
 

@@ -35,7 +35,7 @@ from engine.replay import Replay
 from server.ops.config import QueueConfig
 from server.ops.histogram import Buckets
 from server.ops.metrics import Metrics
-from server.play import messages, wire
+from server.play import convert, messages, wire
 from server.play.event_log import EventLog
 from server.play.mailbox import Alarm
 from server.play.replays import GameRecord, ReplayWriter, seed_commitment
@@ -266,7 +266,7 @@ class GameRunner:
         else:
             phase = PHASE_LABELS[self.state.phase]
             try:  # the engine's checked path: every rule and id check applies, nothing changes on error
-                action = wire.action_from_pb(decision.action)
+                action = convert.action_from_pb(decision.action)
                 applying = _perf_counter()
                 events = self.state.apply(action, asking.index, asking.legal)  # what the request carried
                 self._engine_step.observe(_perf_counter() - applying)

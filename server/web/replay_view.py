@@ -23,7 +23,7 @@ from engine.events import TurnStarted
 from engine.odds import battle_odds, roll_outcomes
 from engine.replay import Replay
 from engine.state import GameState
-from server.play import wire
+from server.play import convert
 
 STATIC = resources.files("server.web") / "static"
 STANDALONE_SCRIPTS = ("board.js", "replay.js")
@@ -33,7 +33,7 @@ STANDALONE_SCRIPTS = ("board.js", "replay.js")
 def map_json(state: GameState) -> dict[str, Any]:
     """The board's layout as the dashboard draws it: ``MapInfo`` (the live stream's shape) as JSON."""
     return MessageToDict(
-        wire.map_info(state.board),
+        convert.map_info(state.board),
         preserving_proto_field_name=True,
         always_print_fields_with_no_presence=True,
     )

@@ -28,7 +28,7 @@ from engine import (
     preset,
     random_legal_action,
 )
-from server.play import wire
+from server.play import convert, wire
 
 
 def test_builders_make_the_actions_the_server_reads() -> None:
@@ -47,7 +47,7 @@ def test_builders_make_the_actions_the_server_reads() -> None:
         (actions.choose_headquarters(9), ChooseHeadquarters(9)),
     ]
     for message, expected in cases:
-        assert wire.action_from_pb(message) == expected
+        assert convert.action_from_pb(message) == expected
 
 
 def states(presets: tuple[str, ...] = tuple(sorted(PRESETS)), games: int = 2) -> Iterator[GameState]:
@@ -109,7 +109,7 @@ def test_safe_default_is_the_servers_timeout_default() -> None:
     is the very action the server would play on a timeout."""
     for state in states():
         legal = state.legal_actions()
-        mine = wire.action_from_pb(Legal(wire.legal_actions(legal)).default())
+        mine = convert.action_from_pb(Legal(wire.legal_actions(legal)).default())
         legal.check(mine)
         assert mine == default_action(legal)
 
@@ -146,7 +146,7 @@ def test_turn_and_game_expose_the_mission_and_headquarters() -> None:
     state, _ = new_game(rules, 4, 2)
     seat = state.to_act
     request = bot_pb2.DecisionRequest(observation=wire.observation(observe(state, seat)))
-    game = Game(bot_pb2.GameStarted(seat=seat, rules=wire.rules_info(rules, 4)))
+    game = Game(bot_pb2.GameStarted(seat=seat, rules=convert.rules_info(rules, 4)))
     turn = Turn(request)
     assert turn.mission == state.missions[seat] >= 0
     assert game.missions[turn.mission].text and turn.headquarters == []

@@ -13,7 +13,7 @@ from engine import LegalActions, Phase, PlayerStatus, new_game, preset, random_p
 from engine.events import Event
 from engine.observe import Observation, observe
 from server.ops.config import default_queues
-from server.play import wire
+from server.play import convert, wire
 from server.play.messages import decision_request
 from server.play.replays import DirectoryReplayWriter
 from server.play.runner import GameRunner
@@ -241,8 +241,8 @@ def test_game_started_parses_as_the_message_built_whole(tmp_path):
             game_id="g",
             seat=index,
             players=[bot_pb2.Player(seat=i, name=f"bot{i}") for i in range(4)],
-            rules=wire.rules_info(queue.rules, 4),
-            map=wire.map_info(runner.state.board),
+            rules=convert.rules_info(queue.rules, 4),
+            map=convert.map_info(runner.state.board),
             queue="classic-4",
             time_control=queue.time_control.to_pb(),
             seed_commitment=runner.commitment,

@@ -1,4 +1,4 @@
-"""``wire.action_from_pb`` builds actions positionally (``tuple.__new__``: an action's own ``__new__`` is
+"""``convert.action_from_pb`` builds actions positionally (``tuple.__new__``: an action's own ``__new__`` is
 interpreted Python); each kind is pinned here against the action built by keyword, with a distinct value
 in every field so that two fields swapped cannot pass."""
 
@@ -19,7 +19,7 @@ from engine.actions import (
     Place,
     TradeCards,
 )
-from server.play import wire
+from server.play import convert
 
 CASES: list[tuple[pb.Action, Action]] = [
     (
@@ -49,7 +49,7 @@ CASES: list[tuple[pb.Action, Action]] = [
 
 @pytest.mark.parametrize(("message", "action"), CASES, ids=[type(a).__name__ for _, a in CASES])
 def test_an_action_from_the_wire_is_the_action_built_by_keyword(message, action):
-    built = wire.action_from_pb(message)
+    built = convert.action_from_pb(message)
     assert type(built) is type(action)
     assert built == action
 

@@ -18,7 +18,7 @@ from engine.actions import Action
 from engine.classic_map import CLASSIC
 from engine.goals import MISSIONS
 from engine.policies import Policy, aggressive_policy
-from server.play import wire
+from server.play import convert, wire
 
 SEEN: dict[str, set[str]] = {"phase": set(), "action": set(), "event": set()}
 """What the checks below have carried so far (see the last test)."""
@@ -47,8 +47,8 @@ def _check_decision(state: GameState, action: Action) -> None:
     legal = state.legal_actions()
     phase = wire.phase_to_pb(state.phase)
     assert pb.Phase.Name(phase) == f"PHASE_{state.phase.name}"
-    assert wire.legal_from_pb(wire.legal_actions(legal), phase, seat) == legal
-    assert wire.action_from_pb(wire.action_to_pb(action)) == action
+    assert convert.legal_from_pb(wire.legal_actions(legal), phase, seat) == legal
+    assert convert.action_from_pb(convert.action_to_pb(action)) == action
     view = observe(state, seat)
     message = wire.observation(view)
     assert list(message.headquarters) == list(view.headquarters)
@@ -121,18 +121,18 @@ def test_hidden_values_are_minus_one_for_other_seats() -> None:
 def test_rules_info_describes_the_goals() -> None:
     """000: "4 players: Capture any 2 opposing Headquarters ... 5 or 6 players: ... any 3"; issue 5: "missions
     for absent colours removed"."""
-    assert wire.rules_info(preset("capital"), 4).headquarters_needed == 3
-    assert wire.rules_info(preset("capital", capital_goal="shortened"), 4).headquarters_needed == 2
-    assert wire.rules_info(preset("capital", capital_goal="shortened"), 6).headquarters_needed == 3
-    assert wire.rules_info(preset("classic"), 4).headquarters_needed == 0
-    info = wire.rules_info(preset("secret_mission"), 3)
+    assert convert.rules_info(preset("capital"), 4).headquarters_needed == 3
+    assert convert.rules_info(preset("capital", capital_goal="shortened"), 4).headquarters_needed == 2
+    assert convert.rules_info(preset("capital", capital_goal="shortened"), 6).headquarters_needed == 3
+    assert convert.rules_info(preset("classic"), 4).headquarters_needed == 0
+    info = convert.rules_info(preset("secret_mission"), 3)
     assert info.objective == "missions"
     assert [m.text for m in info.missions] == [m.text for m in MISSIONS]
     assert [m.in_deck for m in info.missions[:6]] == [True, True, True, False, False, False]
     assert not info.missions[12].in_deck  # three-continent missions only by option
     asia_africa = info.missions[9]
     assert [CLASSIC.continents[c].name for c in asia_africa.continents] == ["Asia", "Africa"]
-    allied = wire.rules_info(preset("allied_two_player"), 2)
+    allied = convert.rules_info(preset("allied_two_player"), 2)
     assert (allied.setup, allied.allied_army, allied.elimination_extra_trades) == ("allied_claim", True, True)
 
 

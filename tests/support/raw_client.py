@@ -14,7 +14,7 @@ import grpc
 
 from conquest.v1 import bot_pb2, bot_pb2_grpc, game_pb2
 from engine import Action, random_legal_action
-from server.play.wire import action_to_pb, legal_from_pb
+from server.play.convert import action_to_pb, legal_from_pb
 
 Response = bot_pb2.ConnectResponse
 
