@@ -1,6 +1,11 @@
 """Live play: bot sessions, the lobby and matchmaking, one runner per game, seats, clocks and the wire.
 
 A decision's path: ``stream`` reads it off the bot's gRPC stream, the game's ``runner`` has the engine
-judge and apply it, and ``wire`` writes the next request. Play never imports ``server.storage``: it talks
-to the small Protocols in ``server.play.ports``, which ``server.app`` wires to the database.
+judge and apply it (``convert`` turns the protobuf action into the engine's), and ``messages`` builds the
+next request, which ``wire`` writes in protobuf's wire format. Around the runner: ``event_log`` (what each
+seat has been sent), ``spectators``, ``results`` (GameOver and the stored result), ``replays`` (where
+finished games go), ``seats`` and ``clock``. Before a game: ``session`` (a connected bot), ``lobby``,
+``matchmaker`` and ``pairing``. ``offline`` plays SDK bots in-process through the same messages (for the
+bot benchmarks and tests). Play never imports ``server.storage``: it talks to the small Protocols in
+``server.play.ports``, which ``server.app`` wires to the database.
 """
