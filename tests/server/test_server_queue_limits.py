@@ -39,3 +39,17 @@ async def test_unknown_game_error_names_the_game(start_server) -> None:
     bots[0].send(decision=bot_pb2.Decision(game_id="not-a-game", request_id=1))
     error = (await bots[0].expect("error")).error
     assert (error.code, error.game_id, error.fatal) == ("unknown_game", "not-a-game", False)
+
+
+async def test_leaving_a_queue_never_joined_answers_not_joined(start_server) -> None:
+    """docs/protocol.md: "`LeaveQueue` of a queue you had not joined is not an error: it answers
+    `QueueStatus{joined: false}`" (issue 23: "`LeaveQueue` of a queue never joined answers
+    `QueueStatus{joined: false}`: undocumented")."""
+    server = await start_server()
+    bot = server.bot()
+    await bot.hello("never-joined")
+    bot.send(leave_queue=bot_pb2.LeaveQueue(queue="classic-3"))
+    reply = await bot.expect("queue_status", "error")
+    assert reply.WhichOneof("message") == "queue_status"
+    assert reply.queue_status.queue == "classic-3"
+    assert not reply.queue_status.joined
