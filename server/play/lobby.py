@@ -213,6 +213,18 @@ class Lobby:
                 runner.detach(seat)
         log.info("session_closed", bot=session.identity.name, session_id=session.session_id)
 
+    def close_bot_sessions(self, bot_id: int, code: str, message: str) -> int:
+        """End every open session of the registered bot ``bot_id`` at once (it was revoked, or its token
+        rotated) with a fatal ``Error{code}``: it leaves the queues, no appointment seats it, and its seats
+        go on by the disconnect rules (a reconnect within the grace takes them back, else they forfeit).
+        Returns how many sessions were closed."""
+        closing = [s for s in self.sessions if s.identity.bot_id == bot_id]
+        for session in closing:
+            session.error(code, message, fatal=True)
+            self.close_session(session)
+        log.info("bot_sessions_closed", bot_id=bot_id, code=code, sessions=len(closing))
+        return len(closing)
+
     # ------------------------------------------------------------------ games
 
     def appoint(self, appointment: Appointment) -> None:

@@ -806,7 +806,8 @@ class Error(_message.Message):
     FATAL_FIELD_NUMBER: _builtins.int
     GAME_ID_FIELD_NUMBER: _builtins.int
     code: _builtins.str
-    """Machine-readable kind: "bad_hello", "unknown_token", "token_required", "shutting_down" (fatal);
+    """Machine-readable kind: "bad_hello", "unknown_token", "rotated_token", "revoked_token" (also sent when
+    an open session's token is rotated or its bot revoked), "token_required", "shutting_down" (fatal);
     "unknown_queue", "unknown_game", "unexpected_hello", "empty_message", "seat_forfeited" (not fatal).
     """
     message: _builtins.str
