@@ -26,7 +26,7 @@ from server.play.runner import GameRunner
 from server.play.seats import HouseSeat, RemoteSeat, Seat, house_seats
 from server.play.session import PracticeAuthenticator, Session, check_hello
 from server.play.wire import rules_info
-from server.records import INITIAL, HelloError, Skill
+from server.records import INITIAL, NAME_RULE, HelloError, Identity, Skill, name_key
 
 log = structlog.get_logger("conquest.lobby")
 MATCH_RETRY_S = 1.0
@@ -113,6 +113,7 @@ class Lobby:
         try:
             capacity = check_hello(first.hello)
             identity = self.authenticator.authenticate(first.hello)
+            self._refuse_look_alike(identity)
         except HelloError as bad:
             return bot_pb2.Error(code=bad.code, message=str(bad), fatal=True)
         session = Session(identity, capacity, live_events=first.hello.live_events)
@@ -154,6 +155,25 @@ class Lobby:
             resumed=list(taken),
         )
         return session
+
+    def _refuse_look_alike(self, identity: Identity) -> None:
+        """A practice name may not look like the name of a bot connected now (``name_key``): nobody could
+        tell ``Alice`` from ``alice`` on the dashboard. (Registered names are unique in that form.)
+
+        Raises:
+            HelloError: ``name_taken``.
+        """
+        if identity.ranked:
+            return
+        key = name_key(identity.name)
+        for session in self.sessions:
+            other = session.identity.name
+            if other != identity.name and not session.closed and name_key(other) == key:
+                raise HelloError(
+                    "name_taken",
+                    f"{identity.name!r} is too like {other!r}, a bot connected now ({NAME_RULE}); choose "
+                    "another name",
+                )
 
     def handle(self, session: Session, request: bot_pb2.ConnectRequest) -> None:
         """One message from an open session that ``server.play.stream.read_stream`` did not hand to a game:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import grpc
+import pytest
 from arena_support import QUEUE, Player, admin
 
 from conquest.v1 import arena_pb2, bot_pb2
@@ -104,3 +106,23 @@ async def test_rotating_a_token_closes_the_old_tokens_sessions(start_arena) -> N
     finally:
         await alice.close()
         await bob.close()
+
+
+async def test_practice_bots_are_not_welcomed_under_a_look_alike_of_a_registered_name(start_arena) -> None:
+    """Issue 21, item 7: "Look-alike names: with `alice` registered, practice bots are welcomed as `Alice`,
+    `ALICE`, `alice.` and `alice_`, and appear beside the real one on the dashboard." To reach: "Names are
+    unique after case folding and punctuation (no `Alice` beside `alice`)"."""
+    server = await start_arena()
+    arena = server.arena()
+    await _register(arena, "alice")
+    for name in ("Alice", "ALICE", "alice.", "alice_"):
+        refused = await server.bot().hello(name)
+        assert refused.WhichOneof("message") == "error", name
+        assert (refused.error.code, refused.error.fatal) == ("name_taken", True)
+        assert f"{name!r} is too like the registered bot 'alice'" in refused.error.message
+    with pytest.raises(grpc.aio.AioRpcError) as taken:
+        await arena.RegisterBot(arena_pb2.RegisterBotRequest(name="ALICE"), metadata=admin())
+    assert taken.value.code() == grpc.StatusCode.ALREADY_EXISTS
+    assert "'ALICE' is too like the registered bot 'alice'" in taken.value.details()
+    assert [b.name for b in (await arena.ListBots(arena_pb2.ListBotsRequest())).bots] == ["alice"]
+    assert not server.lobby.sessions
