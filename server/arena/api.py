@@ -353,10 +353,11 @@ class Arena:
         store, challenges = self.store, self.challenges
         assert challenges is not None
         token = admin_token(metadata)
+        challenger = ""  # the admin's challenge is nobody's to withdraw
         if not store.is_admin(token):
-            await asyncio.to_thread(_check_bot_token, store, token, request.bots)
+            challenger = await asyncio.to_thread(_check_bot_token, store, token, request.bots)
         challenge_id, queue = await challenges.create(
-            list(request.bots), request.queue, request.rules, request.games
+            list(request.bots), request.queue, request.rules, request.games, challenger
         )
         return arena_pb2.CreateChallengeResponse(
             challenge_id=challenge_id, queue=queue.name, games=request.games or 1
@@ -433,8 +434,8 @@ async def _follow(runner: GameRunner, spectator: Spectator) -> AsyncGenerator[ar
         runner.unwatch(spectator)
 
 
-def _check_bot_token(store: Store, token: str, bots: Sequence[str]) -> None:
-    """A challenge by a bot's author: the token must be one of the named bots'.
+def _check_bot_token(store: Store, token: str, bots: Sequence[str]) -> str:
+    """A challenge by a bot's author: the token must be one of the named bots'; returns that bot's name.
 
     Raises:
         AdminTokenError: it is neither the admin token nor a named bot's token.
@@ -448,6 +449,7 @@ def _check_bot_token(store: Store, token: str, bots: Sequence[str]) -> None:
             "a challenge needs the admin token, or the token of one of the challenged bots, as "
             "'authorization: Bearer <token>'"
         )
+    return bot.name
 
 
 def _tournament(record: TournamentRecord, *, full: bool) -> arena_pb2.Tournament:

@@ -43,6 +43,11 @@ class Appointment:
     """Bot names in seat order."""
     on_over: Callable[[GameRunner], None] = lambda runner: None
     """Told once the game is over and recorded."""
+    owner: str = ""
+    """The bot that asked for it (a challenge made with a bot's token), if any: the appointment is
+    withdrawn when that bot has no open session left, so an absent bot keeps no one's slots."""
+    on_withdrawn: Callable[[str], None] = lambda why: None
+    """Told once if the appointment is withdrawn before its game started (why, in words)."""
 
 
 @functools.cache  # read from the installed package's metadata: ~1.5 ms, and every Hello is answered with it
@@ -231,6 +236,7 @@ class Lobby:
             held = runner.seats[seat] if runner is not None else None
             if runner is not None and isinstance(held, RemoteSeat) and held.connection is session:
                 runner.detach(seat)
+        self._withdraw_owned(session.identity)
         log.info("session_closed", bot=session.identity.name, session_id=session.session_id)
 
     def close_bot_sessions(self, bot_id: int, code: str, message: str) -> int:
@@ -251,6 +257,25 @@ class Lobby:
         """Start ``appointment``'s game as soon as its bots have free slots (now, if they have)."""
         self.appointments.append(appointment)
         self._seat_appointments()
+
+    def withdraw(self, appointment: Appointment, why: str) -> bool:
+        """Drop ``appointment`` if its game has not started (False if it has, or was dropped already): the
+        free slots it kept go back to the queues."""
+        if appointment not in self.appointments:
+            return False
+        self.appointments.remove(appointment)
+        appointment.on_withdrawn(why)
+        log.info("appointment_withdrawn", bots=list(appointment.bots), why=why)
+        named = {s for s in self.sessions if s.identity.name in appointment.bots}
+        for queue in sorted({q for s in named for q in s.queues}):
+            self._match(queue)
+        return True
+
+    def _withdraw_owned(self, identity: Identity) -> None:
+        """The bot's last session closed: withdraw the appointments it asked for."""
+        if identity.ranked and not self.connected(identity.name):
+            for appointment in [a for a in self.appointments if a.owner == identity.name]:
+                self.withdraw(appointment, f"{identity.name} disconnected")
 
     def connected(self, name: str) -> bool:
         """A bot of that name has an open session."""

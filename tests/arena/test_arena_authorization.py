@@ -4,10 +4,11 @@ challenges that reserve nothing, names that cannot be impersonated."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import grpc
 import pytest
-from arena_support import QUEUE, Player, admin
+from arena_support import QUEUE, Bot, Player, admin, until
 
 from conquest.v1 import arena_pb2, bot_pb2
 from server.play.seats import RemoteSeat
@@ -126,3 +127,101 @@ async def test_practice_bots_are_not_welcomed_under_a_look_alike_of_a_registered
     assert "'ALICE' is too like the registered bot 'alice'" in taken.value.details()
     assert [b.name for b in (await arena.ListBots(arena_pb2.ListBotsRequest())).bots] == ["alice"]
     assert not server.lobby.sessions
+
+
+def _bearer(token: str) -> tuple[tuple[str, str]]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+async def _seated(server, *names: str, other_than: str = "", timeout: float = 20) -> str:  # type: ignore[no-untyped-def]
+    """Wait until these bots play a game together (not ``other_than``); its id."""
+
+    def game() -> str:
+        games = server.lobby.runners.items()
+        return next((g for g, r in games if {s.name for s in r.seats} == set(names) and g != other_than), "")
+
+    await until(lambda: _ready(game()), timeout=timeout)
+    return game()
+
+
+async def _ready(value: object) -> bool:
+    return bool(value)
+
+
+async def test_a_challenger_that_goes_away_holds_none_of_its_rivals_slots(start_arena) -> None:
+    """Issue 21, item 6: "A bot can hold a rival's slots: it challenges the rival with only its own token
+    and disconnects; the rival fell from 7 games in 5 s to 1 game in 10 s." To reach: challenges are
+    "cancelled when the challenger goes away"."""
+    server = await start_arena()
+    arena = server.arena()
+    tokens = await _register(arena, "mallory", "bob", "carol")
+    bob = await Bot(server.port, tokens[1], 1).start()
+    carol = Player(server.port, token=tokens[2])  # answers nothing: the game lasts (seconds per request)
+    mallory = Player(server.port, token=tokens[0])
+    try:
+        for player in (mallory, carol):
+            assert (await player.connect()).WhichOneof("message") == "welcome"
+        carol.send(join_queue=bot_pb2.JoinQueue(queue=QUEUE))
+        bob.player.send(join_queue=bot_pb2.JoinQueue(queue=QUEUE))
+        first = await _seated(server, "bob", "carol")  # so the challenge waits for Bob's slot
+        await arena.CreateChallenge(
+            arena_pb2.CreateChallengeRequest(bots=["mallory", "bob"], queue=QUEUE, games=5),
+            metadata=_bearer(tokens[0]),
+        )
+        assert [a.bots for a in server.lobby.appointments] == [("mallory", "bob")]
+        await mallory.close()
+        await until(lambda: _ready(not server.lobby.connected("mallory")), timeout=10)
+        assert server.lobby.appointments == []
+        # Bob's slot is the queue's again: once the first game is over, Bob and Carol play on
+        second = await _seated(server, "bob", "carol", other_than=first, timeout=90)
+        assert second != first
+    finally:
+        await mallory.close()
+        await carol.close()
+        await bob.stop()
+
+
+async def test_open_challenges_are_bounded_per_bot_and_expire(start_arena) -> None:
+    """Issue 21, item 6, to reach: "Challenges reserve nothing a challenger can hold: bounded open
+    challenges per bot, expiry" (server.challenge_open_limit, server.challenge_expiry_ms)."""
+    server = await start_arena()
+    arena = server.arena()
+    tokens = await _register(arena, "alice", "bob", "carol")
+    alice = Player(server.port, token=tokens[0])  # answers nothing: its game lasts (seconds per request)
+    bob, carol = [await Bot(server.port, t, i).start() for i, t in enumerate(tokens[1:])]
+    try:
+        assert (await alice.connect()).WhichOneof("message") == "welcome"
+        alice.send(join_queue=bot_pb2.JoinQueue(queue=QUEUE, games=1))
+        carol.player.send(join_queue=bot_pb2.JoinQueue(queue=QUEUE, games=1))
+        await _seated(server, "alice", "carol")  # Alice is busy: a challenge naming her waits
+        config = server.lobby.config
+        server.lobby.config = dataclasses.replace(config, challenge_open_limit=2, challenge_expiry_ms=60_000)
+        for _ in range(2):
+            await arena.CreateChallenge(
+                arena_pb2.CreateChallengeRequest(bots=["bob", "alice"], queue=QUEUE, games=3),
+                metadata=admin(),
+            )
+        with pytest.raises(grpc.aio.AioRpcError) as bounded:
+            await arena.CreateChallenge(
+                arena_pb2.CreateChallengeRequest(bots=["alice", "bob"], queue=QUEUE), metadata=admin()
+            )
+        assert bounded.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "bot 'alice' is already named in 2 unfinished challenges" in bounded.value.details()
+        assert "at most 2 at once" in bounded.value.details()
+        assert len(server.lobby.appointments) == 2  # one game at a time per challenge
+        for appointment in list(server.lobby.appointments):  # nothing more waits for them
+            server.lobby.withdraw(appointment, "the test")
+        # expiry: a challenge game that cannot start is cancelled, and its bots' slots are free again
+        server.lobby.config = dataclasses.replace(config, challenge_expiry_ms=300)
+        await arena.CreateChallenge(
+            arena_pb2.CreateChallengeRequest(bots=["alice", "bob"], queue=QUEUE, games=3), metadata=admin()
+        )
+        assert [a.bots for a in server.lobby.appointments] == [("alice", "bob")]
+        await until(lambda: _ready(not server.lobby.appointments), timeout=10)
+        await arena.CreateChallenge(  # it is no longer open either
+            arena_pb2.CreateChallengeRequest(bots=["alice", "bob"], queue=QUEUE), metadata=admin()
+        )
+    finally:
+        await alice.close()
+        for bot in (bob, carol):
+            await bot.stop()
