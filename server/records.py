@@ -18,6 +18,20 @@ from typing import NamedTuple
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
 """The names a Hello may carry and a bot may be registered under."""
 
+NAME_RULE = "names are compared ignoring case and the punctuation '.', '_' and '-'"
+"""How ``name_key`` compares names, in the words error messages use."""
+
+_NAME_PUNCTUATION = re.compile(r"[_.\-]")
+
+
+def name_key(name: str) -> str:
+    """The form in which two bot names are the same name: case-folded, without '.', '_' and '-'.
+
+    ``Alice``, ``ALICE``, ``alice.`` and ``a_lice`` all give ``alice``: a registered name is unique in
+    this form, and a practice name may not look like a registered bot's or another connected bot's.
+    """
+    return _NAME_PUNCTUATION.sub("", name).casefold()
+
 
 def identity_key(bot_id: int | None, name: str) -> str:
     """``Identity.key`` of a registered bot, or of a practice player (no bot id) by name."""

@@ -165,14 +165,34 @@ class Arena:
         registration = self.store.register_bot(name, admin_token=admin)
         return arena_pb2.RegisterBotResponse(bot=_bot(registration.bot), token=registration.token)
 
-    def rotate_token(self, name: str, admin: str) -> arena_pb2.RotateTokenResponse:
+    async def rotate_token(self, name: str, admin: str) -> arena_pb2.RotateTokenResponse:
+        """A new token; the sessions opened with the old one are closed at once (``rotated_token``): the bot
+        takes its seats back by reconnecting with the new token within the reconnect grace."""
         _check_name(name, "RotateTokenRequest.name", "alice")
-        registration = self.store.rotate_token(name, admin_token=admin)
+        store = self.store
+        registration = await asyncio.to_thread(lambda: store.rotate_token(name, admin_token=admin))
+        grace_s = max(q.time_control.reconnect_grace_ms for q in self.lobby.config.queues) / 1000
+        self.lobby.close_bot_sessions(
+            registration.bot.id,
+            "rotated_token",
+            f"the organizer gave bot {name!r} a new token, so this session (opened with the old one) is "
+            f"closed; reconnect with the new token within {grace_s:g} s to take your seats back",
+        )
         return arena_pb2.RotateTokenResponse(bot=_bot(registration.bot), token=registration.token)
 
-    def revoke_bot(self, name: str, admin: str) -> arena_pb2.RevokeBotResponse:
+    async def revoke_bot(self, name: str, admin: str) -> arena_pb2.RevokeBotResponse:
+        """Revoke a bot and close its sessions at once (``revoked_token``): it is seated in no new game, and
+        its running games go on without it (its seats forfeit once the reconnect grace is over)."""
         _check_name(name, "RevokeBotRequest.name", "alice")
-        return arena_pb2.RevokeBotResponse(bot=_bot(self.store.revoke_bot(name, admin_token=admin)))
+        store = self.store
+        bot = await asyncio.to_thread(lambda: store.revoke_bot(name, admin_token=admin))
+        self.lobby.close_bot_sessions(
+            bot.id,
+            "revoked_token",
+            f"the organizer revoked bot {name!r}: this session is closed, its token no longer works and "
+            "its running games go on without it. Ask the organizer to register the bot again",
+        )
+        return arena_pb2.RevokeBotResponse(bot=_bot(bot))
 
     def list_bots(self) -> arena_pb2.ListBotsResponse:
         return arena_pb2.ListBotsResponse(bots=[_bot(b) for b in self.store.bots()])
@@ -333,10 +353,11 @@ class Arena:
         store, challenges = self.store, self.challenges
         assert challenges is not None
         token = admin_token(metadata)
+        challenger = ""  # the admin's challenge is nobody's to withdraw
         if not store.is_admin(token):
-            await asyncio.to_thread(_check_bot_token, store, token, request.bots)
+            challenger = await asyncio.to_thread(_check_bot_token, store, token, request.bots)
         challenge_id, queue = await challenges.create(
-            list(request.bots), request.queue, request.rules, request.games
+            list(request.bots), request.queue, request.rules, request.games, challenger
         )
         return arena_pb2.CreateChallengeResponse(
             challenge_id=challenge_id, queue=queue.name, games=request.games or 1
@@ -413,8 +434,8 @@ async def _follow(runner: GameRunner, spectator: Spectator) -> AsyncGenerator[ar
         runner.unwatch(spectator)
 
 
-def _check_bot_token(store: Store, token: str, bots: Sequence[str]) -> None:
-    """A challenge by a bot's author: the token must be one of the named bots'.
+def _check_bot_token(store: Store, token: str, bots: Sequence[str]) -> str:
+    """A challenge by a bot's author: the token must be one of the named bots'; returns that bot's name.
 
     Raises:
         AdminTokenError: it is neither the admin token nor a named bot's token.
@@ -428,6 +449,7 @@ def _check_bot_token(store: Store, token: str, bots: Sequence[str]) -> None:
             "a challenge needs the admin token, or the token of one of the challenged bots, as "
             "'authorization: Bearer <token>'"
         )
+    return bot.name
 
 
 def _tournament(record: TournamentRecord, *, full: bool) -> arena_pb2.Tournament:

@@ -30,7 +30,14 @@ from server.ops.config import QueueConfig, ServerConfig, TimeControl
 from server.play.lobby import Appointment, Lobby
 from server.play.runner import SHUTDOWN, GameRunner
 from server.records import NAME_PATTERN
-from server.storage import InvalidInputError, NotFoundError, StorageError, Store, TournamentRecord
+from server.storage import (
+    InvalidInputError,
+    NotFoundError,
+    QuotaExceededError,
+    StorageError,
+    Store,
+    TournamentRecord,
+)
 
 log = structlog.get_logger("conquest.competitions")
 
@@ -61,15 +68,36 @@ def game_queue(config: ServerConfig, queue: str, rules: str, field: str) -> Queu
     return QueueConfig(f"challenge-{rules}", chosen, min(chosen.player_counts()), like.time_control)
 
 
+@dataclasses.dataclass(eq=False)
+class Challenge:
+    """A challenge being played: its games are appointed one after another."""
+
+    id: int
+    queue: QueueConfig
+    bots: tuple[str, ...]
+    games_left: int
+    """Games not appointed yet."""
+    challenger: str
+    """The bot whose token asked for it ("" for the admin): the challenge ends if it goes away."""
+
+
 class Challenges:
+    """Challenges reserve nothing a challenger can hold: a bot is named in at most
+    ``server.challenge_open_limit`` unfinished challenges; a challenge's games are appointed one at a time,
+    each cancelled with the rest of the challenge if it has not started ``server.challenge_expiry_ms`` after
+    it was appointed, or once the challenging bot has no open session left."""
+
     def __init__(self, lobby: Lobby, store: Store) -> None:
         self.lobby = lobby
         self.store = store
+        self.open: dict[int, Challenge] = {}
+        """Unfinished challenges by id."""
 
     async def create(
-        self, bots: Sequence[str], queue: str, rules: str, games: int
+        self, bots: Sequence[str], queue: str, rules: str, games: int, challenger: str = ""
     ) -> tuple[int, QueueConfig]:
         """Check, record (quota) and appoint a challenge; returns its id and the queue its games use.
+        ``challenger``: the bot whose token asked for it ("" for the admin).
 
         Raises:
             InvalidInputError, NotFoundError, NotConnectedError, QuotaExceededError.
@@ -99,6 +127,15 @@ class Challenges:
                     "(it is seated when it has a free game slot); try again once it is"
                 )
         server = self.lobby.config
+        for name in bots:
+            waiting = [c.id for c in self.open.values() if name in c.bots]
+            if len(waiting) >= server.challenge_open_limit:
+                raise QuotaExceededError(
+                    f"bot {name!r} is already named in {len(waiting)} unfinished challenges "
+                    f"({', '.join(map(str, sorted(waiting)))}; at most {server.challenge_open_limit} at "
+                    "once): try again once one is played out, or has expired "
+                    f"({server.challenge_expiry_ms / 1000:g} s after its next game was due)"
+                )
         challenge_id = await asyncio.to_thread(
             lambda: self.store.create_challenge(
                 bots,
@@ -109,10 +146,48 @@ class Challenges:
             )
         )
         played = dataclasses.replace(config, players=len(bots), rated=False)
-        for _ in range(games):
-            self.lobby.appoint(Appointment(played, tuple(bots)))
         log.info("challenge_created", challenge=challenge_id, bots=list(bots), queue=config.name, games=games)
+        challenge = Challenge(challenge_id, played, tuple(bots), games, challenger)
+        self.open[challenge_id] = challenge
+        if challenger and not self.lobby.connected(challenger):  # it left while the quota was counted
+            self._end(challenge, f"{challenger} disconnected")
+        else:
+            self._appoint_next(challenge)
         return challenge_id, played
+
+    def _appoint_next(self, challenge: Challenge) -> None:
+        if challenge.games_left == 0 or not self.lobby.accepting:
+            self._end(challenge, "")
+            return
+        challenge.games_left -= 1
+
+        def over(runner: GameRunner) -> None:
+            if runner.reason == SHUTDOWN:
+                self._end(challenge, "the server is shutting down")
+            else:
+                self._appoint_next(challenge)
+
+        appointment = Appointment(
+            challenge.queue,
+            challenge.bots,
+            over,
+            owner=challenge.challenger,
+            on_withdrawn=lambda why: self._end(challenge, why),
+        )
+        expiry_s = self.lobby.config.challenge_expiry_ms / 1000
+        asyncio.get_running_loop().call_later(
+            expiry_s, self.lobby.withdraw, appointment, f"its game did not start within {expiry_s:g} s"
+        )  # a no-op once the game has started
+        self.lobby.appoint(appointment)
+
+    def _end(self, challenge: Challenge, why: str) -> None:
+        """The challenge is played out (``why`` empty) or cancelled (why, in words)."""
+        if self.open.pop(challenge.id, None) is None:
+            return
+        if why:
+            log.info("challenge_cancelled", challenge=challenge.id, why=why)
+        else:
+            log.info("challenge_finished", challenge=challenge.id)
 
 
 class TournamentDirector:

@@ -77,12 +77,20 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     async def RotateToken(
         self, request: arena_pb2.RotateTokenRequest, context: Context
     ) -> arena_pb2.RotateTokenResponse:
-        return await self._admin(context, self.arena.rotate_token, request.name)
+        try:  # on the event loop: it closes the bot's sessions too (the store's work goes to a thread)
+            token = admin_token(context.invocation_metadata() or ())
+            return await self.arena.rotate_token(request.name, token)
+        except StorageError as error:
+            await _abort(context, error)
 
     async def RevokeBot(
         self, request: arena_pb2.RevokeBotRequest, context: Context
     ) -> arena_pb2.RevokeBotResponse:
-        return await self._admin(context, self.arena.revoke_bot, request.name)
+        try:  # on the event loop: it closes the bot's sessions too (the store's work goes to a thread)
+            token = admin_token(context.invocation_metadata() or ())
+            return await self.arena.revoke_bot(request.name, token)
+        except StorageError as error:
+            await _abort(context, error)
 
     async def ListBots(
         self, request: arena_pb2.ListBotsRequest, context: Context

@@ -76,9 +76,7 @@ def ladder(database_url: str, address: str, games: int, replay_dir: Path, dashbo
     web dashboard on ``dashboard_port`` (0: none)."""
     admin_token = secrets.token_urlsafe(16)  # this run's own: only the demo registers bots here
     store = Store.open(database_url, admin_token=admin_token)
-    entrants = parse_entrants(LADDER_BOTS)
-    for entrant in entrants:
-        entrant.command = f"{entrant.command} --token={{token}}"  # a token may start with "-"
+    entrants = parse_entrants(LADDER_BOTS)  # the sample bots read their token from $CONQUEST_TOKEN
     return Ladder(
         entrants,
         match_rules(len(entrants)),

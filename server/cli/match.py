@@ -38,7 +38,10 @@ from server.storage import Store
 from server.web.dashboard import start_dashboard
 
 QUEUE = "match"
-PLACEHOLDERS = ("{address}", "{name}", "{queue}", "{capacity}", "{token}")
+PLACEHOLDERS = ("{address}", "{name}", "{queue}", "{capacity}")
+TOKEN_VARIABLE = "CONQUEST_TOKEN"
+"""A registered bot's token reaches its process in this environment variable, never on its command line
+(which every local user can read with ``ps``); the SDK and the starter kits read it."""
 STOP_GRACE_S = 5.0
 """How long a bot gets to exit after SIGTERM before it is killed."""
 TAIL_LINES = 12
@@ -94,6 +97,13 @@ def parse_entrants(specs: Sequence[str]) -> list[Entrant]:
                     f"{spec!r}: no house policy {kind!r}; use {', '.join(sorted(HOUSE_POLICIES))}"
                 )
             house_kinds.append(kind)
+        elif "{token}" in spec:
+            raise MatchError(
+                f"{spec!r}: {{token}} is not a placeholder, since a command line is visible to every "
+                "local user (ps): a registered bot's token is passed in the environment variable "
+                f"{TOKEN_VARIABLE}, which the SDK and the starter kits read; remove {{token}} from the "
+                "command"
+            )
         elif "{address}" in spec:
             commands.append((spec, _command_name(spec), spec))
         else:
@@ -187,7 +197,7 @@ class Match:
     address: str = "127.0.0.1:0"
     queue_name: str = QUEUE
     tokens: dict[str, str] = field(default_factory=dict)
-    """Each registered bot's token, by name, for the ``{token}`` placeholder."""
+    """Each registered bot's token, by name: its process gets it in ``$CONQUEST_TOKEN``."""
     dashboard_port: int = 0
     """Serve the web dashboard over HTTP on this port while the match runs; 0: none."""
     finished: int = 0
@@ -238,8 +248,10 @@ class Match:
             "{name}": entrant.name,
             "{queue}": self.queue_name,
             "{capacity}": str(self.parallel),
-            "{token}": self.tokens.get(entrant.name, ""),
         }
+        env = {k: v for k, v in os.environ.items() if k != TOKEN_VARIABLE}  # a practice bot plays by name
+        if entrant.name in self.tokens:
+            env[TOKEN_VARIABLE] = self.tokens[entrant.name]
         command = entrant.command
         for placeholder, value in values.items():
             command = command.replace(placeholder, shlex.quote(value))
@@ -247,7 +259,12 @@ class Match:
         entrant.log.parent.mkdir(parents=True, exist_ok=True)
         with entrant.log.open("wb") as log:  # the child keeps its own copy of the descriptor
             entrant.process = await asyncio.create_subprocess_shell(
-                command, stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True
+                command,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+                env=env,
             )
 
     def _missing(self, lobby: Lobby) -> list[Entrant]:

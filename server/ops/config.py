@@ -14,6 +14,8 @@ A config file looks like this (every key optional; the values shown are the defa
     admin_token = ""             # needed by the Arena API's register/rotate/revoke; "" turns them off
     challenge_quota = 20         # challenge games a bot may be named in per challenge period
     challenge_period_ms = 86400000  # the rolling window of that quota (one day)
+    challenge_open_limit = 3     # unfinished challenges a bot may be named in at once
+    challenge_expiry_ms = 120000 # a challenge game not started this long after it is due is cancelled
 
     [time_control]               # defaults for every queue
     decision_ms = 1000
@@ -137,6 +139,11 @@ class ServerConfig:
     """Challenge games a bot may be named in per ``challenge_period_ms`` (CreateChallenge)."""
     challenge_period_ms: int = 86_400_000
     """The rolling window of the challenge quota, in milliseconds."""
+    challenge_open_limit: int = 3
+    """Unfinished challenges a bot may be named in at once; CreateChallenge refuses one more."""
+    challenge_expiry_ms: int = 120_000
+    """How long a challenge's next game waits for its bots' free slots (keeping the slots it has from the
+    queues meanwhile), in milliseconds; then the rest of the challenge is cancelled."""
     queues: tuple[QueueConfig, ...] = field(default_factory=default_queues)
 
     def queue(self, name: str) -> QueueConfig | None:
@@ -155,6 +162,8 @@ _SERVER_KEYS = {
     "admin_token",
     "challenge_quota",
     "challenge_period_ms",
+    "challenge_open_limit",
+    "challenge_expiry_ms",
 }
 _TOP_KEYS = {"server", "time_control", "queues"}
 _QUEUE_KEYS = {"rules", "players", "rules_options", "time_control"}
@@ -282,6 +291,8 @@ def parse_config(data: dict[str, Any]) -> ServerConfig:
         admin_token=_typed(server, "admin_token", str, defaults.admin_token, "server"),
         challenge_quota=_count(server, "challenge_quota", defaults.challenge_quota, "server"),
         challenge_period_ms=_count(server, "challenge_period_ms", defaults.challenge_period_ms, "server"),
+        challenge_open_limit=_count(server, "challenge_open_limit", defaults.challenge_open_limit, "server"),
+        challenge_expiry_ms=_count(server, "challenge_expiry_ms", defaults.challenge_expiry_ms, "server"),
         queues=queues,
     )
 

@@ -26,7 +26,7 @@ from server.play.replays import ReplayWriter
 from server.play.runner import GameRunner
 from server.play.seats import HouseSeat, RemoteSeat, Seat, house_seats
 from server.play.session import PracticeAuthenticator, Session, check_hello
-from server.records import INITIAL, HelloError, Skill
+from server.records import INITIAL, NAME_RULE, HelloError, Identity, Skill, name_key
 
 log = structlog.get_logger("conquest.lobby")
 MATCH_RETRY_S = 1.0
@@ -43,6 +43,11 @@ class Appointment:
     """Bot names in seat order."""
     on_over: Callable[[GameRunner], None] = lambda runner: None
     """Told once the game is over and recorded."""
+    owner: str = ""
+    """The bot that asked for it (a challenge made with a bot's token), if any: the appointment is
+    withdrawn when that bot has no open session left, so an absent bot keeps no one's slots."""
+    on_withdrawn: Callable[[str], None] = lambda why: None
+    """Told once if the appointment is withdrawn before its game started (why, in words)."""
 
 
 @functools.cache  # read from the installed package's metadata: ~1.5 ms, and every Hello is answered with it
@@ -113,6 +118,7 @@ class Lobby:
         try:
             capacity = check_hello(first.hello)
             identity = self.authenticator.authenticate(first.hello)
+            self._refuse_look_alike(identity)
         except HelloError as bad:
             return bot_pb2.Error(code=bad.code, message=str(bad), fatal=True)
         session = Session(identity, capacity, live_events=first.hello.live_events)
@@ -154,6 +160,25 @@ class Lobby:
             resumed=list(taken),
         )
         return session
+
+    def _refuse_look_alike(self, identity: Identity) -> None:
+        """A practice name may not look like the name of a bot connected now (``name_key``): nobody could
+        tell ``Alice`` from ``alice`` on the dashboard. (Registered names are unique in that form.)
+
+        Raises:
+            HelloError: ``name_taken``.
+        """
+        if identity.ranked:
+            return
+        key = name_key(identity.name)
+        for session in self.sessions:
+            other = session.identity.name
+            if other != identity.name and not session.closed and name_key(other) == key:
+                raise HelloError(
+                    "name_taken",
+                    f"{identity.name!r} is too like {other!r}, a bot connected now ({NAME_RULE}); choose "
+                    "another name",
+                )
 
     def handle(self, session: Session, request: bot_pb2.ConnectRequest) -> None:
         """One message from an open session that ``server.play.stream.read_stream`` did not hand to a game:
@@ -211,7 +236,20 @@ class Lobby:
             held = runner.seats[seat] if runner is not None else None
             if runner is not None and isinstance(held, RemoteSeat) and held.connection is session:
                 runner.detach(seat)
+        self._withdraw_owned(session.identity)
         log.info("session_closed", bot=session.identity.name, session_id=session.session_id)
+
+    def close_bot_sessions(self, bot_id: int, code: str, message: str) -> int:
+        """End every open session of the registered bot ``bot_id`` at once (it was revoked, or its token
+        rotated) with a fatal ``Error{code}``: it leaves the queues, no appointment seats it, and its seats
+        go on by the disconnect rules (a reconnect within the grace takes them back, else they forfeit).
+        Returns how many sessions were closed."""
+        closing = [s for s in self.sessions if s.identity.bot_id == bot_id]
+        for session in closing:
+            session.error(code, message, fatal=True)
+            self.close_session(session)
+        log.info("bot_sessions_closed", bot_id=bot_id, code=code, sessions=len(closing))
+        return len(closing)
 
     # ------------------------------------------------------------------ games
 
@@ -219,6 +257,25 @@ class Lobby:
         """Start ``appointment``'s game as soon as its bots have free slots (now, if they have)."""
         self.appointments.append(appointment)
         self._seat_appointments()
+
+    def withdraw(self, appointment: Appointment, why: str) -> bool:
+        """Drop ``appointment`` if its game has not started (False if it has, or was dropped already): the
+        free slots it kept go back to the queues."""
+        if appointment not in self.appointments:
+            return False
+        self.appointments.remove(appointment)
+        appointment.on_withdrawn(why)
+        log.info("appointment_withdrawn", bots=list(appointment.bots), why=why)
+        named = {s for s in self.sessions if s.identity.name in appointment.bots}
+        for queue in sorted({q for s in named for q in s.queues}):
+            self._match(queue)
+        return True
+
+    def _withdraw_owned(self, identity: Identity) -> None:
+        """The bot's last session closed: withdraw the appointments it asked for."""
+        if identity.ranked and not self.connected(identity.name):
+            for appointment in [a for a in self.appointments if a.owner == identity.name]:
+                self.withdraw(appointment, f"{identity.name} disconnected")
 
     def connected(self, name: str) -> bool:
         """A bot of that name has an open session."""

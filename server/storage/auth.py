@@ -6,14 +6,24 @@ through ``server.records`` only; ``server.app`` hands them to the lobby.
 from __future__ import annotations
 
 from conquest.v1 import bot_pb2
-from server.records import INITIAL, HelloError, Identity, Skill, bot_identity, identity_key, practice_identity
-from server.storage.errors import NotFoundError, RevokedTokenError, RotatedTokenError, UnknownTokenError
+from server.records import (
+    INITIAL,
+    NAME_RULE,
+    HelloError,
+    Identity,
+    Skill,
+    bot_identity,
+    identity_key,
+    practice_identity,
+)
+from server.storage.errors import RevokedTokenError, RotatedTokenError, UnknownTokenError
 from server.storage.store import Store
 
 
 class StoreAuthenticator:
     """A Hello with a token plays ranked as its registered bot. With ``allow_practice``, a Hello without
-    a token plays unranked under its name, unless that name belongs to a registered bot."""
+    a token plays unranked under its name, unless that name belongs to a registered bot or looks like one
+    (``server.records.name_key``)."""
 
     def __init__(self, store: Store, *, allow_practice: bool = False) -> None:
         self.store = store
@@ -39,14 +49,19 @@ class StoreAuthenticator:
                 "this server plays registered bots only: send Hello.token (the organizer registers your bot "
                 "and gives you its token)",
             )
-        try:
-            self.store.bot(hello.name)
-        except NotFoundError:
+        holder = self.store.look_alike(hello.name)
+        if holder is None:
             return practice_identity(hello.name)
+        if holder.name == hello.name:
+            raise HelloError(
+                "name_taken",
+                f"{hello.name!r} is a registered bot: connect with its token, or choose another name to play "
+                "unranked practice games",
+            )
         raise HelloError(
             "name_taken",
-            f"{hello.name!r} is a registered bot: connect with its token, or choose another name to play "
-            "unranked practice games",
+            f"{hello.name!r} is too like the registered bot {holder.name!r} ({NAME_RULE}): connect with its "
+            "token if it is yours, or choose another name to play unranked practice games",
         )
 
 

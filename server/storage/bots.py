@@ -9,7 +9,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from server.records import NAME_PATTERN
+from server.records import NAME_PATTERN, NAME_RULE, name_key
 from server.storage.database import Database, utc_now
 from server.storage.errors import (
     AdminTokenError,
@@ -72,7 +72,8 @@ class BotStore(Database):
         """Register a bot; the returned token is shown once.
 
         Raises:
-            AdminTokenError, InvalidInputError (bad name), AlreadyExistsError (name taken).
+            AdminTokenError, InvalidInputError (bad name), AlreadyExistsError (the name, or one that differs
+            only in case and '.', '_', '-', is taken).
         """
         self._check_admin(admin_token)
         if not NAME_PATTERN.fullmatch(name):  # the names a Hello may carry
@@ -82,9 +83,17 @@ class BotStore(Database):
         token = new_token()
 
         def register(session: Session) -> Bot:
-            if session.scalar(select(BotRow.id).where(BotRow.name == name)) is not None:
+            holder = session.scalar(select(BotRow.name).where(BotRow.name_key == name_key(name)))
+            if holder == name:
                 raise AlreadyExistsError(f"a bot named {name!r} is already registered; choose another name")
-            row = BotRow(name=name, token_hash=hash_token(token), created_at=utc_now())
+            if holder is not None:
+                raise AlreadyExistsError(
+                    f"bot name {name!r} is too like the registered bot {holder!r} ({NAME_RULE}); choose "
+                    "another name"
+                )
+            row = BotRow(
+                name=name, name_key=name_key(name), token_hash=hash_token(token), created_at=utc_now()
+            )
             session.add(row)
             session.flush()
             return _bot(row)
@@ -93,7 +102,8 @@ class BotStore(Database):
             return Registration(self._write(register), token)
         except IntegrityError:  # registered by someone else between our check and insert
             raise AlreadyExistsError(
-                f"a bot named {name!r} is already registered; choose another name"
+                f"a bot named {name!r}, or one too like it ({NAME_RULE}), is already registered; choose "
+                "another name"
             ) from None
 
     def rotate_token(self, name: str, *, admin_token: str) -> Registration:
@@ -167,6 +177,16 @@ class BotStore(Database):
             )
 
         return self._read(find)
+
+    def look_alike(self, name: str) -> Bot | None:
+        """The registered bot whose name is ``name`` up to case and '.', '_', '-' (``server.records.
+        name_key``), if any."""
+        key = name_key(name)
+        return self._read(
+            lambda session: next(
+                (_bot(r) for r in session.scalars(select(BotRow).where(BotRow.name_key == key))), None
+            )
+        )
 
     def bot(self, name: str) -> Bot:
         """Raises: NotFoundError."""

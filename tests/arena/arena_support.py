@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 
+import grpc
 from live_server import no_timebank
 from raw_client import RawBot
 
@@ -66,3 +68,41 @@ async def play_game(port: int, tokens: list[str], queue: str = QUEUE) -> bot_pb2
 def admin(token: str = ADMIN) -> tuple[tuple[str, str]]:
     """Request metadata carrying an admin token."""
     return (("authorization", f"Bearer {token}"),)
+
+
+class Bot:
+    """A registered bot that stays connected and answers every request of every game it is seated in."""
+
+    def __init__(self, port: int, token: str, seed: int) -> None:
+        self.player = Player(port, token=token, seed=seed)
+        self.games: list[str] = []
+        self.task: asyncio.Task[None] | None = None
+
+    async def start(self) -> Bot:
+        assert (await self.player.connect()).WhichOneof("message") == "welcome"
+        self.task = asyncio.create_task(self._answer())
+        return self
+
+    async def _answer(self) -> None:
+        with contextlib.suppress(EOFError):  # the server closed the stream
+            while True:
+                message = await self.player.next(timeout=3600)
+                kind = message.WhichOneof("message")
+                if kind == "game_over":
+                    self.games.append(message.game_over.game_id)
+                elif kind == "decision_request":
+                    self.player.answer_randomly(message.decision_request, self.player.rng)
+
+    async def stop(self) -> None:
+        await self.player.close()  # first: a read the task is waiting in then ends at once
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
+                await self.task
+
+
+async def until(condition, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
+    """Poll the async ``condition`` every 0.1 s until it holds (TimeoutError after ``timeout`` s)."""
+    async with asyncio.timeout(timeout):
+        while not await condition():
+            await asyncio.sleep(0.1)

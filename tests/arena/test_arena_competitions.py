@@ -4,12 +4,9 @@ resumable after a restart", and the test list's "a tournament survives a restart
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-
 import grpc
 import pytest
-from arena_support import QUEUE, Player, admin
+from arena_support import QUEUE, Bot, admin, until
 
 from conquest.v1 import arena_pb2
 from server.arena.tournaments import game_points
@@ -21,43 +18,6 @@ async def _register(arena, *names: str) -> list[str]:  # type: ignore[no-untyped
     return [
         (await arena.RegisterBot(arena_pb2.RegisterBotRequest(name=n), metadata=admin())).token for n in names
     ]
-
-
-class Bot:
-    """A registered bot that stays connected and answers every request of every game it is seated in."""
-
-    def __init__(self, port: int, token: str, seed: int) -> None:
-        self.player = Player(port, token=token, seed=seed)
-        self.games: list[str] = []
-        self.task: asyncio.Task[None] | None = None
-
-    async def start(self) -> Bot:
-        assert (await self.player.connect()).WhichOneof("message") == "welcome"
-        self.task = asyncio.create_task(self._answer())
-        return self
-
-    async def _answer(self) -> None:
-        with contextlib.suppress(EOFError):  # the server closed the stream
-            while True:
-                message = await self.player.next(timeout=3600)
-                kind = message.WhichOneof("message")
-                if kind == "game_over":
-                    self.games.append(message.game_over.game_id)
-                elif kind == "decision_request":
-                    self.player.answer_randomly(message.decision_request, self.player.rng)
-
-    async def stop(self) -> None:
-        await self.player.close()  # first: a read the task is waiting in then ends at once
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
-                await self.task
-
-
-async def _until(condition, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
-    async with asyncio.timeout(timeout):
-        while not await condition():
-            await asyncio.sleep(0.1)
 
 
 async def test_challenge_plays_unrated_games_between_the_named_bots(start_arena) -> None:
@@ -77,7 +37,7 @@ async def test_challenge_plays_unrated_games_between_the_named_bots(start_arena)
         async def played() -> bool:
             return all(len(b.games) == 2 for b in bots)
 
-        await _until(played)
+        await until(played)
         games = (await arena.ListGames(arena_pb2.ListGamesRequest(bot="alice"))).games
         assert len(games) == 2 and not any(g.rated for g in games)
         assert all({s.name for s in g.seats} == {"alice", "bob"} for g in games)
@@ -163,7 +123,7 @@ async def test_a_tournament_survives_a_restart_mid_way(start_arena) -> None:
         cup = (await arena.GetTournament(arena_pb2.GetTournamentRequest(name="cup"))).tournament
         return all(t.game_id for t in cup.rounds[0].tables)
 
-    await _until(round_one_played)
+    await until(round_one_played)
     before = (await arena.GetTournament(arena_pb2.GetTournamentRequest(name="cup"))).tournament
     for bot in bots:
         await bot.stop()
@@ -178,7 +138,7 @@ async def test_a_tournament_survives_a_restart_mid_way(start_arena) -> None:
             cup = (await arena.GetTournament(arena_pb2.GetTournamentRequest(name="cup"))).tournament
             return cup.finished_at_ms > 0
 
-        await _until(finished, 120)
+        await until(finished, 120)
     finally:
         for bot in bots:
             await bot.stop()

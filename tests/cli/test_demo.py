@@ -4,13 +4,17 @@ live results printed")."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from server.cli import demo
 from server.cli.main import main
+from server.cli.match import MatchError, parse_entrants
 
 
 def _games_by_bot(output: str) -> dict[str, int]:
@@ -44,3 +48,55 @@ def test_demo_runs_a_rated_ladder_that_persists_between_runs(
 def test_demo_names_an_unusable_database(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--address", "127.0.0.1:0", "--database-url", "nosuchdb://x", "--games", "1"]) == 2
     assert "cannot open the database nosuchdb://x" in capsys.readouterr().err
+
+
+def _command_lines() -> dict[int, str]:
+    """Every process's command line, as ``ps`` shows it to any local user."""
+    lines = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):  # gone meanwhile
+                lines[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    return lines
+
+
+def test_demo_passes_tokens_in_the_environment_never_on_a_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 21, item 8: "`conquest demo` (what `make run` starts) hands each bot its token on the command
+    line, visible to any local user in `ps`." To reach: "tokens never travel on a command line"."""
+    tokens: list[str] = []
+    seen: list[dict[int, str]] = []
+    register = demo.register_bots
+
+    def spied_register(*args: Any) -> dict[str, str]:
+        issued = register(*args)
+        tokens.extend(issued.values())
+        return issued
+
+    game_over = demo.Ladder._game_over
+
+    def spied_game_over(self: demo.Ladder, runner: Any) -> None:  # the bot processes are running now
+        seen.append(_command_lines())
+        game_over(self, runner)
+
+    monkeypatch.setattr(demo, "register_bots", spied_register)
+    monkeypatch.setattr(demo.Ladder, "_game_over", spied_game_over)
+    database = f"sqlite:///{tmp_path / 'ladder.sqlite3'}"
+    args = ["demo", "--address", "127.0.0.1:0", "--database-url", database, "--replay-dir", str(tmp_path)]
+    assert main([*args, "--dashboard-port", "0", "--games", "1"]) == 0
+    # the bots connected with their tokens: the game was rated
+    assert _games_by_bot(capsys.readouterr().out) == dict.fromkeys(
+        ("strategist", "aggressive", "aggressive-2", "random"), 1
+    )
+    assert len(tokens) == 4 and seen
+    bot_lines = [line for line in seen[0].values() if "conquest_bots" in line]
+    assert len(bot_lines) >= 4, seen[0]
+    leaked = [line for line in seen[0].values() for token in tokens if token in line]
+    assert leaked == []
+
+
+def test_match_refuses_a_token_placeholder() -> None:
+    """Issue 21, item 8: a `{token}` in a `conquest match` command would put a token on a command line."""
+    with pytest.raises(MatchError, match=r"environment variable CONQUEST_TOKEN.*remove \{token\}"):
+        parse_entrants(["random", "./bot --address {address} --token {token}"])

@@ -202,7 +202,9 @@ class Hello(_message.Message):
     allows practice play.
     """
     name: _builtins.str
-    """Display name when no token is given (1-32 letters, digits, '-', '_', '.')."""
+    """Display name when no token is given (1-32 letters, digits, '-', '_', '.'); refused ("name_taken")
+    if, ignoring case and '.', '_', '-', it is a registered bot's or another connected bot's.
+    """
     client_name: _builtins.str
     """Name of the client library, e.g. "conquest-python-sdk"."""
     client_version: _builtins.str
@@ -806,7 +808,9 @@ class Error(_message.Message):
     FATAL_FIELD_NUMBER: _builtins.int
     GAME_ID_FIELD_NUMBER: _builtins.int
     code: _builtins.str
-    """Machine-readable kind: "bad_hello", "unknown_token", "token_required", "shutting_down" (fatal);
+    """Machine-readable kind: "bad_hello", "unknown_token", "rotated_token", "revoked_token" (also sent when
+    an open session's token is rotated or its bot revoked), "token_required", "name_taken" (a practice
+    name like a registered or connected bot's, ignoring case and '.', '_', '-'), "shutting_down" (fatal);
     "unknown_queue", "unknown_game", "unexpected_hello", "empty_message", "seat_forfeited" (not fatal).
     """
     message: _builtins.str
