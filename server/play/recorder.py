@@ -137,8 +137,12 @@ class Recorder:
                 lines = [json.dumps(header, separators=(",", ":"))] if header is not None else []
                 if actions:
                     lines.append(_encode(actions))
-                with self._live_path(game_id).open("a") as record:
-                    record.write("".join(line + "\n" for line in lines))
+                # os.open, not open(): no buffered text stack built per game and batch, just one append
+                fd = os.open(self._live_path(game_id), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    os.write(fd, "".join(line + "\n" for line in lines).encode())
+                finally:
+                    os.close(fd)
                 if actions:
                     live.encoded.append(lines[-1][1:-1])
                     live.encoded_count += len(actions)

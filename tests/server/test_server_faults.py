@@ -167,9 +167,8 @@ async def test_results_written_while_sqlite_is_locked_are_kept_and_recorded_once
     try:
         port = (await serve.serving())["port"]
         channel = grpc.aio.insecure_channel(f"localhost:{port}")
-        health = health_pb2_grpc.HealthStub(channel)
-        check = health_pb2.HealthCheckRequest(service="")
-        assert (await health.Check(check)).status == health_pb2.HealthCheckResponse.SERVING
+        health, check = health_pb2_grpc.HealthStub(channel), health_pb2.HealthCheckRequest(service="")
+        await _until(health, check, health_pb2.HealthCheckResponse.SERVING)
         assert _metric(metrics_port, "conquest_database_up") == 1
         bots = [RawBot(port), RawBot(port)]
         for name, bot in bots_named(bots):
