@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import grpc
+from db_lock import locked
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from live_server import serving
 from raw_client import RawBot
@@ -290,3 +291,36 @@ def test_a_replay_file_reusing_the_actions_encoded_while_the_game_ran_is_byte_fo
     pieces = [json.dumps([encode_action(a) for a in part], separators=(",", ":"))[1:-1] for part in parts]
     reused = DirectoryReplayWriter(tmp_path / "reused").write(record, "[" + ",".join(pieces) + "]")
     assert Path(reused).read_bytes() == whole
+
+
+async def test_while_the_database_is_locked_no_game_is_seated_and_its_results_wait_then_are_recorded_once(
+    tmp_path: Path, db_url: str
+):
+    """Issue 21: "while the database is unavailable the server says so in health and metrics and stops
+    seating games"; decided: "same for PostgreSQL where cheap (e.g. lock the table)". In process, on each
+    database: the games table locked while a game ends."""
+    replays = tmp_path / "replays"
+    async with serving(short_queues(), replays, database_url=db_url, admin_token=ADMIN) as server:
+        assert server.store is not None
+        metrics = server.lobby.metrics.registry
+        tokens = [server.store.register_bot(n, admin_token=ADMIN).token for n in ("ann", "bob")]
+        bots = [server.bot(), server.bot()]
+        for name, bot, token in zip(("ann", "bob"), bots, tokens, strict=True):
+            await bot.hello(name, token=token)
+        async with grpc.aio.insecure_channel(server.address) as channel:
+            health, check = health_pb2_grpc.HealthStub(channel), health_pb2.HealthCheckRequest(service="")
+            with locked(db_url):
+                for bot in bots:
+                    await bot.join("classic-2", games=2)
+                plays = (bot.play_until_over(random.Random(i)) for i, bot in enumerate(bots))
+                over = (await asyncio.gather(*plays))[0]
+                await _until(health, check, health_pb2.HealthCheckResponse.NOT_SERVING)
+                assert metrics.get_sample_value("conquest_database_up") == 0
+                assert server.lobby.paused and not server.lobby.runners, "bots wait in the queue, unseated"
+            second = [(await bot.expect("game_started", timeout=60)).game_started.game_id for bot in bots]
+            await _until(health, check, health_pb2.HealthCheckResponse.SERVING)
+        assert metrics.get_sample_value("conquest_database_up") == 1
+        assert second[0] == second[1] != over.game_id
+        assert [g.id for g in server.store.games()] == [over.game_id], "recorded once, after the lock"
+        for name in ("ann", "bob"):
+            assert [c.game_id for c in server.store.rating_history(name, "classic-2")] == [over.game_id]

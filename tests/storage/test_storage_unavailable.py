@@ -7,37 +7,12 @@ key and `record_game` must make a second write harmless"."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
-from sqlalchemy import create_engine, make_url, text
+from db_lock import locked
 from storage_support import ADMIN, QUEUE, play
 
 from server.records import DatabaseUnavailable, GameAlreadyRecorded
 from server.storage import Store
-
-
-@contextmanager
-def _locked(db_url: str) -> Iterator[None]:
-    """Another connection holds the games table: SQLite's BEGIN EXCLUSIVE, PostgreSQL's LOCK TABLE."""
-    url = make_url(db_url)
-    if url.get_backend_name() == "sqlite":
-        holder = sqlite3.connect(url.database or "", isolation_level=None)
-        holder.execute("BEGIN EXCLUSIVE")
-        try:
-            yield
-        finally:
-            holder.close()
-        return
-    engine = create_engine(db_url)
-    try:
-        with engine.begin() as connection:
-            connection.execute(text("LOCK TABLE games IN ACCESS EXCLUSIVE MODE"))
-            yield
-    finally:
-        engine.dispose()
 
 
 def test_a_locked_database_raises_database_unavailable_and_a_retry_records_the_game_once(
@@ -45,7 +20,7 @@ def test_a_locked_database_raises_database_unavailable_and_a_retry_records_the_g
 ) -> None:
     bots = [store.register_bot(n, admin_token=ADMIN).bot for n in ("alice", "bob", "carol")]
     result, replay = play("g1", bots)
-    with _locked(db_url), pytest.raises(DatabaseUnavailable, match="did not record game 'g1'"):
+    with locked(db_url), pytest.raises(DatabaseUnavailable, match="did not record game 'g1'"):
         store.record_game(result, replay)
     assert store.games() == [], "nothing was written"
     assert len(store.record_game(result, replay)) == 3, "the retry once the lock is gone rates the game"
