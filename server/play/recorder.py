@@ -181,10 +181,12 @@ class Recorder:
         if down:
             self._changed()
             return f"{path} (pending: the database is unavailable)"
-        return f"{self._record(record)}, {path}"
+        where = self._record(record)
+        return f"{where or 'pending: the database did not take it'}, {path}"
 
-    def _record(self, record: GameRecord) -> str:
-        """Write one game to the database; on ``DatabaseUnavailable`` keep it pending and go down."""
+    def _record(self, record: GameRecord) -> str | None:
+        """Write one game to the database and return where it went; on ``DatabaseUnavailable`` keep it
+        pending, go down and return None."""
         assert self.database is not None
         game_id = record.replay.game_id
         try:
@@ -203,7 +205,7 @@ class Recorder:
                     effect="results are kept in replay_dir and retried; no new games are seated",
                 )
             self._changed()
-            return f"pending ({down})"
+            return None
         self._marker(game_id).unlink(missing_ok=True)
         return where
 
@@ -231,7 +233,7 @@ class Recorder:
                 with self._state:
                     self._pending.pop(game_id, None)
                 continue
-            if game_id in self._pending and not self.up:
+            if where is None:
                 return  # still down: the rest waits for the next retry
             with self._state:
                 self._pending.pop(game_id, None)

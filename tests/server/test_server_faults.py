@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import grpc
+import structlog.testing
 from db_lock import locked
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from live_server import serving
@@ -33,10 +34,11 @@ from engine import aggressive_policy, new_game, preset
 from engine.codec import encode_action
 from engine.replay import Replay
 from server.cli.main import main
-from server.play.recorder import result_to_dict
+from server.play.recorder import Recorder, result_to_dict
 from server.play.replays import DirectoryReplayWriter, GameRecord
-from server.records import GameResult, SeatOutcome, SeatResult
+from server.records import DatabaseUnavailable, GameResult, SeatOutcome, SeatResult
 from server.storage import Store
+from server.storage.errors import GameRecordedError
 
 ADMIN = "admin-secret"
 CONFIG = """
@@ -276,15 +278,8 @@ def test_a_replay_file_reusing_the_actions_encoded_while_the_game_ran_is_byte_fo
     you append actions, batch them off the loop ... (must stay within ~2%)". The actions a running game's
     record encoded are put in its replay file as they are (each encoded once): that file must be the one
     encoding them at the end writes."""
-    state, _ = new_game(preset("classic", turn_cap=8), 3, 7)
-    replay = Replay(state.rules, 7, ["a", "b", "c"], game_id="g1")
-    while not state.is_over():
-        replay.actions.append(action := aggressive_policy(state))
-        state.apply_unchecked(action)
-    replay.places, replay.fingerprint = list(state.places), state.fingerprint()
-    seats = [SeatResult(n, state.places[i], SeatOutcome.TURN_CAP) for i, n in enumerate(replay.seats)]
-    now = datetime.now(UTC)
-    record = GameRecord(replay, GameResult("q", seats, "c0mm1t", now, now, state.turn, "turn_cap", False))
+    record = _finished_record("g1")
+    replay = record.replay
     whole = Path(DirectoryReplayWriter(tmp_path / "whole").write(record)).read_bytes()
     half = len(replay.actions) // 2
     parts = (replay.actions[:half], replay.actions[half:])
@@ -324,3 +319,63 @@ async def test_while_the_database_is_locked_no_game_is_seated_and_its_results_wa
         assert [g.id for g in server.store.games()] == [over.game_id], "recorded once, after the lock"
         for name in ("ann", "bob"):
             assert [c.game_id for c in server.store.rating_history(name, "classic-2")] == [over.game_id]
+
+
+class _FlakyDatabase:
+    """A database writer that does not take the first ``refusals`` writes, then takes each game once."""
+
+    def __init__(self, refusals: int) -> None:
+        self.refusals = refusals
+        self.recorded: list[str] = []
+
+    def write(self, record: GameRecord) -> str:
+        if self.refusals:
+            self.refusals -= 1
+            raise DatabaseUnavailable("the database is locked")
+        if record.replay.game_id in self.recorded:
+            raise GameRecordedError(f"game {record.replay.game_id!r} is already recorded")
+        self.recorded.append(record.replay.game_id)
+        return "db"
+
+
+async def test_the_recorder_goes_down_on_a_refused_write_and_up_on_the_first_retry_that_is_taken(
+    tmp_path: Path,
+):
+    """Issue 21: "a result that cannot be written is retried and kept durably until it is"; decided:
+    "When it is back, all three recover and pending results are written"."""
+    database = _FlakyDatabase(refusals=3)
+    recorder = Recorder(tmp_path, database)
+    changes: list[bool] = []
+
+    async def changed(up: bool) -> None:
+        changes.append(up)
+
+    task = asyncio.create_task(recorder.run(changed))
+    with structlog.testing.capture_logs() as logged:
+        record = _finished_record("g1")
+        assert "pending" in await asyncio.to_thread(recorder.write, record)
+        assert recorder.pending() == ["g1"] and (tmp_path / "g1.pending").exists()
+        for _ in range(400):  # three refusals then a success, retried after 0.5, 1 and 2 s
+            if changes == [False, True]:
+                break
+            await asyncio.sleep(0.05)
+    task.cancel()
+    assert changes == [False, True], "down once, then up once"
+    assert [e["event"] for e in logged if e["log_level"] in ("warning", "error")] == ["database_unavailable"]
+    assert [e["game_id"] for e in logged if e["event"] == "pending_result_recorded"] == ["g1"]
+    assert database.recorded == ["g1"] and recorder.pending() == [] and recorder.up
+    assert not (tmp_path / "g1.pending").exists()
+
+
+def _finished_record(game_id: str) -> GameRecord:
+    """A short finished game of three practice seats, as the runner hands it over."""
+    state, _ = new_game(preset("classic", turn_cap=8), 3, 7)
+    replay = Replay(state.rules, 7, ["a", "b", "c"], game_id=game_id)
+    while not state.is_over():
+        replay.actions.append(action := aggressive_policy(state))
+        state.apply_unchecked(action)
+    replay.places, replay.fingerprint = list(state.places), state.fingerprint()
+    seats = [SeatResult(n, state.places[i], SeatOutcome.TURN_CAP) for i, n in enumerate(replay.seats)]
+    now = datetime.now(UTC)
+    record = GameRecord(replay, GameResult("q", seats, "c0mm1t", now, now, state.turn, "turn_cap", False))
+    return record
