@@ -353,9 +353,11 @@ class RunningDashboard:
         self.dashboard.heavy.close()
 
 
-async def start_dashboard(arena: Arena, port: int, host: str = "") -> RunningDashboard:
+async def start_dashboard(
+    arena: Arena, port: int, host: str = "", limit: RateLimit | None = None
+) -> RunningDashboard:
     """Serve the dashboard over HTTP on ``port`` (0: a free port) of every interface (``host`` ""),
-    on the running event loop.
+    on the running event loop, each client held to ``limit`` (the default ``RateLimit``).
 
     Raises:
         OSError: the port cannot be bound (the message names it).
@@ -367,7 +369,7 @@ async def start_dashboard(arena: Arena, port: int, host: str = "") -> RunningDas
         )
     except OSError as bad:
         raise OSError(f"the dashboard cannot listen on port {port}: {bad.strerror}") from None
-    dashboard = Dashboard(arena)
+    dashboard = Dashboard(arena, limit)
     config = uvicorn.Config(
         dashboard.asgi,
         log_config=None,  # structlog configures logging; uvicorn must not replace it
