@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
-from raw_client import RawBot
+from raw_client import RawBot  # type: ignore[import-not-found]  # tests/support, on the path above
 
 from engine import preset
 from server.app import build_server
