@@ -1,6 +1,7 @@
 """The dashboard's CPU work, apart from the play loop: battle odds and a replay's steps are computed in a
 worker process, so they never hold the game server's GIL, and at most ``slots`` requests wait for it at
-once; one more is refused at once (``BusyError``, answered 503 with Retry-After).
+once, counted until each job ends even when its visitor left; one more is refused at once (``BusyError``,
+answered 503 with Retry-After).
 
 The worker is started on first use (``spawn``: the server's gRPC threads are not forked) and stopped with
 the dashboard. Each job's cost is bounded (``engine.odds.bounded_battle_odds``; a replay's steps cost the
@@ -14,6 +15,7 @@ import json
 import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from server.web.replay_view import attack_odds, viewer_data
@@ -54,11 +56,21 @@ class HeavyWork:
             )
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
-        self.busy += 1
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._pool, work, *args)
-        finally:
-            self.busy -= 1
+            job = asyncio.get_running_loop().run_in_executor(self._pool, work, *args)
+            self.busy += 1
+            job.add_done_callback(self._done)  # a visitor who leaves frees the slot only when the job ends
+            return await asyncio.shield(job)
+        except BrokenProcessPool:  # the worker died (killed, out of memory): the next request starts one
+            self.close()
+            raise BusyError(
+                f"the worker computing odds and replays stopped; retry in {RETRY_AFTER} s"
+            ) from None
+
+    def _done(self, job: asyncio.Future[Any]) -> None:
+        self.busy -= 1
+        if not job.cancelled():
+            job.exception()  # retrieved: a visitor who left does not leave an unread error behind
 
     def close(self) -> None:
         if self._pool is not None:

@@ -12,6 +12,7 @@ import json
 import os
 import random
 import re
+import signal
 import time
 import tracemalloc
 from collections.abc import AsyncIterator
@@ -75,8 +76,27 @@ async def test_heavy_work_runs_in_another_process_behind_a_bounded_queue() -> No
         await asyncio.sleep(0)  # it takes the one slot
         with pytest.raises(BusyError, match=r"at most 1 at once.*retry in 1 s"):
             await heavy.run(os.getpid)
-        await running
-        assert heavy.busy == 0
+        running.cancel()  # the visitor leaves: its job still holds the slot until it ends
+        assert heavy.busy == 1
+        with pytest.raises(BusyError):
+            await heavy.run(os.getpid)
+        while heavy.busy:
+            await asyncio.sleep(0.05)
+        assert await heavy.run(os.getpid) != os.getpid()
+    finally:
+        heavy.close()
+
+
+async def test_a_dead_worker_is_replaced() -> None:
+    """Issue 21: "nothing is lost and the server keeps serving everyone else": a worker killed (out of
+    memory, by hand) costs the request it was on a 503, and the next request gets a new worker."""
+    heavy = HeavyWork()
+    try:
+        worker = await heavy.run(os.getpid)
+        os.kill(worker, signal.SIGKILL)
+        with pytest.raises(BusyError, match="stopped; retry in 1 s"):
+            await heavy.run(os.getpid)
+        assert await heavy.run(os.getpid) not in (worker, os.getpid())
     finally:
         heavy.close()
 
