@@ -9,6 +9,10 @@ JSON endpoints (docs/dashboard.md): ``/api/queues``, ``/api/leaderboard?queue=``
 ``/api/games?queue=&bot=&tournament=``, ``/api/games/<id>``, ``/api/games/<id>/replay``,
 ``/api/games/<id>/watch`` (SSE), ``/api/bots/<name>``, ``/api/tournaments``, ``/api/tournaments/<name>``,
 ``/api/odds?attackers=&defenders=&dice=&repeat_until=``.
+
+Play comes first: every request passes ``server.web.guard`` (a rate limit per client address, the
+security headers), the odds and a replay's steps are computed in a worker process behind a bounded queue
+(``server.web.heavy``), and a replay's answer is kept (``ReplayCache``: a finished game never changes).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import asyncio
 import contextlib
 import json
 import socket
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -35,7 +40,9 @@ from starlette.staticfiles import StaticFiles
 from server.arena.api import MAX_GAMES, Arena, NoDatabaseError
 from server.arena.service import status_code
 from server.storage import InvalidInputError, NotFoundError, StorageError
-from server.web.replay_view import STATIC, attack_odds, viewer_data
+from server.web.guard import Guard, RateLimit
+from server.web.heavy import RETRY_AFTER, BusyError, HeavyWork, odds_job, replay_job
+from server.web.replay_view import STATIC
 
 T = TypeVar("T")
 log = structlog.get_logger("conquest.dashboard")
@@ -73,11 +80,44 @@ def _number(request: Request, name: str, default: int, low: int, high: int) -> i
     return value
 
 
-class Dashboard:
-    """The dashboard's routes over one Arena."""
+REPLAY_CACHE_BYTES = 64 * 2**20
+"""Bytes of replay answers kept (the most recently asked for)."""
 
-    def __init__(self, arena: Arena) -> None:
+
+class ReplayCache:
+    """The latest replay answers by game id, at most ``limit`` bytes in all."""
+
+    def __init__(self, limit: int = REPLAY_CACHE_BYTES) -> None:
+        self.limit = limit
+        self.size = 0
+        self.answers: OrderedDict[str, bytes] = OrderedDict()
+
+    def get(self, game_id: str) -> bytes | None:
+        answer = self.answers.get(game_id)
+        if answer is not None:
+            self.answers.move_to_end(game_id)
+        return answer
+
+    def put(self, game_id: str, answer: bytes) -> None:
+        if len(answer) > self.limit or game_id in self.answers:
+            return
+        self.answers[game_id] = answer
+        self.size += len(answer)
+        while self.size > self.limit:
+            self.size -= len(self.answers.popitem(last=False)[1])
+
+
+def _busy(error: BusyError) -> Response:
+    return JSONResponse({"error": str(error)}, status_code=503, headers={"Retry-After": str(RETRY_AFTER)})
+
+
+class Dashboard:
+    """The dashboard's routes over one Arena; ``asgi`` is the app to serve (the routes behind the guard)."""
+
+    def __init__(self, arena: Arena, limit: RateLimit | None = None, heavy: HeavyWork | None = None) -> None:
         self.arena = arena
+        self.heavy = heavy or HeavyWork()
+        self.replays = ReplayCache()
         self.app = Starlette(
             routes=[
                 Route("/", self.index),
@@ -94,6 +134,7 @@ class Dashboard:
                 Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
             ],
         )
+        self.asgi = Guard(self.app, limit or RateLimit())
 
     async def _answer(self, work: Callable[..., T], *args: Any, blocking: bool = True) -> Response:
         """``work(*args)`` as JSON; database work runs in a worker thread, as in the gRPC servicer."""
@@ -101,8 +142,6 @@ class Dashboard:
             result = await asyncio.to_thread(work, *args) if blocking else work(*args)
         except StorageError as error:
             return _error(error)
-        except ValueError as bad:  # odds of an impossible attack
-            return JSONResponse({"error": str(bad)}, status_code=400)
         return JSONResponse(as_json(result) if isinstance(result, Message) else result)
 
     async def index(self, request: Request) -> Response:
@@ -164,10 +203,22 @@ class Dashboard:
         return await self._answer(self.arena.game, request.path_params["game_id"])
 
     async def replay(self, request: Request) -> Response:
-        return await self._answer(self._replay, request.path_params["game_id"])
-
-    def _replay(self, game_id: str) -> dict[str, Any]:
-        return viewer_data(json.loads(self.arena.replay_json(game_id).replay_json))
+        """The viewer's steps of a finished game, computed once in the worker process and kept."""
+        game_id = request.path_params["game_id"]
+        answer = self.replays.get(game_id)
+        if answer is None:
+            try:
+                record = await asyncio.to_thread(self.arena.replay_json, game_id)
+                answer = await self.heavy.run(replay_job, record.replay_json)
+            except StorageError as error:
+                return _error(error)
+            except BusyError as busy:
+                return _busy(busy)
+            except ValueError as bad:  # a stored replay the engine cannot replay
+                problem = f"the replay of {game_id} cannot be shown: {bad}"
+                return JSONResponse({"error": problem}, status_code=500)
+            self.replays.put(game_id, answer)
+        return Response(answer, media_type="application/json")
 
     async def watch(self, request: Request) -> Response:
         """Server-sent events of a live game: ``snapshot``, ``events`` batches, ``game_over`` (the
@@ -261,9 +312,14 @@ class Dashboard:
             defenders = _number(request, "defenders", 0, 1, 10_000)
             dice = _number(request, "dice", 3, 1, 3)
             repeat_until = _number(request, "repeat_until", 1, 0, attackers - 1)
+            odds = await self.heavy.run(odds_job, attackers, defenders, dice, repeat_until)
         except StorageError as error:
             return _error(error)
-        return await self._answer(attack_odds, attackers, defenders, dice, repeat_until)
+        except BusyError as busy:
+            return _busy(busy)
+        except ValueError as bad:  # odds of an impossible attack
+            return JSONResponse({"error": str(bad)}, status_code=400)
+        return JSONResponse(odds)
 
 
 def _event(kind: str, data: dict[str, Any]) -> str:
@@ -285,6 +341,7 @@ class RunningDashboard:
     server: uvicorn.Server
     task: asyncio.Task[None]
     port: int
+    dashboard: Dashboard
 
     @property
     def url(self) -> str:
@@ -293,11 +350,14 @@ class RunningDashboard:
     async def stop(self) -> None:
         self.server.should_exit = True
         await self.task
+        self.dashboard.heavy.close()
 
 
-async def start_dashboard(arena: Arena, port: int, host: str = "") -> RunningDashboard:
+async def start_dashboard(
+    arena: Arena, port: int, host: str = "", limit: RateLimit | None = None
+) -> RunningDashboard:
     """Serve the dashboard over HTTP on ``port`` (0: a free port) of every interface (``host`` ""),
-    on the running event loop.
+    on the running event loop, each client held to ``limit`` (the default ``RateLimit``).
 
     Raises:
         OSError: the port cannot be bound (the message names it).
@@ -309,8 +369,9 @@ async def start_dashboard(arena: Arena, port: int, host: str = "") -> RunningDas
         )
     except OSError as bad:
         raise OSError(f"the dashboard cannot listen on port {port}: {bad.strerror}") from None
+    dashboard = Dashboard(arena, limit)
     config = uvicorn.Config(
-        Dashboard(arena).app,
+        dashboard.asgi,
         log_config=None,  # structlog configures logging; uvicorn must not replace it
         access_log=False,
         lifespan="off",
@@ -323,4 +384,4 @@ async def start_dashboard(arena: Arena, port: int, host: str = "") -> RunningDas
             task.result()  # raises what stopped it
             raise OSError("the dashboard stopped while starting")
         await asyncio.sleep(0.01)
-    return RunningDashboard(server, task, sock.getsockname()[1])
+    return RunningDashboard(server, task, sock.getsockname()[1], dashboard)

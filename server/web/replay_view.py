@@ -9,7 +9,10 @@ game hides nothing: hands are shown with their card ids.
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
+import html
 import json
 from fractions import Fraction
 from importlib import resources
@@ -20,7 +23,7 @@ from google.protobuf.json_format import MessageToDict
 from engine.actions import Attack
 from engine.codec import encode_action, encode_event
 from engine.events import TurnStarted
-from engine.odds import battle_odds, roll_outcomes
+from engine.odds import bounded_battle_odds, roll_outcomes
 from engine.replay import Replay
 from engine.state import GameState
 from server.play import convert
@@ -39,26 +42,29 @@ def map_json(state: GameState) -> dict[str, Any]:
     )
 
 
-def _exact(value: Fraction) -> dict[str, Any]:
-    """A probability or expectation as a float, and as a fraction when it is short enough to read."""
+def _exact(value: Fraction | float) -> dict[str, Any]:
+    """A probability or expectation as a float, and as a fraction when it is exact and short enough to
+    read."""
     shown: dict[str, Any] = {"value": float(value)}
-    if value.denominator < 10**12:
+    if isinstance(value, Fraction) and value.denominator < 10**12:
         shown["exact"] = f"{value.numerator}/{value.denominator}"
     return shown
 
 
-@functools.lru_cache(maxsize=4096)  # a long battle costs a DP over Fractions; games repeat armies a lot
+@functools.lru_cache(maxsize=4096)  # games repeat armies a lot
 def attack_odds(attackers: int, defenders: int, dice: int = 3, repeat_until: int = 1) -> dict[str, Any]:
-    """Exact odds of an attack from ``attackers`` armies against ``defenders``: with ``repeat_until`` >= 1
-    the whole battle (the attacker rolls its most dice each time, the defender its most), with 0 one roll
-    of ``dice`` (capped by the armies) against the most defending dice.
+    """Odds of an attack from ``attackers`` armies against ``defenders``: with ``repeat_until`` >= 1 the
+    whole battle (the attacker rolls its most dice each time, the defender its most) at a bounded cost
+    (``engine.odds.bounded_battle_odds``: ``method`` says "exact", "table" or "estimate"), with 0 one
+    roll of ``dice`` (capped by the armies) against the most defending dice, always exact.
 
     Raises:
         ValueError: armies or dice that no attack can have (the message says which).
     """
     if repeat_until:
-        odds = battle_odds(attackers, defenders, stop_at=repeat_until)
+        odds = bounded_battle_odds(attackers, defenders, stop_at=repeat_until)
         capture, lost_a, lost_d = odds.capture, odds.attacker_losses, odds.defender_losses
+        method = odds.method
     else:
         if attackers < 2 or defenders < 1:
             raise ValueError(f"an attack needs 2+ armies against 1+; got {attackers} against {defenders}")
@@ -66,6 +72,7 @@ def attack_odds(attackers: int, defenders: int, dice: int = 3, repeat_until: int
         capture = sum((p for (_, ld), p in outcomes.items() if ld >= defenders), Fraction(0))
         lost_a = sum((p * la for (la, _), p in outcomes.items()), Fraction(0))
         lost_d = sum((p * ld for (_, ld), p in outcomes.items()), Fraction(0))
+        method = "exact"
     return {
         "attackers": attackers,
         "defenders": defenders,
@@ -73,6 +80,7 @@ def attack_odds(attackers: int, defenders: int, dice: int = 3, repeat_until: int
         "capture": _exact(capture),
         "attacker_losses": _exact(lost_a),
         "defender_losses": _exact(lost_d),
+        "method": method,
     }
 
 
@@ -146,29 +154,49 @@ def _totals(state: GameState) -> dict[str, list[int]]:
     return {"territories": territories, "armies": armies}
 
 
+MOUNT = """
+const data = JSON.parse(document.getElementById("replay-data").textContent);
+ReplayViewer.mount(document.getElementById("view"), data);
+"""
+
+
+def script_json(data: dict[str, Any]) -> str:
+    """``data`` as JSON that is inert inside an HTML ``<script>`` block: every ``<``, ``>`` and ``&`` is
+    written as its \\u escape (the same string to JSON.parse), so no ``</script>`` or ``<!--`` a bot wrote
+    can end the block or change how the HTML parser reads it."""
+    text = json.dumps(data, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
 def standalone_page(data: dict[str, Any]) -> str:
-    """One HTML page holding the viewer's CSS, scripts and ``data``: it works opened from a file."""
-    scripts = "\n".join(f"<script>\n{(STATIC / name).read_text()}\n</script>" for name in STANDALONE_SCRIPTS)
-    embedded = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")  # no early </script>
-    title = f"Conquest replay {data['game_id']}".strip()
+    """One HTML page holding the viewer's CSS, scripts and ``data``: it works opened from a file. Its
+    Content-Security-Policy allows exactly its own scripts and style (by hash) and nothing from anywhere."""
+    sources = [f"\n{(STATIC / name).read_text()}\n" for name in STANDALONE_SCRIPTS] + [MOUNT]
+    style = f"\n{(STATIC / 'style.css').read_text()}\n"
+    hashes = " ".join(_sha256(source) for source in sources)
+    policy = (
+        f"default-src 'none'; script-src {hashes}; style-src {_sha256(style)}; "
+        "style-src-attr 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    scripts = "\n".join(f"<script>{source}</script>" for source in sources)
+    title = html.escape(f"Conquest replay {data['game_id']}".strip())
     return f"""<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{policy}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
-<style>
-{(STATIC / "style.css").read_text()}
-</style>
+<style>{style}</style>
 </head>
 <body>
 <main id="view" class="standalone"></main>
-<script type="application/json" id="replay-data">{embedded}</script>
+<script type="application/json" id="replay-data">{script_json(data)}</script>
 {scripts}
-<script>
-const data = JSON.parse(document.getElementById("replay-data").textContent);
-ReplayViewer.mount(document.getElementById("view"), data);
-</script>
 </body>
 </html>
 """

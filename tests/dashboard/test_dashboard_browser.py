@@ -21,18 +21,20 @@ from typing import Any
 
 import grpc
 import pytest
+from hostile_games import HOSTILE, piled_duel
 from live_server import serving
 from playwright.async_api import Browser, Page, async_playwright
 from raw_client import RawBot
 
-from conquest.v1 import arena_pb2, arena_pb2_grpc
-from engine import Attack, preset
+from conquest.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
+from engine import Action, Attack, preset, random_legal_action
 from engine.events import Drew
 from engine.replay import Replay, simulate
 from server.cli.main import main
 from server.ops.config import QueueConfig, TimeControl
 from server.play.lobby import Lobby
 from server.play.seats import RemoteSeat
+from server.play.wire import legal_from_pb
 from server.storage import Store
 from server.web.dashboard import RunningDashboard
 
@@ -216,7 +218,7 @@ async def test_the_rendered_page_works_from_a_file(site: Site, browser: Browser,
     source = site.replay_dir / f"{site.rated_game}.json"
     output = tmp_path / "game.html"
     assert main(["replay", "render", str(source), "-o", str(output)]) == 0
-    assert "/static/" not in output.read_text() and "http" not in output.read_text().split("<script")[0]
+    assert "/static/" not in output.read_text() and "://" not in output.read_text().split("<script")[0]
     page, errors = await open_page(browser, output.as_uri())
     await page.wait_for_selector("svg.board")
     assert await page.locator("svg.board .territory").count() == 42
@@ -227,6 +229,70 @@ async def test_the_rendered_page_works_from_a_file(site: Site, browser: Browser,
     await page.keyboard.press("End")
     assert await board(page) == (list(final.owner), list(final.armies))
     assert errors == []
+
+
+async def _shows_notes_and_runs_nothing(page: Page, notes: dict[int, str]) -> None:
+    """Every annotation of ``notes`` (step index -> text) shows as its own text at its step, and no
+    hostile string ran (they all set ``window.__pwned``)."""
+    for step, note in notes.items():
+        await page.locator(".controls .seek").fill(str(step))
+        assert await page.locator(".step-body .note").inner_text() == f"💬 {note}"
+    assert await page.evaluate("window.__pwned") is None
+
+
+async def test_hostile_names_and_annotations_are_text_in_the_rendered_page(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Issue 21: "A Decision annotation <!--<script> breaks the standalone replay page (conquest replay
+    render) ... Opened in Chromium, the page draws 0 of 42 territories." — "Chromium tests with hostile
+    annotations and names prove pages still render and run no injected script"."""
+    replay = piled_duel(6, notes=HOSTILE)
+    replay.seats = list(HOSTILE[:2])  # a replay file may hold any names
+    source = tmp_path / "hostile.json"
+    source.write_text(json.dumps(replay.to_dict()))
+    output = tmp_path / "hostile.html"
+    assert main(["replay", "render", str(source), "-o", str(output)]) == 0
+    page, errors = await open_page(browser, output.as_uri())
+    await page.wait_for_selector("svg.board")
+    assert await page.locator("svg.board .territory").count() == 42
+    assert HOSTILE[0] in await page.locator(".players").inner_text()
+    await _shows_notes_and_runs_nothing(page, {k + 1: HOSTILE[k % len(HOSTILE)] for k in range(8)})
+    await page.keyboard.press("End")
+    assert await page.get_attribute("main", "data-step") == str(len(replay.actions))
+    assert errors == []
+
+
+async def test_hostile_annotations_are_text_in_the_dashboard(site: Site, browser: Browser) -> None:
+    """Issue 21: "Data from bots (names, annotations) is inert in every page": a game whose bot annotated
+    every decision with a hostile string, in the dashboard's replay viewer under its
+    Content-Security-Policy (bot names the server accepts are [A-Za-z0-9_.-], server/records.py)."""
+    bot = RawBot(site.port)
+    await bot.hello("annotator")
+    await bot.join("duel", games=1)
+    rng = random.Random(5)
+    while True:
+        message = await bot.next()
+        kind = message.WhichOneof("message")
+        if kind == "game_over":
+            game_id = message.game_over.game_id
+            break
+        if kind == "decision_request":
+            request = message.decision_request
+            bot.decide(request, _random_action(request, rng), note=HOSTILE[request.request_id % len(HOSTILE)])
+    await bot.close()
+    replay = site.store.replay(game_id)
+    notes = {k + 1: note for k, note in replay.annotations.items()}
+    assert set(notes.values()) == set(HOSTILE)
+    page, errors = await open_page(browser, f"{site.url}#/game/{game_id}")
+    await page.wait_for_selector(".controls .seek")
+    assert await page.locator("svg.board .territory").count() == 42
+    await _shows_notes_and_runs_nothing(page, dict(list(notes.items())[:8]))
+    assert errors == []
+
+
+def _random_action(request: bot_pb2.DecisionRequest, rng: random.Random) -> Action:
+    legal = legal_from_pb(request.legal, request.observation.phase, request.observation.to_act)
+    return random_legal_action(legal, rng)
 
 
 async def _keep_playing(bot: RawBot, rng: random.Random) -> None:

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from engine.odds import battle_odds, roll_outcomes
+from engine.odds import BattleOdds, BoundedOdds, battle_odds, bounded_battle_odds, float_table, roll_outcomes
 
 
 def test_three_against_two_dice() -> None:
@@ -69,3 +69,55 @@ def test_odds_are_probabilities_and_grow_with_attackers() -> None:
 def test_bad_battle_is_refused_with_a_reason() -> None:
     with pytest.raises(ValueError, match="at least 2 attacking armies"):
         battle_odds(1, 3)
+
+
+def test_bounded_odds_are_exact_where_cheap_then_floats_then_an_estimate() -> None:
+    """Issue 21: "One unauthenticated GET /api/odds?attackers=10000&defenders=10000 ...: server RSS
+    90 → 1,280 MiB in 15 s" — "Each request's cost is bounded (exact odds where they are cheap, a stated
+    cap or a cached/closed-form answer beyond)"."""
+    assert bounded_battle_odds(20, 20) == BoundedOdds(*_fields(battle_odds(20, 20)), "exact")
+    assert bounded_battle_odds(21, 20).method == "table"
+    assert bounded_battle_odds(202, 200).method == "estimate"
+    largest = bounded_battle_odds(10_000, 10_000)  # the largest the endpoint accepts: O(1)
+    assert largest.method == "estimate"
+    assert 0.99 < largest.capture <= 1 and 8_000 < largest.attacker_losses < 9_000
+
+
+def test_lopsided_battles_are_cut_where_the_small_side_cannot_reach() -> None:
+    """40 armies to lose against 10,000 (or 10,000 against 40): the table stops at TABLE_CELLS cells; the
+    armies past it take no part (the capture is 0 to the last float, the losses those of 40 against
+    1,000)."""
+    cut = bounded_battle_odds(41, 10_000)
+    assert cut.method == "table"
+    assert cut.capture < 1e-100 and cut.attacker_losses == pytest.approx(40)
+    assert bounded_battle_odds(10_000, 40).capture == pytest.approx(1)
+
+
+@pytest.mark.parametrize(("attackers", "defenders"), [(20, 21), (30, 14), (14, 30)])
+def test_thefloat_table_is_the_exact_table(attackers: int, defenders: int) -> None:
+    exact = battle_odds(attackers, defenders)
+    floats = bounded_battle_odds(attackers, defenders)
+    assert floats.method == "table"
+    for got, want in zip(_fields(floats), _fields(exact), strict=True):
+        assert got == pytest.approx(float(want), rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("attackers", "defenders", "stop_at"),
+    [(202, 200, 1), (200, 202, 1), (300, 134, 1), (135, 300, 1), (1000, 41, 1), (42, 980, 1), (250, 250, 50)],
+)
+def test_the_estimate_is_close_to_the_table_where_it_starts(
+    attackers: int, defenders: int, stop_at: int
+) -> None:
+    """docs/dashboard.md: beyond the table the capture probability is within 0.01 and the expected losses
+    within 3 % of the full table's (checked here where the estimate takes over, its worst place)."""
+    table = float_table(attackers, defenders, stop_at)
+    estimate = bounded_battle_odds(attackers, defenders, stop_at)
+    assert estimate.method == "estimate"
+    assert estimate.capture == pytest.approx(table[0], abs=0.01)
+    assert estimate.attacker_losses == pytest.approx(table[1], rel=0.03)
+    assert estimate.defender_losses == pytest.approx(table[2], rel=0.03)
+
+
+def _fields(odds: BattleOdds | BoundedOdds) -> tuple[Fraction | float, ...]:
+    return (odds.capture, odds.attacker_losses, odds.defender_losses)

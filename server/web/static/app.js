@@ -299,7 +299,7 @@
 
   // ---------------------------------------------------------------- the odds calculator
   function odds() {
-    view.innerHTML = `<h2>Exact battle odds</h2><p class="muted">Computed exactly from the dice rules (engine/odds.py), not simulated.</p>
+    view.innerHTML = `<h2>Battle odds</h2><p class="muted">Computed from the dice rules (engine/odds.py), not simulated: exact up to 20 against 20, to about 15 digits up to 200 against 200, estimated beyond.</p>
       <form class="filters odds-form"><label>attacking armies <input name="attackers" type="number" min="2" value="10"></label>
       <label>defending armies <input name="defenders" type="number" min="1" value="5"></label>
       <label>roll on until <input name="repeat_until" type="number" min="0" value="1"> left (0: one roll of 3 dice)</label><button>compute</button></form>

@@ -184,11 +184,12 @@ const Board = (() => {
     return `${(100 * x.value).toFixed(x.value > 0.999 || x.value < 0.001 ? 3 : 1)}%`;
   }
 
-  // Exact odds (server/replay_view.attack_odds) as one line.
+  // Odds (server/replay_view.attack_odds) as one line; a large battle's are floats or an estimate.
   function oddsHtml(odds) {
     const exact = odds.capture.exact ? ` <span class="exact">= ${odds.capture.exact}</span>` : "";
     const how = odds.repeat_until ? `rolling on until it falls or ${odds.repeat_until} left` : "in one roll";
-    return `${odds.attackers} vs ${odds.defenders}, ${how}: takes it <b>${percent(odds.capture)}</b>${exact}; ` +
+    const estimated = odds.method === "estimate" ? ` <span class="muted">(estimated: a battle this large is not computed exactly)</span>` : "";
+    return `${odds.attackers} vs ${odds.defenders}, ${how}: takes it <b>${percent(odds.capture)}</b>${exact}${estimated}; ` +
       `expected losses ${odds.attacker_losses.value.toFixed(2)} attacking, ${odds.defender_losses.value.toFixed(2)} defending`;
   }
 

@@ -98,7 +98,7 @@ const ReplayViewer = (() => {
       }).join("");
       const who = step.seat >= 0 ? `<span class="swatch" style="background:${Board.colour(step.seat, names.length)}"></span>${esc(names[step.seat] || "neutral")}: ` : "";
       const note = step.note ? `<p class="note" title="the bot's annotation">💬 ${esc(step.note)}</p>` : "";
-      const odds = step.odds ? `<p class="odds">Exact odds: ${Board.oddsHtml(step.odds)}</p>` : "";
+      const odds = step.odds ? `<p class="odds">${step.odds.method === "exact" ? "Exact odds" : "Odds"}: ${Board.oddsHtml(step.odds)}</p>` : "";
       root.querySelector(".step-body").innerHTML = `<p class="action">${who}${actionText(step, data)}</p>${odds}${note}`;
       const recent = [];
       for (let s = index; s >= 0 && recent.length < 40; s--) {

@@ -1,0 +1,125 @@
+"""What every HTTP request of the dashboard passes first: a per-client rate limit and the security headers.
+
+Both are one ASGI middleware around the Starlette app (``Guard``), so they cover every route, the static
+files and the errors alike. A client is its address as the socket sees it (behind a reverse proxy every
+visitor shares the proxy's: docs/dashboard.md). The limit is a token bucket per address: ``burst``
+requests at once, refilled at ``rate`` a second; a heavy request (``is_heavy``) costs ``HEAVY_COST``
+of them. A client over its limit gets 429 with Retry-After, in whole seconds, and nothing is computed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+"""The pages run only the dashboard's own script files (no inline script, no eval), load nothing from
+elsewhere and may not be framed; inline ``style`` attributes carry the seats' colours."""
+SECURITY_HEADERS = [
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+]
+HEAVY_COST = 5
+"""Tokens a request that may compute (``is_heavy``) costs."""
+RATE = 10.0
+"""Requests a second a client may keep up (tokens refilled a second)."""
+BURST = 60
+"""Requests a client may make at once (a page load takes about ten)."""
+MAX_CLIENTS = 10_000
+"""Buckets kept; past it the idle (full) ones are forgotten."""
+
+
+def is_heavy(path: str) -> bool:
+    """Whether a request may compute: the odds, a replay's steps."""
+    return path == "/api/odds" or (path.startswith("/api/games/") and path.endswith("/replay"))
+
+
+@dataclass
+class RateLimit:
+    """Token buckets by client address. ``clock`` is seconds from any origin (monotonic)."""
+
+    rate: float = RATE
+    burst: int = BURST
+    clock: Callable[[], float] = time.monotonic
+    buckets: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """address -> (tokens, when they were counted)."""
+
+    def take(self, client: str, cost: int = 1) -> float:
+        """Take ``cost`` tokens of ``client``'s bucket: 0 when they were there, else the seconds to wait
+        before they will be (nothing taken)."""
+        now = self.clock()
+        tokens, then = self.buckets.get(client, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - then) * self.rate)
+        if tokens < cost:
+            self.buckets[client] = (tokens, now)
+            return (cost - tokens) / self.rate
+        if client not in self.buckets and len(self.buckets) >= MAX_CLIENTS:
+            self._forget_idle(now)
+        self.buckets[client] = (tokens - cost, now)
+        return 0.0
+
+    def _forget_idle(self, now: float) -> None:
+        full = [c for c, (t, then) in self.buckets.items() if t + (now - then) * self.rate >= self.burst]
+        for client in full or list(self.buckets)[: len(self.buckets) // 2]:
+            del self.buckets[client]
+
+
+class Guard:
+    """The ASGI middleware: rate limit, then the app, every response with ``SECURITY_HEADERS``."""
+
+    def __init__(self, app: ASGIApp, limit: RateLimit) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
+            await send(message)
+
+        client = scope.get("client")
+        address = client[0] if client else ""
+        wait = self.limit.take(address, HEAVY_COST if is_heavy(scope["path"]) else 1)
+        if wait:
+            seconds = max(1, math.ceil(wait))
+            await refuse(
+                send_with_headers,
+                429,
+                f"too many requests from {address}: at most {self.limit.burst} at once and "
+                f"{self.limit.rate:g} a second (the odds and replays count {HEAVY_COST} each); "
+                f"retry in {seconds} s",
+                seconds,
+            )
+            return
+        await self.app(scope, receive, send_with_headers)
+
+
+async def refuse(send: Send, status: int, error: str, retry_after: int) -> None:
+    """Answer ``{"error": error}`` with ``status`` and Retry-After ``retry_after`` seconds."""
+    body = json.dumps({"error": error}).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"retry-after", str(retry_after).encode()),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
