@@ -32,9 +32,9 @@ from engine.events import Drew
 from engine.replay import Replay, simulate
 from server.cli.main import main
 from server.ops.config import QueueConfig, TimeControl
+from server.play.convert import legal_from_pb
 from server.play.lobby import Lobby
 from server.play.seats import RemoteSeat
-from server.play.wire import legal_from_pb
 from server.storage import Store
 from server.web.dashboard import RunningDashboard
 
