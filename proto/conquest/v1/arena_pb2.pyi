@@ -743,9 +743,7 @@ class GameSummary(_message.Message):
     turns: _builtins.int
     """Turns played."""
     reason: _builtins.str
-    """How it ended: "conquest", "turn_cap", "headquarters", "mission", "server_shutdown", "all_forfeited" or
-    "aborted" (live when the server crashed; ended where its record stopped, unrated).
-    """
+    """How it ended: "conquest", "turn_cap", "server_shutdown" or "all_forfeited"."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameSeat]:
         """Every seat, in seat order."""
