@@ -60,13 +60,13 @@ import grpc
 
 from conquest.v1 import bot_pb2
 from conquest_bots.first_choice import first_choice
-from server.app import create_server
+from server.app import build_server, start_recorder
 from server.ops import runtime
 from server.ops.config import QueueConfig, ServerConfig, default_queues
 from server.ops.logs import configure_logging
 from server.play.lobby import Lobby
 from server.play.pairing import LADDER
-from server.play.replays import DirectoryReplayWriter
+from server.play.recorder import Recorder
 
 SERVER_CORE = 0
 CLIENT_CORE = 1
@@ -144,15 +144,20 @@ async def _serve(spec: ServerSpec, replay_dir: Path, ready: Any) -> None:
         address="127.0.0.1:0", replay_dir=replay_dir, metrics_port=0, database_url="", queues=(queue,)
     )
     policy = dataclasses.replace(LADDER, pair_cap=spec.pair_cap)
-    lobby = Lobby(config, DirectoryReplayWriter(replay_dir), policy=policy)  # build_lobby without a store
+    recorder = Recorder(replay_dir)
+    lobby = Lobby(config, recorder, policy=policy)  # build_lobby without a store, with its policy
+    lobby.on_game_start = recorder.started
     lobby.games_left = spec.games
-    server, port = create_server(config, config.address, lobby)
+    server, port, health_servicer, _ = build_server(config, config.address, lobby, None)
+    recording = await start_recorder(lobby, health_servicer)  # running games' records, as `serve` keeps
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     await server.start()
     ready.send(port)
     await stop.wait()
     await lobby.shutdown(0)
+    if recording is not None:
+        recording.cancel()
     await server.stop(grace=1.0)
 
 

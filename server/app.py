@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 
 import grpc
 import structlog
-from grpc_health.v1 import health, health_pb2_grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
@@ -25,7 +25,8 @@ from server.arena.api import Arena
 from server.ops.config import ConfigError, ServerConfig
 from server.ops.metrics import Metrics
 from server.play.lobby import Lobby
-from server.play.replays import DatabaseReplayWriter, DirectoryReplayWriter, ReplayWriters
+from server.play.recorder import Recorder
+from server.play.replays import DatabaseReplayWriter
 from server.play.session import Outgoing, Session
 from server.play.stream import read_stream, serialize_response
 from server.storage import Store
@@ -120,21 +121,55 @@ def create_server(
 
 def build_lobby(config: ServerConfig, store: Store | None) -> Lobby:
     """The lobby of a server: with a store, registered bots (and practice names if allowed) play, and
-    games are written to the database and to replay files; without one, practice play and files.
+    games are written to replay files and to the database (kept pending in the files while it does not
+    take them: ``server.play.recorder``); without one, practice play and files. ``start_recorder`` starts
+    what keeps those records.
 
     The one place play's Protocols (``server.play.ports``) are given their implementations over the store.
     """
-    files = DirectoryReplayWriter(config.replay_dir)
-    if store is None:
-        return Lobby(config, files)
     metrics = Metrics()
-    return Lobby(
-        config,
-        ReplayWriters(DatabaseReplayWriter(store, metrics), files),
-        StoreAuthenticator(store, allow_practice=config.practice),
-        metrics,
-        StoreRatings(store),
+    if store is None:
+        lobby = Lobby(config, Recorder(config.replay_dir, None, metrics), metrics=metrics)
+    else:
+        lobby = Lobby(
+            config,
+            Recorder(config.replay_dir, DatabaseReplayWriter(store, metrics), metrics),
+            StoreAuthenticator(store, allow_practice=config.practice),
+            metrics,
+            StoreRatings(store),
+        )
+    assert isinstance(lobby.writer, Recorder)
+    lobby.on_game_start = lobby.writer.started
+    lobby.writer.on_down = lambda why: lobby.pause(
+        "the database does not take results; they are kept in replay_dir and retried"
     )
+    return lobby
+
+
+async def start_recorder(
+    lobby: Lobby, health_servicer: health.aio.HealthServicer
+) -> asyncio.Task[None] | None:
+    """Before the server takes bots: record the games a crash left live as aborted and load the results
+    still pending; then run the task that keeps running games' records and retries pending results. While
+    the database does not take results, health says NOT_SERVING and the lobby seats no new games.
+
+    Returns the task (cancel it once the lobby has shut down), or None for a lobby without a Recorder.
+    """
+    recorder = lobby.writer
+    if not isinstance(recorder, Recorder):
+        return None
+    aborted = await asyncio.to_thread(recorder.recover)
+    if aborted or recorder.pending():
+        log.info("recovered", aborted=aborted, pending=len(recorder.pending()))
+
+    async def database_changed(up: bool) -> None:
+        if up:
+            lobby.resume()
+        if lobby.accepting:  # while draining, health stays NOT_SERVING
+            serving = health_pb2.HealthCheckResponse
+            await health_servicer.set("", serving.SERVING if up else serving.NOT_SERVING)
+
+    return asyncio.create_task(recorder.run(database_changed), name="recorder")
 
 
 def build_server(
@@ -168,6 +203,7 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
         loop.add_signal_handler(signum, stop.set)
     metrics_http = lobby.metrics.serve(config.metrics_port) if config.metrics_port else None
     dashboard = await start_dashboard(arena, config.dashboard_port) if config.dashboard_port else None
+    recording = await start_recorder(lobby, health_servicer)
     await server.start()
     log.info(
         "serving",
@@ -183,6 +219,8 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
     log.info("shutting_down", games=len(lobby.runners), grace_ms=config.shutdown_grace_ms)
     await health_servicer.enter_graceful_shutdown()
     await lobby.shutdown(config.shutdown_grace_ms / 1000)
+    if recording is not None:  # results still pending stay in replay_dir for the next start
+        recording.cancel()
     if dashboard is not None:  # after the games: their spectators' streams have ended
         await dashboard.stop()
     await server.stop(grace=1.0)

@@ -60,6 +60,16 @@ def practice_identity(name: str) -> Identity:
     return Identity(identity_key(None, name), name, ranked=False)
 
 
+class DatabaseUnavailable(Exception):
+    """The database did not take a write it may take later (unreachable, locked, timed out): the caller
+    keeps the work and tries again."""
+
+
+class GameAlreadyRecorded(Exception):
+    """This game id has its row already: writing its result again changes nothing (no second rating
+    update), so a retried write that meets this is done."""
+
+
 class HelloError(ValueError):
     """A Hello the server refuses; ``code`` is the Error code sent back."""
 

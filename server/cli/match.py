@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TextIO
 
 from engine import Rules, RulesConfigError, preset
-from server.app import build_lobby, build_server
+from server.app import build_lobby, build_server, start_recorder
 from server.cli.output import outcome, result_line
 from server.cli.practice import SAMPLE_BOTS
 from server.ops import runtime
@@ -221,7 +221,8 @@ class Match:
         lobby = build_lobby(config, self.store)
         lobby.on_game_over = self._game_over
         lobby.games_left = self.games
-        server, port, _, arena = build_server(config, config.address, lobby, self.store)
+        server, port, health_servicer, arena = build_server(config, config.address, lobby, self.store)
+        recording = await start_recorder(lobby, health_servicer)  # results wait while a database is down
         await server.start()
         self._started_at = time.monotonic()
         dashboard = await start_dashboard(arena, self.dashboard_port) if self.dashboard_port else None
@@ -237,6 +238,8 @@ class Match:
                 print(file=self.out)
             await self._stop_bots()
             await lobby.shutdown(0)
+            if recording is not None:
+                recording.cancel()
             if dashboard is not None:
                 await dashboard.stop()
             await server.stop(grace=None)

@@ -142,6 +142,18 @@ class Metrics:
             buckets=_DB_BUCKETS,
             registry=r,
         )
+        self.database_up = Gauge(
+            "conquest_database_up",
+            "1 while finished games are written to the database (or there is none), 0 while it does not take "
+            "them: results wait in replay_dir and no new games are seated.",
+            registry=r,
+        )
+        self.database_up.set(1)
+        self.results_pending = Gauge(
+            "conquest_results_pending",
+            "Finished games kept in replay_dir that the database has not taken yet.",
+            registry=r,
+        )
         self.rating_updates = Counter(
             "conquest_rating_updates_total", "Rating updates written, by queue.", ["queue"], registry=r
         )

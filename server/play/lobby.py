@@ -93,10 +93,15 @@ class Lobby:
         self.tasks: set[asyncio.Task[None]] = set()
         self.sessions: set[Session] = set()
         self.accepting = True
+        self.paused = ""
+        """Why no new games are seated now ("": they are): the database does not take results. Bots stay
+        in their queues and games in progress play on; ``resume`` seats the waiting ones."""
         self.games_left: int | None = None
         """Seat at most this many more games from the queues (None: no limit): local matches stop here."""
         self.on_game_over: Callable[[GameRunner], None] = lambda runner: None
         """Told of every game that ended, once it is recorded (practice and match print results)."""
+        self.on_game_start: Callable[[GameRunner], None] = lambda runner: None
+        """Told of every game as it starts (the server keeps a record of it running)."""
         self._welcome_queues = [
             bot_pb2.QueueInfo(
                 name=q.name,
@@ -283,7 +288,7 @@ class Lobby:
 
     def _seat_appointments(self) -> None:
         for appointment in list(self.appointments):
-            if not self.accepting:
+            if not self.accepting or self.paused:
                 return
             sessions: list[Session] = []
             for name in appointment.bots:
@@ -308,7 +313,12 @@ class Lobby:
     def _match(self, queue: str) -> None:
         config = self.queues[queue]
         held = self._held()
-        while self.accepting and self.games_left != 0 and (seating := self.matchmaker.next_game(queue, held)):
+        while (
+            self.accepting
+            and not self.paused
+            and self.games_left != 0
+            and (seating := self.matchmaker.next_game(queue, held))
+        ):
             for waited in seating.waited_s:
                 self.metrics.queue_wait.labels(queue).observe(waited)
             waiting = self.matchmaker.waiting_count(queue)
@@ -323,6 +333,8 @@ class Lobby:
             if self.games_left is not None:
                 self.games_left -= 1
             self.start_game(config, players)
+        if self.paused:
+            return
         if self.accepting and queue not in self._retries and self.matchmaker.stalled(queue, held):
             self._retries[queue] = asyncio.get_running_loop().call_later(MATCH_RETRY_S, self._retry, queue)
 
@@ -345,10 +357,28 @@ class Lobby:
             game_id, queue, seats, secrets.randbits(63), self.writer, self._game_ended, self.metrics
         )
         self.runners[game_id] = runner
+        self.on_game_start(runner)
         self.metrics.games_started.labels(queue.name).inc()
         self.metrics.games_in_progress.labels(queue.name).inc()
         self.track(asyncio.create_task(runner.run(), name=f"game-{game_id}"))
         return runner
+
+    def pause(self, why: str) -> None:
+        """Seat no new games (from queues or appointments) until ``resume``; ``why`` is logged. Safe from
+        a worker thread (the Recorder's writer): it only sets the flag the seating reads."""
+        if not self.paused:
+            log.warning("seating_paused", why=why)
+        self.paused = why
+
+    def resume(self) -> None:
+        """Seat games again, the bots that waited meanwhile first."""
+        if not self.paused:
+            return
+        self.paused = ""
+        log.info("seating_resumed")
+        self._seat_appointments()
+        for queue in self.queues:
+            self._match(queue)
 
     def track(self, task: asyncio.Task[None]) -> None:
         """Count ``task`` (a game, or the recording a finished game sets off, such as a tournament's next

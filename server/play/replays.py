@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -20,6 +20,9 @@ from engine.state import GameState
 from server.ops.metrics import Metrics
 from server.play.ports import ResultSink
 from server.records import GameResult
+
+_ACTIONS = "@actions@"
+"""Stands for the actions in a replay file's JSON until the already encoded ones replace it."""
 
 
 def seed_commitment(seed: int, game_id: str) -> str:
@@ -63,11 +66,19 @@ class DirectoryReplayWriter:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
-    def write(self, record: GameRecord) -> str:
+    def write(self, record: GameRecord, actions_json: str = "") -> str:
+        """``actions_json``: the replay's actions already encoded as their JSON array (the ``Recorder``
+        encoded them while the game ran), put in the file as they are; "": encoded here."""
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / f"{record.replay.game_id}.json"
         partial = path.with_suffix(".json.partial")
-        partial.write_text(json.dumps(record.to_dict(), separators=(",", ":")))
+        if actions_json:
+            data = GameRecord(replace(record.replay, actions=[]), record.result).to_dict()
+            data["actions"] = _ACTIONS
+            text = json.dumps(data, separators=(",", ":")).replace(f'"{_ACTIONS}"', actions_json, 1)
+        else:
+            text = json.dumps(record.to_dict(), separators=(",", ":"))
+        partial.write_text(text)
         os.replace(partial, path)  # readers never see half a file
         return str(path)
 
@@ -85,26 +96,6 @@ class DatabaseReplayWriter:
         if changes:
             self.metrics.rating_updates.labels(record.result.queue).inc(len(changes))
         return f"{self.store.dialect}:games/{record.replay.game_id}"
-
-
-class ReplayWriters:
-    """Several writers in turn (the database, then the files). One that fails does not stop the others;
-    its error is raised once they have all run."""
-
-    def __init__(self, *writers: ReplayWriter) -> None:
-        self.writers = writers
-
-    def write(self, record: GameRecord) -> str:
-        places = []
-        failure: Exception | None = None
-        for writer in self.writers:
-            try:
-                places.append(writer.write(record))
-            except Exception as error:
-                failure = failure or error
-        if failure is not None:
-            raise failure
-        return ", ".join(places)
 
 
 def load_replay_file(path: Path) -> tuple[Replay, dict[str, Any]]:

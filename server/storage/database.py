@@ -23,6 +23,9 @@ T = TypeVar("T")
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 SQLITE_BUSY_TIMEOUT_MS = 5000
+POSTGRES_LOCK_TIMEOUT_MS = 5000
+"""How long a PostgreSQL statement waits for a lock before failing (as SQLite's busy timeout): a table
+locked by another session makes a write fail, and the server say so, instead of hanging."""
 WRITE_ATTEMPTS = 5
 """A write that loses a lock race (SQLite busy, PostgreSQL deadlock or serialization failure) is retried."""
 _WRITE = "conquest_write"
@@ -57,7 +60,8 @@ class Database:
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
         with self._writer.begin() as connection:
-            if self.dialect == "postgresql":
+            if self.dialect == "postgresql":  # a second server waits for the first one's migration
+                connection.execute(text("SET LOCAL lock_timeout = 0"))
                 connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
@@ -66,14 +70,15 @@ class Database:
         with Session(self._engine) as session, session.begin():
             return work(session)
 
-    def _write(self, work: Callable[[Session], T]) -> T:
-        """Run ``work`` in one write transaction, retrying it when it lost a lock race."""
-        for attempt in range(WRITE_ATTEMPTS):
+    def _write(self, work: Callable[[Session], T], attempts: int = WRITE_ATTEMPTS) -> T:
+        """Run ``work`` in one write transaction, retrying it (up to ``attempts`` in all) when it lost a
+        lock race."""
+        for attempt in range(attempts):
             try:
                 with Session(self._writer) as session, session.begin():
                     return work(session)
             except DBAPIError as error:
-                if attempt == WRITE_ATTEMPTS - 1 or not _is_lock_race(error):
+                if attempt == attempts - 1 or not _is_lock_race(error):
                     raise
                 time.sleep(0.05 * 2**attempt)
         raise AssertionError("unreachable: the last attempt returns or raises")
@@ -98,6 +103,19 @@ def configure_sqlite(engine: Engine) -> None:
         # an immediate one takes the write lock first, so ratings are read by the one writer.
         writes = connection.get_execution_options().get(_WRITE, False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
+
+
+def configure_postgresql(engine: Engine) -> None:
+    """A lock wait ends after POSTGRES_LOCK_TIMEOUT_MS with an error, as SQLite's busy timeout does."""
+
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        autocommit = dbapi_connection.autocommit
+        dbapi_connection.autocommit = True  # a session setting, outside any transaction
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"SET lock_timeout = {POSTGRES_LOCK_TIMEOUT_MS}")
+        cursor.close()
+        dbapi_connection.autocommit = autocommit
 
 
 def _is_lock_race(error: DBAPIError) -> bool:

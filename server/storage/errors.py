@@ -5,6 +5,8 @@ InvalidInputError → INVALID_ARGUMENT, AuthError → UNAUTHENTICATED (bad bot t
 (AdminTokenError).
 """
 
+from server.records import GameAlreadyRecorded
+
 
 class StorageError(Exception):
     """Base of every error the store raises on purpose."""
@@ -16,6 +18,10 @@ class NotFoundError(StorageError, LookupError):
 
 class AlreadyExistsError(StorageError):
     """A bot name already taken, or a game id already recorded."""
+
+
+class GameRecordedError(AlreadyExistsError, GameAlreadyRecorded):
+    """``record_game`` of a game id recorded before: nothing was written (play's ``GameAlreadyRecorded``)."""
 
 
 class InvalidInputError(StorageError, ValueError):

@@ -12,15 +12,15 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
 from engine import Phase
 from engine.replay import Replay
-from server.records import ROUND_TRIP_BUCKETS, GameResult, SeatOutcome, SeatResult
+from server.records import ROUND_TRIP_BUCKETS, DatabaseUnavailable, GameResult, SeatOutcome, SeatResult
 from server.storage.bots import bot_row
 from server.storage.database import Database, utc_now
-from server.storage.errors import AlreadyExistsError, InvalidInputError, NotFoundError
+from server.storage.errors import GameRecordedError, InvalidInputError, NotFoundError
 from server.storage.models import BotRow, GameRow, ReplayRow, SeatRoundTripRow, SeatRow
 from server.storage.ratings import RatingChange, update_ratings
 
@@ -65,10 +65,14 @@ class GameStore(Database):
 
         Ratings are read and written under a lock (SQLite: the write transaction is taken up front;
         PostgreSQL: the rating rows are selected FOR UPDATE), so games finishing at once lose no update.
+        The game id is the games table's primary key: a second write of the same game changes nothing and
+        raises GameRecordedError, so a caller retrying a write it did not see succeed cannot rate twice.
 
         Raises:
             InvalidInputError (result and replay disagree, or a rated game with a practice or repeated bot),
-            AlreadyExistsError (this game id was recorded before), NotFoundError (unknown bot id).
+            GameRecordedError (an AlreadyExistsError: this game id was recorded before), NotFoundError
+            (unknown bot id), DatabaseUnavailable (the database is unreachable, locked past its timeout or
+            failed the transaction: nothing was written, the same call may succeed later).
         """
         _check_result(result, replay)
         data = replay.to_json().encode()
@@ -76,7 +80,7 @@ class GameStore(Database):
 
         def record(session: Session) -> list[RatingChange]:
             if session.get(GameRow, replay.game_id) is not None:
-                raise AlreadyExistsError(f"game {replay.game_id!r} is already recorded")
+                raise GameRecordedError(f"game {replay.game_id!r} is already recorded")
             bots = _seat_bots(session, result)
             session.add(
                 GameRow(
@@ -121,10 +125,14 @@ class GameStore(Database):
             session.flush()
             return changes
 
-        try:
-            return self._write(record)
+        try:  # one attempt: the caller keeps an unwritten result and retries it (server.play.recorder)
+            return self._write(record, attempts=1)
         except IntegrityError:  # the same game recorded concurrently by another writer
-            raise AlreadyExistsError(f"game {replay.game_id!r} is already recorded") from None
+            raise GameRecordedError(f"game {replay.game_id!r} is already recorded") from None
+        except (OperationalError, InterfaceError) as down:
+            raise DatabaseUnavailable(
+                f"the {self.dialect} database did not record game {replay.game_id!r}: {down.orig or down}"
+            ) from down
 
     def game(self, game_id: str) -> GameSummary:
         """Raises: NotFoundError."""

@@ -15,7 +15,7 @@ from sqlalchemy import create_engine
 
 from server.storage.bots import BotStore
 from server.storage.challenges import ChallengeStore
-from server.storage.database import configure_sqlite
+from server.storage.database import configure_postgresql, configure_sqlite
 from server.storage.games import GameStore
 from server.storage.ratings import RatingStore
 from server.storage.tournaments import TournamentStore
@@ -34,6 +34,8 @@ class Store(BotStore, GameStore, RatingStore, ChallengeStore, TournamentStore):
         engine = create_engine(url, pool_pre_ping=True)
         if engine.dialect.name == "sqlite":
             configure_sqlite(engine)
+        elif engine.dialect.name == "postgresql":
+            configure_postgresql(engine)
         store = cls(engine, admin_token)
         store._migrate()
         return store

@@ -54,7 +54,7 @@ async def test_metrics_endpoint_exposes_every_documented_metric_after_a_game(sta
         http.shutdown()
 
     documented = re.findall(r"^\| `(conquest_[a-z_]+)`", DOCS.read_text(), flags=re.MULTILINE)
-    assert len(documented) == 14
+    assert len(documented) == 16
     for name in documented:
         assert f"# HELP {name} " in text, f"{name} is documented in docs/metrics.md but not exported"
     exported = set(re.findall(r"^# HELP (conquest_[a-z_]+) ", text, flags=re.MULTILINE))
@@ -70,6 +70,7 @@ async def test_metrics_endpoint_exposes_every_documented_metric_after_a_game(sta
     assert _sample(text, "conquest_bots_connected") == 3
     assert _sample(text, "conquest_decision_round_trip_seconds_count", phase="setup_claim") >= 42
     assert _sample(text, "conquest_engine_step_seconds_count") > 42
+    assert _sample(text, "conquest_database_up") == 1 and _sample(text, "conquest_results_pending") == 0
 
 
 def test_a_seats_round_trips_fall_in_the_prometheus_buckets() -> None:

@@ -7,6 +7,7 @@ that database too; with ``dashboard=True``, the web dashboard over the server's 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -16,7 +17,7 @@ import grpc
 from raw_client import RawBot
 
 from conquest.v1 import arena_pb2_grpc
-from server.app import build_lobby, build_server, open_store
+from server.app import build_lobby, build_server, open_store, start_recorder
 from server.ops.config import QueueConfig, ServerConfig, TimeControl
 from server.play.lobby import Lobby
 from server.storage import Store
@@ -47,6 +48,8 @@ class LiveServer:
     store: Store | None
     dashboard: RunningDashboard | None
     grpc_server: grpc.aio.Server
+    recording: asyncio.Task[None] | None = None
+    """The Recorder's task (``server.app.start_recorder``): live records, pending results, health."""
     _bots: list[RawBot] = dataclasses.field(default_factory=list)
     _channels: list[grpc.aio.Channel] = dataclasses.field(default_factory=list)
     stopped: bool = False
@@ -78,6 +81,8 @@ class LiveServer:
         for channel in self._channels:
             await channel.close()
         await self.lobby.shutdown(0)
+        if self.recording is not None:
+            self.recording.cancel()
         if self.dashboard is not None:  # after the games: their spectators' streams have ended
             await self.dashboard.stop()
         await self.grpc_server.stop(grace=None)
@@ -108,11 +113,12 @@ async def serving(
     )
     store = open_store(config)
     lobby = build_lobby(config, store)
-    grpc_server, port, _, arena = build_server(config, "localhost:0", lobby, store)
+    grpc_server, port, health_servicer, arena = build_server(config, "localhost:0", lobby, store)
+    recording = await start_recorder(lobby, health_servicer)
     await grpc_server.start()
     # The server's own Arena: a second one over the same lobby would run a second tournament director.
     web = await start_dashboard(arena, 0, host="127.0.0.1") if dashboard else None
-    server = LiveServer(port, lobby, replay_dir, store, web, grpc_server)
+    server = LiveServer(port, lobby, replay_dir, store, web, grpc_server, recording)
     try:
         yield server
     finally:

@@ -743,7 +743,9 @@ class GameSummary(_message.Message):
     turns: _builtins.int
     """Turns played."""
     reason: _builtins.str
-    """How it ended: "conquest", "turn_cap", "server_shutdown" or "all_forfeited"."""
+    """How it ended: "conquest", "turn_cap", "headquarters", "mission", "server_shutdown", "all_forfeited" or
+    "aborted" (live when the server crashed; ended where its record stopped, unrated).
+    """
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameSeat]:
         """Every seat, in seat order."""

@@ -1,0 +1,469 @@
+"""Nothing finished is lost: results kept on disk until the database has them, and the games live at a
+crash found afterwards.
+
+Beside each ``<game_id>.json`` replay file (``server.play.replays``), ``replay_dir`` holds two records:
+
+- ``<game_id>.live`` while a game runs: JSON lines, first a header with what rebuilds the game (queue,
+  rules, board, seed, seats, bot ids, seed commitment, start time), then the actions played so far, one
+  line per batch. The header is written as the game starts and the actions are appended every
+  ``LIVE_FLUSH_S``, both by ``Recorder.run``'s task in a worker thread: nothing is written per decision on
+  the event loop. The file is removed once the game's replay file is written. One left at start is a game
+  that was live at a crash: ``Recorder.recover`` replays it to where it got, ends it there as at a turn cap
+  reached then, and records it unrated with the reason ``aborted``.
+- ``<game_id>.pending`` while the database has not taken the game: its result (seats, bot ids, timeouts,
+  round trips) as JSON, written before the replay file and removed once the database has the game. While
+  the server runs, ``Recorder.run`` retries pending results with backoff; at start every marker left is
+  pending again. ``record_game`` refuses a game id it has (``GameAlreadyRecorded``), so a retry never
+  rates a game twice.
+
+While a write fails with ``DatabaseUnavailable`` the database is down: later games skip it and go straight
+to pending, the server is told (``run``'s ``on_change``: health, seating) and ``conquest_database_up`` is 0.
+The first retry that succeeds brings it back up and the rest of the pending results follow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import os
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from engine import Rules, default_action
+from engine.actions import Action
+from engine.codec import decode_action, encode_action
+from engine.replay import Replay, ReplayError
+from server.ops.metrics import Metrics
+from server.play.replays import DirectoryReplayWriter, GameRecord, ReplayWriter, load_replay_file
+from server.play.results import Outcome, seat_outcome
+from server.play.runner import GameRunner
+from server.play.seats import RemoteSeat
+from server.records import (
+    DatabaseUnavailable,
+    GameAlreadyRecorded,
+    GameResult,
+    SeatOutcome,
+    SeatResult,
+)
+
+log = structlog.get_logger("conquest.recorder")
+
+ABORTED = "aborted"
+"""The reason of a game that was live when the server crashed (docs/protocol.md, GameOver reasons)."""
+LIVE_FLUSH_S = 1.0
+"""How often the actions of running games are appended to their ``.live`` records."""
+RETRY_FIRST_S = 0.5
+RETRY_MAX_S = 10.0
+"""Pending results are retried after RETRY_FIRST_S, doubling up to RETRY_MAX_S while the database is down."""
+
+
+@dataclasses.dataclass(eq=False)
+class _Live:
+    runner: GameRunner
+    flushed: int = 0
+    """Actions handed to a batch so far (on the event loop)."""
+    header_sent: bool = False
+    encoded: list[str] = dataclasses.field(default_factory=list)
+    """The JSON of the actions appended so far, one piece per batch (``[...]`` without its brackets): the
+    replay file reuses them, so an action is encoded once whether or not it was appended."""
+    encoded_count: int = 0
+    """Actions in ``encoded`` (in the worker thread, under ``Recorder._files``)."""
+
+
+class Recorder:
+    """The server's ``ReplayWriter``: each finished game to a replay file, then to ``database`` (None: files
+    only), kept pending on disk while the database does not take it; and the ``.live`` records of running
+    games. ``write`` runs in a worker thread (``GameRunner`` calls it through ``asyncio.to_thread``)."""
+
+    def __init__(self, directory: Path, database: ReplayWriter | None = None, metrics: Metrics | None = None):
+        self.directory = directory
+        self.files = DirectoryReplayWriter(directory)
+        self.database = database
+        self.metrics = metrics or Metrics()
+        self.up = True
+        """False from a write the database did not take until a retried one it did."""
+        self._pending: dict[str, None] = {}
+        """Game ids whose result waits for the database, oldest first (a dict: an ordered set)."""
+        self._state = threading.Lock()
+        """Guards ``up``, ``_pending`` and ``_live`` (worker threads and the event loop share them)."""
+        self._files = threading.Lock()
+        """Held while a ``.live`` record is appended to or removed."""
+        self._live: dict[str, _Live] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake = asyncio.Event()
+        self.on_down: Callable[[str], None] = lambda why: None
+        """Told at once, in the writing thread, when the database stops taking results (the lobby stops
+        seating before the game that met it frees its bots); ``run``'s ``on_change`` follows on the loop."""
+
+    # ------------------------------------------------------------------ running games
+
+    def started(self, runner: GameRunner) -> None:
+        """A game started (on the event loop): its ``.live`` header is written by the task, at once."""
+        with self._state:
+            self._live[runner.game_id] = _Live(runner)
+        self._wake.set()
+
+    def _batches(self) -> list[tuple[_Live, dict[str, Any] | None, list[Action]]]:
+        """What to append to each ``.live`` record: a new game's header, and the actions since the last
+        batch (a slice of the replay's list, taken on the event loop)."""
+        with self._state:
+            lives = list(self._live.items())
+        batches: list[tuple[_Live, dict[str, Any] | None, list[Action]]] = []
+        for _, live in lives:
+            actions = live.runner.replay.actions[live.flushed :]
+            if live.header_sent and not actions:
+                continue
+            header = None if live.header_sent else _header(live.runner)
+            live.header_sent = True
+            live.flushed += len(actions)
+            batches.append((live, header, actions))
+        return batches
+
+    def _append(self, batches: list[tuple[_Live, dict[str, Any] | None, list[Action]]]) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with self._files:
+            for live, header, actions in batches:
+                game_id = live.runner.game_id
+                if game_id not in self._live:  # its replay file is written: no record of it running
+                    continue
+                lines = [json.dumps(header, separators=(",", ":"))] if header is not None else []
+                if actions:
+                    lines.append(_encode(actions))
+                # os.open, not open(): no buffered text stack built per game and batch, just one append
+                fd = os.open(self._live_path(game_id), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    os.write(fd, "".join(line + "\n" for line in lines).encode())
+                finally:
+                    os.close(fd)
+                if actions:
+                    live.encoded.append(lines[-1][1:-1])
+                    live.encoded_count += len(actions)
+
+    def _live_path(self, game_id: str) -> Path:
+        return self.directory / f"{game_id}.live"
+
+    def _marker(self, game_id: str) -> Path:
+        return self.directory / f"{game_id}.pending"
+
+    # ------------------------------------------------------------------ finished games
+
+    def write(self, record: GameRecord) -> str:
+        """The replay file first (with the pending marker before it when there is a database), then the
+        database: a result it does not take now stays pending and is retried. Raises what the database
+        refused for good (a result contradicting its replay); its marker stays for the next start."""
+        game_id = record.replay.game_id
+        if self.database is not None:
+            _write_atomically(self._marker(game_id), json.dumps(result_to_dict(record.result)))
+        with self._files:  # no batch of this game is being appended now, and none will be
+            with self._state:
+                live = self._live.pop(game_id, None)
+            pieces = live.encoded if live is not None else []
+            rest = record.replay.actions[live.encoded_count if live is not None else 0 :]
+        if rest:
+            pieces.append(_encode(rest)[1:-1])
+        path = self.files.write(record, "[" + ",".join(p for p in pieces if p) + "]")
+        with self._files:
+            self._live_path(game_id).unlink(missing_ok=True)
+        if self.database is None:
+            return path
+        with self._state:
+            down = not self.up
+            if down:
+                self._pending[game_id] = None
+        if down:
+            self._changed()
+            return f"{path} (pending: the database is unavailable)"
+        where = self._record(record)
+        return f"{where or 'pending: the database did not take it'}, {path}"
+
+    def _record(self, record: GameRecord) -> str | None:
+        """Write one game to the database and return where it went; on ``DatabaseUnavailable`` keep it
+        pending, go down and return None."""
+        assert self.database is not None
+        game_id = record.replay.game_id
+        try:
+            where = self.database.write(record)
+        except GameAlreadyRecorded:
+            where = f"database (already recorded: {game_id})"
+        except DatabaseUnavailable as down:
+            with self._state:
+                self._pending[game_id] = None
+                was_up, self.up = self.up, False
+            if was_up:
+                self.on_down(str(down))
+                log.warning(
+                    "database_unavailable",
+                    error=str(down),
+                    effect="results are kept in replay_dir and retried; no new games are seated",
+                )
+            self._changed()
+            return None
+        self._marker(game_id).unlink(missing_ok=True)
+        return where
+
+    def _retry_pending(self) -> None:
+        """Write the pending results, oldest first, until one is not taken (worker thread)."""
+        with self._state:
+            waiting = list(self._pending)
+        for game_id in waiting:
+            try:
+                record = self._load_pending(game_id)
+            except (ReplayError, OSError, ValueError, KeyError, TypeError) as bad:
+                log.error(
+                    "pending_result_unreadable",
+                    game_id=game_id,
+                    error=str(bad),
+                    fix=f"restore {game_id}.json and {game_id}.pending in replay_dir, then restart",
+                )
+                with self._state:
+                    self._pending.pop(game_id, None)
+                continue
+            try:
+                where = self._record(record)
+            except Exception as refused:
+                log.error("pending_result_refused", game_id=game_id, error=str(refused))
+                with self._state:
+                    self._pending.pop(game_id, None)
+                continue
+            if where is None:
+                return  # still down: the rest waits for the next retry
+            with self._state:
+                self._pending.pop(game_id, None)
+            log.info("pending_result_recorded", game_id=game_id, where=where)
+        with self._state:
+            self.up = True
+
+    def _load_pending(self, game_id: str) -> GameRecord:
+        replay, _ = load_replay_file(self.directory / f"{game_id}.json")
+        result = result_from_dict(json.loads(self._marker(game_id).read_text()))
+        return GameRecord(replay, result)
+
+    def pending(self) -> list[str]:
+        """The game ids waiting for the database, oldest first."""
+        with self._state:
+            return list(self._pending)
+
+    def _changed(self) -> None:
+        """Wake the task (from any thread): the state or the pending list changed."""
+        loop = self._loop
+        if loop is not None:
+            loop.call_soon_threadsafe(self._wake.set)
+
+    # ------------------------------------------------------------------ start and task
+
+    def recover(self) -> list[str]:
+        """At start, before any game: each ``.live`` record left by a crash becomes an aborted game's
+        replay file (and result, pending for the database); every ``.pending`` marker is pending again.
+        Returns the aborted game ids."""
+        aborted: list[str] = []
+        if not self.directory.is_dir():
+            return aborted
+        for live in sorted(self.directory.glob("*.live")):
+            game_id = live.stem
+            if (self.directory / f"{game_id}.json").exists():  # finished: only removing this was lost
+                live.unlink()
+                continue
+            try:
+                record = aborted_record(live)
+            except (ReplayError, OSError, ValueError, KeyError, TypeError, IndexError) as bad:
+                log.error(
+                    "live_record_unreadable",
+                    path=str(live),
+                    error=str(bad),
+                    fix="the game cannot be rebuilt; move the file out of replay_dir to silence this",
+                )
+                continue
+            if self.database is not None:
+                _write_atomically(self._marker(game_id), json.dumps(result_to_dict(record.result)))
+            self.files.write(record)
+            live.unlink()
+            aborted.append(game_id)
+            log.warning("game_aborted", game_id=game_id, queue=record.result.queue, turns=record.result.turns)
+        if self.database is not None:
+            with self._state:
+                for marker in sorted(self.directory.glob("*.pending"), key=lambda p: p.stat().st_mtime):
+                    self._pending[marker.stem] = None
+        return aborted
+
+    async def run(self, on_change: Callable[[bool], Awaitable[None]]) -> None:
+        """Until cancelled: append the running games' actions to their ``.live`` records, retry pending
+        results (at once while the database is up, with backoff while it is down) and tell ``on_change``
+        and ``conquest_database_up`` whenever the database goes down or comes back."""
+        self._loop = asyncio.get_running_loop()
+        reported = True
+        delay = RETRY_FIRST_S
+        retry_at = 0.0
+        while True:
+            self._wake.clear()
+            batches = self._batches()
+            if batches:
+                await asyncio.to_thread(self._append, batches)
+            if self.pending() and time.monotonic() >= retry_at:
+                await asyncio.to_thread(self._retry_pending)
+                if self.up:
+                    delay = RETRY_FIRST_S
+                else:
+                    retry_at = time.monotonic() + delay
+                    delay = min(delay * 2, RETRY_MAX_S)
+            if self.up != reported:
+                reported = self.up
+                self.metrics.database_up.set(1 if reported else 0)
+                if reported:
+                    log.info("database_available", effect="pending results written; seating resumed")
+                await on_change(reported)
+            self.metrics.results_pending.set(len(self.pending()))
+            timeout = LIVE_FLUSH_S
+            if self.pending():
+                timeout = max(0.0, min(timeout, retry_at - time.monotonic()))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout)
+
+
+def _encode(actions: list[Action]) -> str:
+    return json.dumps([encode_action(a) for a in actions], separators=(",", ":"))
+
+
+def _header(runner: GameRunner) -> dict[str, Any]:
+    replay = runner.replay
+    return {
+        "game_id": runner.game_id,
+        "queue": runner.queue.name,
+        "rules": replay.rules.to_dict(),
+        "board": replay.board,
+        "seed": replay.seed,
+        "seats": list(replay.seats),
+        "bot_ids": [s.bot_id if isinstance(s, RemoteSeat) else None for s in runner.seats],
+        "seed_commitment": runner.commitment,
+        "started_at": runner.started_at.isoformat(),
+    }
+
+
+def aborted_record(live: Path) -> GameRecord:
+    """The game in a ``.live`` record, replayed to its last whole batch of actions and ended there as at a
+    turn cap reached then (the rest of that turn played with default actions, as a shutdown ends a game),
+    unrated with the reason ``aborted``; ``finished_at`` is the record's last write.
+
+    Raises:
+        OSError, ValueError, KeyError, TypeError, ReplayError: not a readable ``.live`` record.
+    """
+    lines = live.read_text().splitlines()
+    header = json.loads(lines[0])
+    seats = [str(s) for s in header["seats"]]
+    replay = Replay(
+        Rules.from_dict(header["rules"]),
+        int(header["seed"]),
+        seats,
+        board=str(header["board"]),
+        game_id=str(header["game_id"]),
+    )
+    state, _ = replay.start()
+    for line in lines[1:]:
+        try:
+            batch = [decode_action(a) for a in json.loads(line)]
+        except (json.JSONDecodeError, ValueError, TypeError):
+            break  # the batch the crash cut short
+        for action in batch:
+            if state.is_over():
+                break
+            state.apply(action)  # checked: a record that does not replay fails here, not in verify
+            replay.actions.append(action)
+    if not state.is_over():
+        replay.rules = state.rules = dataclasses.replace(state.rules, turn_cap=max(state.turn, 1))
+        while not state.is_over():
+            action = default_action(state.legal_actions())
+            state.apply_unchecked(action)
+            replay.actions.append(action)
+    replay.places = list(state.places)
+    replay.fingerprint = state.fingerprint()
+    bot_ids = header.get("bot_ids") or [None] * len(seats)
+    results = [
+        SeatResult(
+            name=name,
+            place=state.places[i],
+            outcome=_outcome(seat_outcome(state, i, None)),
+            bot_id=bot_ids[i],
+        )
+        for i, name in enumerate(seats)
+    ]
+    result = GameResult(
+        queue=str(header["queue"]),
+        seats=results,
+        seed_commitment=str(header["seed_commitment"]),
+        started_at=datetime.fromisoformat(header["started_at"]),
+        finished_at=datetime.fromtimestamp(live.stat().st_mtime, UTC),
+        turns=state.turn,
+        reason=ABORTED,
+        rated=False,
+    )
+    return GameRecord(replay, result)
+
+
+def _outcome(outcome: Outcome.ValueType) -> SeatOutcome:
+    return SeatOutcome(Outcome.Name(outcome).removeprefix("SEAT_OUTCOME_").lower())
+
+
+def result_to_dict(result: GameResult) -> dict[str, Any]:
+    """A GameResult as JSON values (a pending marker's content)."""
+    return {
+        "queue": result.queue,
+        "seats": [
+            {
+                "name": s.name,
+                "place": s.place,
+                "outcome": s.outcome.value,
+                "bot_id": s.bot_id,
+                "timeouts": s.timeouts,
+                "rejections": s.rejections,
+                "crashes": s.crashes,
+                "round_trips": {phase: list(counts) for phase, counts in s.round_trips.items()},
+            }
+            for s in result.seats
+        ],
+        "seed_commitment": result.seed_commitment,
+        "started_at": result.started_at.isoformat(),
+        "finished_at": result.finished_at.isoformat(),
+        "turns": result.turns,
+        "reason": result.reason,
+        "rated": result.rated,
+    }
+
+
+def result_from_dict(data: dict[str, Any]) -> GameResult:
+    """``result_to_dict``'s inverse. Raises: KeyError, ValueError, TypeError."""
+    return GameResult(
+        queue=str(data["queue"]),
+        seats=[
+            SeatResult(
+                name=str(s["name"]),
+                place=int(s["place"]),
+                outcome=SeatOutcome(s["outcome"]),
+                bot_id=s["bot_id"],
+                timeouts=int(s["timeouts"]),
+                rejections=int(s["rejections"]),
+                crashes=int(s["crashes"]),
+                round_trips={str(p): [int(c) for c in counts] for p, counts in s["round_trips"].items()},
+            )
+            for s in data["seats"]
+        ],
+        seed_commitment=str(data["seed_commitment"]),
+        started_at=datetime.fromisoformat(data["started_at"]),
+        finished_at=datetime.fromisoformat(data["finished_at"]),
+        turns=int(data["turns"]),
+        reason=str(data["reason"]),
+        rated=bool(data["rated"]),
+    )
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text)
+    os.replace(partial, path)
