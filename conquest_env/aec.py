@@ -40,6 +40,8 @@ REWARDS: tuple[Reward, ...] = ("win", "placement", "territory")
 """win: +1 for first place, -1 otherwise, when the seat's game ends; placement: from +1 (first) to -1
 (last) likewise; territory: after every step, the change in the seat's share of the territories."""
 InvalidAction = Literal["raise", "penalty"]
+OBSERVATION_HIGH = 1e6
+"""The observation space's upper bound (armies and counts stay far below it)."""
 
 ObsDict = dict[str, npt.NDArray[Any]]
 
@@ -83,7 +85,7 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
         self._obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, np.inf, (self.layout.observation_size,), np.float32),
+                "observation": spaces.Box(0.0, OBSERVATION_HIGH, (self.layout.observation_size,), np.float32),
                 "action_mask": spaces.Box(0, 1, (self.layout.actions,), np.int8),
             }
         )

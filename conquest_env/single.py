@@ -1,9 +1,9 @@
 """The Gymnasium wrapper: one learning seat against fixed opponents, seeded and reproducible.
 
-An opponent is an engine policy (``GameState -> Action``, e.g. ``engine.aggressive_policy``), one of the
-names "random" and "aggressive" (the engine's), a Python sample bot's name (``conquest_bots.roster.BOTS``:
-it plays on the messages the server would send it), or an ``Encoded`` policy (a trained
-``policy(observation, mask) -> index``).
+An opponent is an engine policy (``GameState -> Action``, e.g. ``engine.aggressive_policy``), the name
+"random" or "aggressive" (the engine's policies of those names), the name of another Python sample bot
+(``conquest_bots.roster.BOTS``, e.g. "strategist": it plays on the messages the server would send it), or
+an ``Encoded`` policy (a trained ``policy(observation, mask) -> index``).
 """
 
 from __future__ import annotations
