@@ -46,7 +46,7 @@ OBSERVATION_HIGH = 1e6
 ObsDict = dict[str, npt.NDArray[Any]]
 
 
-class ConquestEnv(AECEnv[str, ObsDict, int | None]):
+class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pettingzoo has no types
     """One game of ``rules`` (a preset name or ``engine.Rules``; ``rules_options`` change a preset as the
     server's queues do: turn_cap, defender_dice, card rules ...) for ``seats`` players.
 
@@ -132,7 +132,7 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):
         seat = self._seat[agent]
         view = view_of(observe(state, seat))
         if seat == state.to_act:
-            legal, choices, mask = self._current()
+            _, choices, mask = self._current()
             third = choices.third_army
         else:
             mask, third = np.zeros(self.layout.actions, np.int8), False

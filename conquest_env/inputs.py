@@ -7,7 +7,7 @@ decision by decision by ``tests/train/test_train_wire_parity.py``.
 from __future__ import annotations
 
 from conquest_sdk.encoding import Choices, Decoded, Layout, View
-from engine import MISSIONS, Action, Board, LegalActions, Observation, Objective, Rules
+from engine import MISSIONS, Action, Board, LegalActions, Objective, Observation, Rules
 from engine.actions import ACTION_KINDS
 from engine.rules import FortifyMode
 
@@ -57,7 +57,7 @@ def choices_of(legal: LegalActions) -> Choices:
         legal.place_min,
         legal.place_max,
         legal.trades,
-        legal.attacks,  # type: ignore[arg-type]  # AttackOption is a (source, target, max_dice, armies) tuple
+        legal.attacks,
         legal.defend_max,
         legal.occupy_min,
         legal.occupy_max,

@@ -52,7 +52,7 @@ class ConquestGymEnv(gym.Env[ObsDict, int]):
         self.agent = self.env.possible_agents[seat]
         self.opponent_specs = list(opponents)
         self.observation_space = self.env.observation_space(self.agent)
-        self.action_space = self.env.action_space(self.agent)  # type: ignore[assignment]
+        self.action_space = self.env.action_space(self.agent)
         self._opponents: dict[str, EngineOpponent | Encoded] = {}
 
     def reset(
@@ -63,7 +63,9 @@ class ConquestGymEnv(gym.Env[ObsDict, int]):
         self.env.reset(seed=game_seed)
         others = [a for a in self.env.possible_agents if a != self.agent]
         specs = zip(others, self.opponent_specs, strict=True)
-        self._opponents = {agent: _opponent(spec, game_seed * 16 + k) for k, (agent, spec) in enumerate(specs)}
+        self._opponents = {
+            agent: _opponent(spec, game_seed * 16 + k) for k, (agent, spec) in enumerate(specs)
+        }
         self._play_others()
         return self.env.observe(self.agent), {}
 

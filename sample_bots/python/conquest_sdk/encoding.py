@@ -77,7 +77,7 @@ class Choices(NamedTuple):
     """The decision commands the third army (neutral or Allied), not the seat's own."""
 
 
-Decoded = tuple[str, tuple[int, ...]]
+Decoded = tuple[str, tuple[int | tuple[int, ...], ...]]
 """An action as (kind, fields): the kind's name in ``engine.actions.ACTION_KINDS`` and the wire's
 ``Action`` oneof, and its fields in the engine's order."""
 
