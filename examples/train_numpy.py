@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from conquest_env import ConquestEnv
 from conquest_sdk.encoding import ATTACK_MODES, BUCKETS, Layout
+from engine import random_policy
 
 RULES = "classic_two_player"
 KINDS = (
@@ -122,28 +123,22 @@ def linear_policy(features: Features, weights: npt.NDArray[np.float32]) -> Polic
     return policy
 
 
-def random_policy(seed: int) -> Policy:
-    rng = random.Random(seed)
-
-    def policy(observation: npt.NDArray[np.float32], mask: npt.NDArray[np.int8]) -> int:
-        actions = np.flatnonzero(mask)
-        return int(actions[rng.randrange(len(actions))])
-
-    return policy
-
-
 def duel(env: ConquestEnv, policy: Policy, seed: int) -> bool:
-    """One game against the random bot on ``seed`` (seats alternate with the seed); True for a win."""
+    """One game against the random bot (the engine's ``random_policy``, which the random sample bot and
+    the practice server's random opponent play) on ``seed``; seats alternate with the seed. True for a
+    win."""
     env.reset(seed=seed)
     learner = f"seat_{seed % 2}"
-    opponent = random_policy(seed)
+    opponent = random_policy(random.Random(seed))
     for agent in env.agent_iter():
         obs, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
             env.step(None)
-            continue
-        play = policy if agent == learner else opponent
-        env.step(play(obs["observation"], obs["action_mask"]))
+        elif agent == learner:
+            env.step(policy(obs["observation"], obs["action_mask"]))
+        else:
+            assert env.game is not None
+            env.step_action(opponent(env.game))
     assert env.game is not None
     places = env.game.places
     return places[seed % 2] == 1 and places.count(1) == 1

@@ -11,6 +11,8 @@
     run(FirstChoice())
 
 Depends only on grpcio, protobuf and the generated ``conquest.v1`` stubs: copy it next to your bot.
+``conquest_sdk.policy`` (run a policy trained in ``conquest_env`` as a bot) and ``conquest_sdk.encoding``
+also need numpy (docs/training.md); nothing here imports them.
 """
 
 from conquest_sdk import actions
