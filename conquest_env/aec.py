@@ -97,6 +97,8 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         """Decisions taken in this game so far."""
         self._decision: tuple[LegalActions, Choices, npt.NDArray[np.int8]] | None = None
         self._shares = [0.0] * seats
+        self._finished = 0
+        """Seats eliminated so far, as last seen by ``_after_move``."""
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._obs_space
@@ -125,6 +127,7 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         self._skip_agent_selection = None
         self._decision = None
         self._shares = self._territory_shares()
+        self._finished = 0
         self.agent_selection = self.possible_agents[self.game.to_act]
 
     def observe(self, agent: str) -> ObsDict:
@@ -205,6 +208,11 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
                     self.rewards[a] += shares[s] - self._shares[s]
             self._shares = shares
         over = state.is_over()
+        if not over:
+            self.agent_selection = self.possible_agents[state.to_act]
+            if len(state.eliminated) == self._finished:
+                return  # nobody's game ended: the common case, kept short
+        self._finished = len(state.eliminated)
         for a in self.agents:
             s = self._seat[a]
             if self.terminations[a] or self.truncations[a]:
@@ -220,8 +228,6 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
                 self.truncations[a] = True  # still playing when the turn cap stopped the game
             else:
                 self.terminations[a] = True
-        if not over:
-            self.agent_selection = self.possible_agents[state.to_act]
         self._deads_step_first()
 
     def _final_reward(self, place: int) -> float:
