@@ -1,8 +1,9 @@
-"""Issue 22: "Checks: `pettingzoo.test.api_test` and `gymnasium.utils.env_checker.check_env` pass for every
-ruleset; seeded runs are identical", the Gymnasium wrapper's opponents ("the engine policies, the sample
-bots, or any callable"), rewards ("win/loss, placement, territory share") and bad input ("an action
-outside the mask gets a clear error naming the decision and the legal choices (or, when configured, the
-engine's safe default and a penalty), never a corrupted state").
+"""Issue 22: "A PettingZoo AEC environment for every ruleset and player count"; "Checks:
+`pettingzoo.test.api_test` and `gymnasium.utils.env_checker.check_env` pass for every ruleset; seeded runs
+are identical"; the Gymnasium wrapper's opponents ("the engine policies, the sample bots, or any
+callable"), rewards ("win/loss, placement, territory share") and bad input ("an action outside the mask
+gets a clear error naming the decision and the legal choices (or, when configured, the engine's safe
+default and a penalty), never a corrupted state").
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from conquest_env import ConquestEnv, ConquestGymEnv
 from conquest_env.single import Encoded
 from engine import PRESETS, IllegalActionError, aggressive_policy
 
-RULESETS = [(name, rules.player_counts()[-1]) for name, rules in PRESETS.items()]
+RULESETS = [(name, seats) for name, rules in PRESETS.items() for seats in rules.player_counts()]
 
 
-@pytest.mark.parametrize(("rules", "seats"), RULESETS, ids=[r for r, _ in RULESETS])
+@pytest.mark.parametrize(("rules", "seats"), RULESETS, ids=[f"{r}-{n}" for r, n in RULESETS])
 def test_pettingzoo_api_test_passes(rules: str, seats: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the Dict observation space and no render(): both by design
