@@ -121,13 +121,8 @@ class Layout:
             "fortify": len(self.fortify_pairs) * BUCKETS,
             "end_phase": 1,
         }
-        self.offsets: dict[str, int] = {}
-        at = 0
-        for kind, size in sizes.items():
-            self.offsets[kind] = at
-            at += size
-        self.actions = at
-        """Size of the flat action space (the mask's length)."""
+        # Each action block's first index; the size of the flat action space (the mask's length).
+        self.offsets, self.actions = _lay_out(sizes)
         self._blocks = tuple(self.offsets.items())
         self._starts = [start for _, start in self._blocks]
         self._attack_first = {
@@ -153,13 +148,9 @@ class Layout:
             "other_headquarters": t,
             "mission": missions,
         }
-        self.observation_offsets: dict[str, int] = {}
-        at = 0
-        for name, size in parts.items():
-            self.observation_offsets[name] = at
-            at += size
-        self.observation_size = at
-        """Length of the observation vector."""
+        # Each observation block's start; the length of the observation vector.
+        self.observation_offsets, self.observation_size = _lay_out(parts)
+        at = self.observation_size
         self._at = tuple(self.observation_offsets.values())
         # For each viewing seat, by territory * (seats + 2) + owner + 1: where the one-hot of that owner
         # goes (owner -1, unclaimed: the spare slot past the end, which ``observation`` drops).
@@ -314,6 +305,16 @@ class Layout:
             raise ValueError(f"action {index} is outside the action space 0..{self.actions - 1}")
         kind, start = self._blocks[bisect.bisect_right(self._starts, index) - 1]
         return kind, index - start
+
+
+def _lay_out(sizes: dict[str, int]) -> tuple[dict[str, int], int]:
+    """Each block's start when the blocks follow one another in order, and the total size."""
+    starts: dict[str, int] = {}
+    at = 0
+    for name, size in sizes.items():
+        starts[name] = at
+        at += size
+    return starts, at
 
 
 def _buckets(least: int, most: int) -> tuple[int, ...]:
