@@ -203,7 +203,8 @@ def main() -> None:
         bot = PolicyBot(policy, name="numpy-policy")
         client = Client(bot, args.play, name=bot.name, queues=[args.queue], games=args.server_games)
         for over in asyncio.run(client.run()):
-            print(f"game {over.game_id}: " + ", ".join(f"{r.place}. {r.name}" for r in over.results))
+            ranking = sorted(over.results, key=lambda r: r.place)
+            print(f"game {over.game_id}: " + ", ".join(f"{r.place}. {r.name}" for r in ranking))
 
 
 if __name__ == "__main__":
