@@ -5,6 +5,7 @@ with numpy only ... then plays it against the server in practice mode"."""
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 
@@ -65,3 +66,16 @@ def test_policy_bot_reads_the_layout_from_game_started() -> None:
     assert (
         layout.offsets == env.layout.offsets and layout.observation_offsets == env.layout.observation_offsets
     )
+
+
+def test_the_server_the_sdk_and_the_sample_bots_load_without_the_training_extra() -> None:
+    """Issue 22: "Optional dependencies as an extra (`pip install conquest[train]`); the core server does
+    not need them." Imports in a fresh interpreter must not load numpy, gymnasium, pettingzoo or the
+    environments."""
+    code = (
+        "import sys, server.app, server.cli.main, conquest_sdk, conquest_bots.roster\n"
+        "loaded = [m for m in ('numpy', 'gymnasium', 'pettingzoo', 'conquest_env', 'conquest_sdk.encoding')"
+        " if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
