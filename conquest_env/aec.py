@@ -246,7 +246,9 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         if self._decision is None:
             legal = self._game().legal_actions()
             choices = choices_of(legal)
-            self._decision = (legal, choices, self.layout.mask(choices))
+            mask = self.layout.mask(choices)
+            mask.flags.writeable = False  # handed out by observe() and trusted by step(): nobody edits it
+            self._decision = (legal, choices, mask)
         return self._decision
 
     def _game(self) -> GameState:

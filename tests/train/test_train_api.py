@@ -134,3 +134,12 @@ def test_with_penalty_an_action_outside_the_mask_plays_the_safe_default_and_cost
     env.step(env.layout.offsets["end_phase"])
     assert env.game is not None and env.game.owner[0] == int(agent[-1])  # default: claim the lowest id
     assert env._cumulative_rewards[agent] == -0.5
+
+
+def test_the_mask_handed_out_cannot_be_edited_into_accepting_an_illegal_action() -> None:
+    """step() trusts the mask it handed out ("never a corrupted state"), so that mask is read-only."""
+    env = ConquestEnv("classic", 4)
+    env.reset(seed=1)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    with pytest.raises(ValueError, match="read-only"):
+        mask[env.layout.offsets["end_phase"]] = 1
