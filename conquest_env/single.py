@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from conquest_env.aec import ConquestEnv, ObsDict
-from engine import Action, GameState, aggressive_policy, random_policy
+from engine import Action, GameState, Rules, aggressive_policy, random_policy
 
 EngineOpponent = Callable[[GameState], Action]
 
@@ -40,7 +40,7 @@ class ConquestGymEnv(gym.Env[ObsDict, int]):
 
     def __init__(
         self,
-        rules: str = "classic",
+        rules: str | Rules = "classic",
         opponents: Sequence[Opponent] = ("random",),
         seat: int = 0,
         **options: Any,
