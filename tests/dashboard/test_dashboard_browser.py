@@ -275,11 +275,14 @@ TRANSPORT = {
 
 async def _icon_size(page: Page, go: str) -> dict[str, float]:
     return await page.eval_on_selector(  # type: ignore[no-any-return]
-        f'.controls [data-go="{go}"] svg', "s => ({w: s.getBoundingClientRect().width, h: s.getBoundingClientRect().height})"
+        f'.controls [data-go="{go}"] svg',
+        "s => ({w: s.getBoundingClientRect().width, h: s.getBoundingClientRect().height})",
     )
 
 
-async def test_the_replay_transport_buttons_show_drawn_icons_with_labels(browser: Browser, tmp_path: Path) -> None:
+async def test_the_replay_transport_buttons_show_drawn_icons_with_labels(
+    browser: Browser, tmp_path: Path
+) -> None:
     """Issue 23: "The replay viewer's transport buttons draw as empty boxes in Chromium with Debian's
     default fonts (the glyphs are missing); use icons that do not depend on fonts, with accessible labels,
     and test that they show." Each button holds an inline SVG of non-zero size and no text, and says what
