@@ -282,7 +282,8 @@ class Client:
         self._check_done()
 
     def _on_queue_status(self, status: bot_pb2.QueueStatus) -> None:
-        log.info("%s", queue_status_line(status))
+        # Joined and waiting is news; leaving is the bot's own doing (LeaveQueue, or its games are played).
+        log.log(logging.INFO if status.joined else logging.DEBUG, "%s", queue_status_line(status))
 
     def _on_error(self, error: bot_pb2.Error) -> None:
         if error.fatal and error.code not in RETRYABLE:
