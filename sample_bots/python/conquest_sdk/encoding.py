@@ -4,7 +4,7 @@ The one piece of code for both sides of training: ``conquest_env`` (PettingZoo a
 engine) and ``conquest_sdk.policy`` (a policy playing on the server) each turn what they hold into the same
 plain inputs (``Layout``, ``View``, ``Choices``), in the wire's terms, and call the functions here, so a
 policy trained offline sees on the ladder exactly the arrays it was trained on. Needs numpy
-(``pip install conquest[train]``); nothing else of the SDK imports this module. ``docs/training.md`` gives
+(the SDK's ``train`` extra, or the server's ``conquest[train]``); nothing else of the SDK imports this module. ``docs/training.md`` gives
 the layouts.
 """
 
