@@ -43,14 +43,13 @@ from server.play.results import Outcome, game_over, game_result, seat_outcomes
 from server.play.seats import Connection, HouseSeat, RemoteSeat, Seat
 from server.play.session import Outgoing
 from server.play.spectators import Spectator, Spectators
+from server.records import ALL_FORFEITED, SHUTDOWN
 
 ANNOTATION_LIMIT = 200
 REQUEST_FATES = ("open", "answered", "timed out", "replaced", "cancelled")
 OPEN = REQUEST_FATES.index("open")
 PHASE_LABELS = {phase: phase.name.lower() for phase in Phase}
 """A phase's name in metric labels and stored round trips (``Enum.name`` is a property: slow per call)."""
-SHUTDOWN = "server_shutdown"
-ALL_FORFEITED = "all_forfeited"
 
 log = structlog.get_logger("conquest.runner")
 
