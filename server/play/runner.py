@@ -214,11 +214,10 @@ class GameRunner:
 
     def _ask(self, index: int, seat: RemoteSeat, legal: LegalActions) -> None:
         """Send the seat its DecisionRequest and make sure this game's task wakes by its deadline."""
-        started = _monotonic()
         seat.clock.defending = legal.phase == Phase.DEFEND  # its own short allowance, mid-turn
+        started = self._send_request(index, seat, legal, None)  # the clock starts as the request is sent
         deadline = started + seat.clock.budget_ms() / 1000
-        sent_at = self._send_request(index, seat, legal, started)
-        self._asking = asking = _Asking(index, seat, legal, started, deadline, sent_at)
+        self._asking = asking = _Asking(index, seat, legal, started, deadline, started)
         self._alarm.wake_by(self._wake_time(asking))
 
     def _wake_time(self, asking: _Asking) -> float:
@@ -292,15 +291,18 @@ class GameRunner:
                 return
         self._alarm.wake()  # a house or forfeited seat's move, a stop, or the end: the game task's
 
-    def _send_request(self, index: int, seat: RemoteSeat, legal: LegalActions, started: float) -> float:
-        """Send a DecisionRequest with the time left since ``started``; returns when it was sent."""
+    def _send_request(
+        self, index: int, seat: RemoteSeat, legal: LegalActions, started: float | None
+    ) -> float:
+        """Send a DecisionRequest with the time left since ``started`` (None: a first send, whose clock
+        starts now, so it carries the time control's own figures); returns when it was sent."""
         self._asked.append(index)
         self._fates.append(OPEN)
         request_id = len(self._asked)
         seat.open_request = request_id
         seat.resumed = False
         now = _monotonic()
-        elapsed_ms = _round((now - started) * 1000)
+        elapsed_ms = 0 if started is None else _round((now - started) * 1000)
         allowed = seat.clock.time_allowed_ms()
         message = messages.decision_request(
             self.game_id,
