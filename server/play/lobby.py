@@ -18,6 +18,7 @@ import structlog
 from conquest.v1 import bot_pb2
 from server.ops.config import QueueConfig, ServerConfig
 from server.ops.metrics import Metrics
+from server.play import messages
 from server.play.convert import rules_info
 from server.play.matchmaker import Matchmaker
 from server.play.pairing import LADDER, MatchPolicy
@@ -229,18 +230,13 @@ class Lobby:
         """A Decision for no running game of the bot's: ``game_over`` if the bot held a seat in that game
         and it has ended (an answer that crossed its GameOver), else ``unknown_game``."""
         game_id = decision.game_id
-        mine = ", ".join(session.games) or "none"
         reason, holders = self._ended.get(game_id, ("", frozenset()))
         if session.identity.name in holders:
             self.metrics.rejections.labels("game_over").inc()
-            session.error(
-                "game_over",
-                f"game {game_id!r} is over ({reason}): its GameOver was sent and request "
-                f"{decision.request_id} was not applied; answer only requests of your running games: {mine}",
-                game_id=game_id,
-            )
+            session.send(messages.game_over_error(game_id, reason, decision.request_id))
             return
         self.metrics.rejections.labels("not_your_game").inc()
+        mine = ", ".join(session.games) or "none"
         session.error(
             "unknown_game", f"you have no seat in game {game_id!r}; your games: {mine}", game_id=game_id
         )

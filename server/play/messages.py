@@ -131,6 +131,19 @@ def seat_forfeited(game_id: str, seat: int, why: str) -> bot_pb2.ConnectResponse
     return bot_pb2.ConnectResponse(error=error)
 
 
+def game_over_error(game_id: str, reason: str, request_id: int) -> bot_pb2.ConnectResponse:
+    """The Error for a Decision that came after its game ended (the game's runner, while it records the
+    game, and the lobby, once it has forgotten it, answer alike)."""
+    error = bot_pb2.Error(
+        code="game_over",
+        message=f"game {game_id!r} is over ({reason}): request {request_id} was not applied; its GameOver "
+        "gives the result",
+        fatal=False,
+        game_id=game_id,
+    )
+    return bot_pb2.ConnectResponse(error=error)
+
+
 def decision_rejected(
     game_id: str, request_id: int, reason: str, can_retry: bool, time_left_ms: int
 ) -> bot_pb2.ConnectResponse:

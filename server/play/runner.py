@@ -377,6 +377,12 @@ class GameRunner:
                 self._failure = bug
                 self._alarm.wake()
             return
+        if self.state.is_over():  # its GameOver is on its way (the game is being recorded)
+            self.metrics.rejections.labels("game_over").inc()
+            seat.send(
+                messages.game_over_error(self.game_id, self.reason or self.state.end_reason, request_id)
+            )
+            return
         asked, outcome = -1, ""
         if 0 < request_id <= len(self._asked):
             asked, outcome = self._asked[request_id - 1], REQUEST_FATES[self._fates[request_id - 1]]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import subprocess
 import sys
@@ -134,6 +135,30 @@ async def test_a_bug_met_while_the_reader_plays_ends_the_game_not_the_stream(tmp
     runner.submit(seat, answer(request), time.monotonic())  # does not raise
     with pytest.raises(RuntimeError, match="a bug in the game"):
         await asyncio.wait_for(game, 5)
+
+
+async def test_a_decision_arriving_while_an_ended_game_is_recorded_is_told_the_game_is_over(tmp_path):
+    """Issue 23: "A late answer that arrives after its game ended ... should say the game is over". Between
+    the last action and its GameOver the game is recorded and its runner still takes the bots' Decisions:
+    one arriving then gets the same ``game_over`` Error the lobby gives once the game is forgotten."""
+    runner, connections = two_bot_game(tmp_path, TimeControl())
+    capped = dataclasses.replace(runner.state.rules, turn_cap=2)
+    runner.state.rules = runner.replay.rules = capped
+    game = asyncio.create_task(runner.run())
+    try:
+        index, request = await first_request(connections)
+        while not runner.state.is_over():
+            runner.submit(index, answer(request), time.monotonic())
+            last = (index, request)
+            index, request = last_request(connections)
+        index, request = last  # the answer that ended the game, sent again before its GameOver
+        runner.submit(index, answer(request), time.monotonic())
+        error = connections[index].sent[-1].error
+        assert (error.code, error.game_id, error.fatal) == ("game_over", "g", False)
+        assert f"game 'g' is over (turn_cap): request {request.request_id} was not applied" in error.message
+    finally:
+        await game
+    assert connections[index].sent[-1].WhichOneof("message") == "game_over"
 
 
 PAUSED_CLOCK_GAME = """
