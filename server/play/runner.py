@@ -144,25 +144,37 @@ class GameRunner:
         self.log.info("game_started", players=self._names)
         for index, seat in enumerate(self.seats):
             seat_send(seat, self.game_started(index))
+        # try/except, not try/finally: a compiled ``finally`` that an exception passes through leaves that
+        # exception as the thread's handled one (mypyc 2.4), and every later compiled ``finally`` left
+        # normally (``Alarm.wait``'s, this one's) raises it again: one game's bug would end every later game.
         try:
-            while not self.state.is_over():
-                if self._failure is not None:
-                    raise self._failure
-                if self._stopping or self._all_forfeited():
-                    if self._asking is not None:
-                        self._close_request(self._asking.seat, "cancelled")
-                        self._asking = None
-                    self._cut_short(SHUTDOWN if self._stopping else ALL_FORFEITED)
-                    break
+            await self._play()
+        except BaseException:
+            self._ended()
+            raise
+        await self._finish()
+        self._ended()
+
+    async def _play(self) -> None:
+        """Play until the game is over (or cut short: ``stop``, every seat forfeited)."""
+        while not self.state.is_over():
+            if self._failure is not None:
+                raise self._failure
+            if self._stopping or self._all_forfeited():
                 if self._asking is not None:
-                    await self._watch(self._asking)
-                else:
-                    await self._play_unasked()
-        finally:
-            if self.state.is_over():
-                await self._finish()
-            self._spectators.end()
-            self.on_finish(self)
+                    self._close_request(self._asking.seat, "cancelled")
+                    self._asking = None
+                self._cut_short(SHUTDOWN if self._stopping else ALL_FORFEITED)
+                return
+            if self._asking is not None:
+                await self._watch(self._asking)
+            else:
+                await self._play_unasked()
+
+    def _ended(self) -> None:
+        """Told to the spectators and the lobby, whether the game finished or its task failed."""
+        self._spectators.end()
+        self.on_finish(self)
 
     def stop(self) -> None:
         """End the game at once (server shutdown): ranked as at a turn cap reached now."""

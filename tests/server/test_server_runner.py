@@ -137,6 +137,28 @@ async def test_a_bug_met_while_the_reader_plays_ends_the_game_not_the_stream(tmp
         await asyncio.wait_for(game, 5)
 
 
+async def test_a_game_that_ended_by_a_bug_leaves_nothing_behind_for_the_next_game(tmp_path):
+    """ "A bug met while the reader plays ends the game, not the stream" - nor any later game: compiled, a
+    ``finally`` the bug passed through once left it as the thread's handled exception, and the next
+    game's task raised it again when it ended (every later game would have crashed)."""
+    metrics = Metrics()
+    metrics.decision_round_trip = BrokenHistogram()  # type: ignore[assignment]
+    broken, connections = two_bot_game(tmp_path / "broken", TimeControl(), metrics)
+    game = asyncio.create_task(broken.run())
+    seat, request = await first_request(connections)
+    broken.submit(seat, answer(request), time.monotonic())
+    with pytest.raises(RuntimeError, match="a bug in the game"):
+        await asyncio.wait_for(game, 5)
+
+    runner, connections = two_bot_game(tmp_path / "next", TimeControl())
+    game = asyncio.create_task(runner.run())
+    seat, request = await first_request(connections)
+    runner.submit(seat, answer(request), time.monotonic())
+    runner.stop()
+    await asyncio.wait_for(game, 5)  # ends as a shutdown ends it, raising nothing
+    assert runner.reason == "server_shutdown"
+
+
 async def test_a_decision_arriving_while_an_ended_game_is_recorded_is_told_the_game_is_over(tmp_path):
     """Issue 23: "A late answer that arrives after its game ended ... should say the game is over". Between
     the last action and its GameOver the game is recorded and its runner still takes the bots' Decisions:
