@@ -18,6 +18,7 @@ import structlog
 from conquest.v1 import bot_pb2
 from server.ops.config import QueueConfig, ServerConfig
 from server.ops.metrics import Metrics
+from server.play import messages
 from server.play.convert import rules_info
 from server.play.matchmaker import Matchmaker
 from server.play.pairing import LADDER, MatchPolicy
@@ -30,6 +31,8 @@ from server.records import INITIAL, NAME_RULE, HelloError, Identity, Skill, name
 
 log = structlog.get_logger("conquest.lobby")
 MATCH_RETRY_S = 1.0
+ENDED_GAMES_KEPT = 4096
+"""How many ended games the lobby remembers, to tell a late Decision for one that its game is over."""
 """How often a queue whose ready bots are too far apart in rating is matched again (windows widen)."""
 QUEUE_STATUS_INTERVAL_S = 10.0
 """How often a bot waiting in a queue for a game is told how the queue stands (bot.proto QueueStatus)."""
@@ -86,6 +89,9 @@ class Lobby:
             for queue in self.queues:
                 self.matchmaker.remember(queue, ratings.recent_tables(queue, policy.memory))
         self.runners: dict[str, GameRunner] = {}
+        self._ended: dict[str, tuple[str, frozenset[str]]] = {}
+        """The latest ended games (``ENDED_GAMES_KEPT``, oldest first): game id -> (its end's reason, the
+        names of the bots that held its seats)."""
         self.appointments: list[Appointment] = []
         """Games waiting for their named bots, oldest first."""
         self._appointed: dict[str, Appointment] = {}
@@ -194,14 +200,7 @@ class Lobby:
         a Decision here is for no game of the bot's."""
         kind = request.WhichOneof("message")
         if kind == "decision":
-            decision = request.decision
-            self.metrics.rejections.labels("not_your_game").inc()
-            mine = ", ".join(session.games) or "none"
-            session.error(
-                "unknown_game",
-                f"you have no seat in game {decision.game_id!r}; your games: {mine}",
-                game_id=decision.game_id,
-            )
+            self._refuse_decision(session, request.decision)
         elif kind in ("join_queue", "leave_queue"):
             joining = kind == "join_queue"
             name = request.join_queue.queue if joining else request.leave_queue.queue
@@ -226,6 +225,21 @@ class Lobby:
             session.error(
                 "empty_message", "a ConnectRequest must set hello, join_queue, leave_queue or decision"
             )
+
+    def _refuse_decision(self, session: Session, decision: bot_pb2.Decision) -> None:
+        """A Decision for no running game of the bot's: ``game_over`` if the bot held a seat in that game
+        and it has ended (an answer that crossed its GameOver), else ``unknown_game``."""
+        game_id = decision.game_id
+        reason, holders = self._ended.get(game_id, ("", frozenset()))
+        if session.identity.name in holders:
+            self.metrics.rejections.labels("game_over").inc()
+            session.send(messages.game_over_error(game_id, reason, decision.request_id))
+            return
+        self.metrics.rejections.labels("not_your_game").inc()
+        mine = ", ".join(session.games) or "none"
+        session.error(
+            "unknown_game", f"you have no seat in game {game_id!r}; your games: {mine}", game_id=game_id
+        )
 
     def close_session(self, session: Session) -> None:
         """The stream ended: leave the queues; the session's seats wait out their reconnect grace."""
@@ -428,6 +442,10 @@ class Lobby:
 
     def _game_ended(self, runner: GameRunner) -> None:
         del self.runners[runner.game_id]
+        holders = frozenset(s.name for s in runner.seats if isinstance(s, RemoteSeat))
+        self._ended[runner.game_id] = (runner.reason or "unfinished", holders)
+        if len(self._ended) > ENDED_GAMES_KEPT:
+            del self._ended[next(iter(self._ended))]
         if self.ratings is not None:
             bot_ids = [s.bot_id for s in runner.seats if isinstance(s, RemoteSeat) and s.bot_id is not None]
             self.ratings.forget(runner.queue.name, bot_ids)

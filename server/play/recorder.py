@@ -47,6 +47,7 @@ from server.play.results import Outcome, seat_outcome
 from server.play.runner import GameRunner
 from server.play.seats import RemoteSeat
 from server.records import (
+    ABORTED,
     DatabaseUnavailable,
     GameAlreadyRecorded,
     GameResult,
@@ -56,8 +57,6 @@ from server.records import (
 
 log = structlog.get_logger("conquest.recorder")
 
-ABORTED = "aborted"
-"""The reason of a game that was live when the server crashed (docs/protocol.md, GameOver reasons)."""
 LIVE_FLUSH_S = 1.0
 """How often the actions of running games are appended to their ``.live`` records."""
 RETRY_FIRST_S = 0.5
