@@ -1,4 +1,5 @@
-"""``conquest replay show|verify|render``: a finished game's replay file, printed, re-simulated or drawn.
+"""``conquest replay show|verify|events|render``: a finished game's replay file, printed, re-simulated,
+listed event by event or drawn.
 
 ``replay download`` (from a running server's Arena API) is registered by ``server.cli.arena``.
 """
@@ -6,15 +7,19 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+from google.protobuf import json_format
+
 from engine.codec import encode_action
 from engine.events import GameEnded, TurnStarted
 from engine.replay import ReplayError, simulate
 from server.play.replays import load_replay_file, verify_record
+from server.play.wire import event_to_pb
 
 
 def cmd_replay_verify(args: argparse.Namespace) -> int:
@@ -29,8 +34,8 @@ def cmd_replay_verify(args: argparse.Namespace) -> int:
             continue
         checked = "seed commitment, " if data.get("seed_commitment") else ""
         print(
-            f"OK   {path}: {len(replay.actions)} actions re-simulated; {checked}places {list(state.places)} "
-            "and final state match"
+            f"OK   {path}: {len(replay.actions)} actions re-simulated (dice version "
+            f"{replay.dice_version}); {checked}places {list(state.places)} and final state match"
         )
     return 1 if failed else 0
 
@@ -57,6 +62,21 @@ def cmd_replay_show(args: argparse.Namespace) -> int:
         print("annotations:")
         for index, note in sorted(replay.annotations.items()):
             print(f"  action {index} {encode_action(replay.actions[index])}: {note}")
+    return 0
+
+
+def cmd_replay_events(args: argparse.Namespace) -> int:
+    """Every event of the game, nothing hidden, one proto3 JSON ``GameEvent`` per line: what a verifier in
+    another language re-derives the rolls and shuffles against (docs/protocol.md, "Randomness")."""
+    try:
+        replay, _ = load_replay_file(args.file)
+        _, events = simulate(replay)
+    except ReplayError as bad:
+        print(f"conquest replay events: {bad}", file=sys.stderr)
+        return 1
+    for sequence, event in enumerate(events):
+        message = json_format.MessageToDict(event_to_pb(event, sequence))
+        print(json.dumps(message, separators=(",", ":")))
     return 0
 
 
@@ -103,7 +123,8 @@ def turn_digest(events: Sequence[object], seats: Sequence[str]) -> list[str]:
 def add_commands(
     commands: argparse._SubParsersAction[argparse.ArgumentParser],
 ) -> argparse._SubParsersAction[argparse.ArgumentParser]:
-    """Register ``replay show|verify|render``; returns the ``replay`` subcommands for others to extend."""
+    """Register ``replay show|verify|events|render``; returns the ``replay`` subcommands for others to
+    extend."""
     replay = commands.add_parser("replay", help="inspect or verify replay files")
     replay_commands = replay.add_subparsers(dest="replay_command", required=True)
     show = replay_commands.add_parser("show", help="print a replay's players, result and turns")
@@ -114,6 +135,11 @@ def add_commands(
     )
     verify.add_argument("files", type=Path, nargs="+", metavar="FILE")
     verify.set_defaults(run=cmd_replay_verify)
+    events = replay_commands.add_parser(
+        "events", help="print every event of a replay (nothing hidden), one GameEvent as JSON per line"
+    )
+    events.add_argument("file", type=Path)
+    events.set_defaults(run=cmd_replay_events)
     render = replay_commands.add_parser(
         "render", help="write a replay as one self-contained HTML page (the dashboard's replay viewer)"
     )
