@@ -66,8 +66,9 @@ def cmd_replay_show(args: argparse.Namespace) -> int:
 
 
 def cmd_replay_events(args: argparse.Namespace) -> int:
-    """Every event of the game, nothing hidden, one proto3 JSON ``GameEvent`` per line: what a verifier in
-    another language re-derives the rolls and shuffles against (docs/protocol.md, "Randomness")."""
+    """Every event of the game, nothing hidden, one proto3 JSON ``GameEvent`` per line (zeros and empty
+    lists written out): what a verifier in another language re-derives the rolls and shuffles against
+    (docs/protocol.md, "Randomness")."""
     try:
         replay, _ = load_replay_file(args.file)
         _, events = simulate(replay)
@@ -75,7 +76,9 @@ def cmd_replay_events(args: argparse.Namespace) -> int:
         print(f"conquest replay events: {bad}", file=sys.stderr)
         return 1
     for sequence, event in enumerate(events):
-        message = json_format.MessageToDict(event_to_pb(event, sequence))
+        message = json_format.MessageToDict(
+            event_to_pb(event, sequence), always_print_fields_with_no_presence=True
+        )
         print(json.dumps(message, separators=(",", ":")))
     return 0
 
