@@ -12,12 +12,14 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from google.protobuf import json_format
 
 from engine.codec import encode_action
-from engine.events import GameEnded, TurnStarted
-from engine.replay import ReplayError, simulate
+from engine.events import Event, GameEnded, TurnStarted
+from engine.replay import Replay, ReplayError, simulate
+from engine.state import GameState
 from server.play.replays import load_replay_file, verify_record
 from server.play.wire import event_to_pb
 
@@ -40,13 +42,22 @@ def cmd_replay_verify(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def cmd_replay_show(args: argparse.Namespace) -> int:
+def _simulated(path: Path, command: str) -> tuple[Replay, dict[str, Any], GameState, list[Event]] | None:
+    """The replay in ``path`` re-simulated, or None after telling why not (on stderr)."""
     try:
-        replay, data = load_replay_file(args.file)
+        replay, data = load_replay_file(path)
         state, events = simulate(replay)
     except ReplayError as bad:
-        print(f"conquest replay show: {bad}", file=sys.stderr)
+        print(f"conquest replay {command}: {bad}", file=sys.stderr)
+        return None
+    return replay, data, state, events
+
+
+def cmd_replay_show(args: argparse.Namespace) -> int:
+    simulated = _simulated(args.file, "show")
+    if simulated is None:
         return 1
+    replay, data, state, events = simulated
     print(f"game {replay.game_id or '(no id)'}  queue {data.get('queue', '?')}  rules {replay.rules.name}")
     print(f"seed {replay.seed}  commitment {data.get('seed_commitment', '(not recorded)')}")
     outcomes = data.get("outcomes") or [""] * len(replay.seats)
@@ -69,13 +80,10 @@ def cmd_replay_events(args: argparse.Namespace) -> int:
     """Every event of the game, nothing hidden, one proto3 JSON ``GameEvent`` per line (zeros and empty
     lists written out): what a verifier in another language re-derives the rolls and shuffles against
     (docs/protocol.md, "Randomness")."""
-    try:
-        replay, _ = load_replay_file(args.file)
-        _, events = simulate(replay)
-    except ReplayError as bad:
-        print(f"conquest replay events: {bad}", file=sys.stderr)
+    simulated = _simulated(args.file, "events")
+    if simulated is None:
         return 1
-    for sequence, event in enumerate(events):
+    for sequence, event in enumerate(simulated[3]):
         message = json_format.MessageToDict(
             event_to_pb(event, sequence), always_print_fields_with_no_presence=True
         )
