@@ -1,4 +1,5 @@
-"""Replays: a game is (rules, board, seed, seats, actions); re-simulating one reproduces every state.
+"""Replays: a game is (rules, board, seed, dice version, seats, actions); re-simulating one reproduces every
+state.
 
 The recorded result (places and the final state's fingerprint) lets ``verify`` prove a replay honest.
 """
