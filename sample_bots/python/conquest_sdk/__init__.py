@@ -10,7 +10,8 @@
 
     run(FirstChoice())
 
-Depends only on grpcio, protobuf and the generated ``conquest.v1`` stubs: copy it next to your bot.
+Depends only on grpcio, protobuf and the generated ``conquest.v1`` stubs: ``pip install sample_bots/python``
+installs the three (and the sample bots) without the server.
 """
 
 from conquest_sdk import actions
