@@ -17,8 +17,11 @@ import structlog
 
 from conquest.v1 import bot_pb2
 from server.ops.config import QueueConfig, ServerConfig
+from server.ops.logs import SAMPLED
 from server.ops.metrics import Metrics
+from server.play.admission import Admission
 from server.play.convert import rules_info
+from server.play.mailbox import Mailbox
 from server.play.matchmaker import Matchmaker
 from server.play.pairing import LADDER, MatchPolicy
 from server.play.ports import Authenticator, Ratings
@@ -26,7 +29,7 @@ from server.play.replays import ReplayWriter
 from server.play.runner import GameRunner
 from server.play.seats import HouseSeat, RemoteSeat, Seat, house_seats
 from server.play.session import PracticeAuthenticator, Session, check_hello
-from server.records import INITIAL, NAME_RULE, HelloError, Identity, Skill, name_key
+from server.records import INITIAL, NAME_RULE, SHOWN_LIMIT, HelloError, Identity, Skill, name_key, shown
 
 log = structlog.get_logger("conquest.lobby")
 MATCH_RETRY_S = 1.0
@@ -92,6 +95,8 @@ class Lobby:
         """Queues whose ready bots could not be matched yet: matched again when the timer fires."""
         self.tasks: set[asyncio.Task[None]] = set()
         self.sessions: set[Session] = set()
+        self.admission = Admission(config)
+        """Which streams the server takes (per client, and before their Hello): bot and spectator streams."""
         self.accepting = True
         self.paused = ""
         """Why no new games are seated now ("": they are): the database does not take results. Bots stay
@@ -126,7 +131,12 @@ class Lobby:
             self._refuse_look_alike(identity)
         except HelloError as bad:
             return bot_pb2.Error(code=bad.code, message=str(bad), fatal=True)
-        session = Session(identity, capacity, live_events=first.hello.live_events)
+        session = Session(
+            identity,
+            capacity,
+            live_events=first.hello.live_events,
+            outbox=Mailbox(self.config.send_queue_limit),
+        )
         self.sessions.add(session)
         self.metrics.bots_connected.inc()
         resumed = [
@@ -160,7 +170,7 @@ class Lobby:
             "session_opened",
             bot=identity.name,
             session_id=session.session_id,
-            client=f"{first.hello.client_name}/{first.hello.client_version}",
+            client=shown(f"{first.hello.client_name}/{first.hello.client_version}"),
             capacity=capacity,
             resumed=list(taken),
         )
@@ -195,14 +205,21 @@ class Lobby:
             mine = ", ".join(session.games) or "none"
             session.error(
                 "unknown_game",
-                f"you have no seat in game {decision.game_id!r}; your games: {mine}",
-                game_id=decision.game_id,
+                f"you have no seat in game {shown(decision.game_id)}; your games: {mine}",
+                game_id=decision.game_id[:SHOWN_LIMIT],
             )
         elif kind in ("join_queue", "leave_queue"):
             joining = kind == "join_queue"
             name = request.join_queue.queue if joining else request.leave_queue.queue
             if name not in self.queues:
-                session.error("unknown_queue", f"no queue {name!r}; queues: {', '.join(self.queues)}")
+                session.error("unknown_queue", f"no queue {shown(name)}; queues: {', '.join(self.queues)}")
+                return
+            if joining and request.join_queue.games < 0:
+                session.error(
+                    "invalid_argument",
+                    f"JoinQueue.games = {request.join_queue.games}: use 1 or more to be seated in at most "
+                    "that many games of the queue, or 0 for no limit",
+                )
                 return
             if joining:
                 self.matchmaker.join(name, session, request.join_queue.games)
@@ -210,7 +227,7 @@ class Lobby:
             else:
                 self.matchmaker.leave(name, session)
                 session.queues.discard(name)
-            log.info(kind, bot=session.identity.name, session_id=session.session_id, queue=name)
+            SAMPLED.info(log, kind, bot=session.identity.name, session_id=session.session_id, queue=name)
             waiting = self.matchmaker.waiting_count(name)
             self.metrics.queue_depth.labels(name).set(waiting)
             session.send(
@@ -226,6 +243,30 @@ class Lobby:
             session.error(
                 "empty_message", "a ConnectRequest must set hello, join_queue, leave_queue or decision"
             )
+
+    def flooded(self, session: Session, dropped: int) -> bool:
+        """``session`` sent more than ``session_message_rate`` messages a second: ``dropped`` of them were
+        dropped since its rate was last kept. The first is told; a second's worth closes the session (True:
+        read no more). Its games go on by the disconnect rules."""
+        rate = self.config.session_message_rate
+        if dropped >= rate:
+            self.metrics.streams_cut.labels("rate_limited").inc()
+            log.warning("session_flooding", bot=session.identity.name, session_id=session.session_id)
+            session.error(
+                "rate_limited",
+                f"{dropped} messages over the rate of {rate} a second (server.session_message_rate) were "
+                "dropped: the session is closed; reconnect and send at most one Decision per DecisionRequest",
+                fatal=True,
+            )
+            return True
+        if dropped == 1:
+            session.error(
+                "rate_limited",
+                f"more than {rate} messages a second on this session (server.session_message_rate): the "
+                f"messages over it are dropped, this one first; {rate} dropped before the rate is kept for "
+                "a second close the session",
+            )
+        return False
 
     def close_session(self, session: Session) -> None:
         """The stream ended: leave the queues; the session's seats wait out their reconnect grace."""

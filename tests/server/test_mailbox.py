@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import time
 
-from server.play.mailbox import Alarm, Mailbox
+from conquest.v1 import arena_pb2
+from server.play.mailbox import Alarm, Mailbox, deliver
+from server.play.spectators import Spectators
 
 
 async def test_an_item_put_while_waiting_is_returned_at_once() -> None:
@@ -88,3 +90,58 @@ async def test_wake_by_ends_a_wait_in_progress_by_the_sooner_time() -> None:
     alarm.wake_by(sooner)
     await asyncio.wait_for(waiter, 5)
     assert time.monotonic() >= sooner
+
+
+async def test_a_mailbox_whose_reader_falls_its_limit_behind_overflows_once_and_holds_nothing() -> None:
+    """Issue 21 item 10: "every stream, bot or spectator, has a bounded outbound queue (a reader that stops
+    is disconnected with a reason)"."""
+    told: list[str] = []
+    box: Mailbox[int] = Mailbox(limit=3)
+    box.on_overflow = lambda: told.append("overflow")
+    for item in range(10):
+        box.put(item)
+    assert box.overflowed and len(box) == 0 and told == ["overflow"]
+
+
+async def test_deliver_ends_when_the_reader_stops_reading() -> None:
+    """Issue 21 item 10: a write that never completes (a client that never reads) and a mailbox that fills
+    up end the delivery (False), and the stuck write is cancelled."""
+    box: Mailbox[int | None] = Mailbox(limit=5)
+    never = asyncio.get_running_loop().create_future()
+
+    async def write(item: int) -> None:
+        await never
+
+    delivering = asyncio.ensure_future(deliver(box, write))
+    for item in range(20):
+        box.put(item)
+        await asyncio.sleep(0)
+    assert await asyncio.wait_for(delivering, 5) is False
+
+
+async def test_deliver_writes_everything_to_a_reader_that_reads() -> None:
+    box: Mailbox[int | None] = Mailbox(limit=5)
+    written: list[int] = []
+
+    async def write(item: int) -> None:
+        written.append(item)
+
+    delivering = asyncio.ensure_future(deliver(box, write))
+    for item in range(20):
+        box.put(item)
+        await asyncio.sleep(0)
+    box.put(None)
+    assert await asyncio.wait_for(delivering, 5) is True
+    assert written == list(range(20))
+
+
+async def test_a_spectator_that_stops_reading_is_cut_off_and_dropped() -> None:
+    """Issue 21 item 9: "1,000 `WatchGame` spectators that never read were never closed while the game's
+    events piled up for them"."""
+    spectators = Spectators("g")
+    spectator = spectators.add(arena_pb2.GameSnapshot(game_id="g"), limit=4)
+    cut: list[bool] = []
+    spectator.on_overflow = lambda: cut.append(True)
+    for _ in range(10):
+        spectators.send_events([])
+    assert cut == [True] and len(spectator) == 0
