@@ -21,6 +21,7 @@ from server.arena.competitions import Challenges, TournamentDirector, pure
 from server.arena.tournaments import standings
 from server.play import convert, wire
 from server.play.lobby import Lobby
+from server.play.mailbox import Overflowed
 from server.play.replays import GameRecord
 from server.play.runner import GameRunner
 from server.play.spectators import Spectator
@@ -443,9 +444,12 @@ _FORMATS = {
 
 
 async def _follow(runner: GameRunner, spectator: Spectator) -> AsyncGenerator[arena_pb2.WatchGameResponse]:
+    """The spectator's messages until the game's end, or until it fell too far behind (then it ends)."""
     try:
         while (message := await spectator.get()) is not None:
             yield message
+    except Overflowed:
+        return
     finally:
         runner.unwatch(spectator)
 

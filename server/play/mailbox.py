@@ -17,6 +17,10 @@ from typing import Any, Generic, TypeVar
 T = TypeVar("T")
 
 
+class Overflowed(Exception):
+    """A mailbox's reader fell ``limit`` items behind and was cut off."""
+
+
 class Mailbox(Generic[T]):
     """What one reader has not read yet, and its wait for more; at most ``limit`` items (0: no limit).
 
@@ -52,8 +56,14 @@ class Mailbox(Generic[T]):
             waiter.set_result(None)
 
     async def get(self) -> T:
-        """The oldest item, waiting for one as long as it takes."""
+        """The oldest item, waiting for one as long as it takes.
+
+        Raises:
+            Overflowed: the mailbox overflowed (nothing more will come).
+        """
         while not self._items:
+            if self._room < 0:
+                raise Overflowed("the reader fell behind by the mailbox's limit: it was cut off")
             loop = self._loop
             if loop is None:
                 loop = self._loop = asyncio.get_running_loop()
@@ -69,6 +79,9 @@ class Mailbox(Generic[T]):
             return
         self._room = -1
         self._items.clear()
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():  # a reader waiting now learns it was cut off
+            waiter.set_result(None)
         if self.on_overflow is not None:
             self.on_overflow()
 
@@ -94,7 +107,7 @@ async def deliver(
         done, _ = await asyncio.wait(waited, return_when=asyncio.FIRST_COMPLETED)
         if writer not in done:
             done, _ = await asyncio.wait({writer}, timeout=flush_s)
-        if writer not in done or writer.cancelled():
+        if writer not in done or writer.cancelled() or mailbox.overflowed:
             return False
         writer.result()  # a failed write raises here
         return True

@@ -7,8 +7,10 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from conquest.v1 import arena_pb2
-from server.play.mailbox import Alarm, Mailbox, deliver
+from server.play.mailbox import Alarm, Mailbox, Overflowed, deliver
 from server.play.spectators import Spectators
 
 
@@ -145,3 +147,17 @@ async def test_a_spectator_that_stops_reading_is_cut_off_and_dropped() -> None:
     for _ in range(10):
         spectators.send_events([])
     assert cut == [True] and len(spectator) == 0
+
+
+async def test_a_reader_waiting_on_a_mailbox_that_overflows_learns_it_was_cut_off() -> None:
+    """Issue 21 item 10: a spectator stream read by the web dashboard ends when it overflowed, rather than
+    waiting for an end that the overflow dropped."""
+    box: Mailbox[int] = Mailbox(limit=2)
+    box.put(1)
+    assert await box.get() == 1
+    waiting = asyncio.ensure_future(box.get())
+    await asyncio.sleep(0)
+    for item in range(3):  # before the woken reader runs, the items pile up past the limit
+        box.put(item)
+    with pytest.raises(Overflowed):
+        await asyncio.wait_for(waiting, 5)
