@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import structlog
 
 from conquest.v1 import bot_pb2
+from server.ops.calls import SMALL_REQUEST_BYTES
 from server.ops.config import QueueConfig, ServerConfig
 from server.ops.logs import SAMPLED
 from server.ops.metrics import Metrics
@@ -125,6 +126,13 @@ class Lobby:
             return bot_pb2.Error(code="shutting_down", message="the server is shutting down", fatal=True)
         if first is None or first.WhichOneof("message") != "hello":
             return bot_pb2.Error(code="bad_hello", message="send Hello as the first message", fatal=True)
+        if (size := first.ByteSize()) > SMALL_REQUEST_BYTES:
+            return bot_pb2.Error(
+                code="bad_hello",
+                message=f"the Hello is {size} bytes; at most {SMALL_REQUEST_BYTES} are taken (a name, a "
+                "token and a client name and version fit in a few hundred)",
+                fatal=True,
+            )
         try:
             capacity = check_hello(first.hello)
             identity = self.authenticator.authenticate(first.hello)
@@ -166,7 +174,8 @@ class Lobby:
             runner.attach(session.games[game_id], session)
             self.metrics.reconnects.inc()
         self._seat_appointments()
-        log.info(
+        SAMPLED.info(
+            log,
             "session_opened",
             bot=identity.name,
             session_id=session.session_id,
@@ -211,6 +220,13 @@ class Lobby:
         elif kind in ("join_queue", "leave_queue"):
             joining = kind == "join_queue"
             name = request.join_queue.queue if joining else request.leave_queue.queue
+            if (size := request.ByteSize()) > SMALL_REQUEST_BYTES:
+                session.error(
+                    "invalid_argument",
+                    f"the {kind} message is {size} bytes; at most {SMALL_REQUEST_BYTES} are taken (a queue "
+                    f"name: {', '.join(self.queues)})",
+                )
+                return
             if name not in self.queues:
                 session.error("unknown_queue", f"no queue {shown(name)}; queues: {', '.join(self.queues)}")
                 return
@@ -283,7 +299,7 @@ class Lobby:
             if runner is not None and isinstance(held, RemoteSeat) and held.connection is session:
                 runner.detach(seat)
         self._withdraw_owned(session.identity)
-        log.info("session_closed", bot=session.identity.name, session_id=session.session_id)
+        SAMPLED.info(log, "session_closed", bot=session.identity.name, session_id=session.session_id)
 
     def close_bot_sessions(self, bot_id: int, code: str, message: str) -> int:
         """End every open session of the registered bot ``bot_id`` at once (it was revoked, or its token

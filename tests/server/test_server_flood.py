@@ -31,10 +31,12 @@ async def test_a_refused_hello_repeats_a_long_name_cut_short_with_its_length(sta
     error"; fixed: "every string from a client that is echoed or logged is bounded (and says how long it
     was)"."""
     server = await start_server()
-    bot = server.bot()
-    error = (await bot.hello("n" * 60_000)).error
+    error = (await server.bot().hello("n" * 3_000)).error
     assert error.code == "bad_hello"
-    assert "(60000 characters)" in error.message
+    assert "(3000 characters)" in error.message
+    assert len(error.message) < 300
+    error = (await server.bot().hello("n" * 60_000)).error  # over the Hello's own bound: not even read
+    assert error.code == "bad_hello" and "at most 4096" in error.message
     assert len(error.message) < 300
 
 
@@ -58,9 +60,12 @@ async def test_unknown_queue_and_game_names_are_cut_short(start_server) -> None:
     server = await start_server()
     bot = server.bot()
     await bot.hello("long-names")
-    error = (await bot.join("q" * 50_000)).error
+    error = (await bot.join("q" * 3_000)).error
     assert error.code == "unknown_queue"
-    assert "(50000 characters)" in error.message and len(error.message) < 400
+    assert "(3000 characters)" in error.message and len(error.message) < 400
+    error = (await bot.join("q" * 50_000)).error  # over the message's own bound
+    assert error.code == "invalid_argument" and "at most 4096" in error.message
+    assert len(error.message) < 400
     bot.send(decision=bot_pb2.Decision(game_id="g" * 50_000, request_id=1))
     error = (await bot.expect("error")).error
     assert error.code == "unknown_game"
@@ -95,14 +100,15 @@ async def _first_request(bots: list[RawBot]) -> tuple[RawBot, bot_pb2.DecisionRe
 
 
 async def test_client_version_is_logged_bounded(start_server) -> None:
-    """Issue 21 item 1: "a 1 MB `client_version` writes 1 MB of log"."""
+    """Issue 21 item 1: "a 1 MB `client_version` writes 1 MB of log" (a Hello is at most 4 KiB now, and what
+    it carries is logged cut short)."""
     server = await start_server()
     bot = server.bot()
     with capture_logs() as logs:
-        bot.send(hello=bot_pb2.Hello(name="chatty", client_name="raw", client_version="v" * 60_000))
+        bot.send(hello=bot_pb2.Hello(name="chatty", client_name="raw", client_version="v" * 3_000))
         assert (await bot.next()).WhichOneof("message") == "welcome"
     opened = [line for line in logs if line["event"] == "session_opened"]
-    assert opened and "(60004 characters)" in opened[0]["client"]
+    assert opened and "(3004 characters)" in opened[0]["client"]
     assert len(opened[0]["client"]) < 200
 
 
