@@ -3,8 +3,10 @@ its kind's size bound is refused with ``INVALID_ARGUMENT`` naming the bound, and
 not expect is logged with the method it came from (and answered ``INTERNAL``).
 
 The server's receive bound (``MAX_REQUEST_BYTES``, gRPC's ``max_receive_message_length``) is the largest
-any message needs; a request of a kind that needs less is held to its own bound in ``REQUEST_BYTES``. The
-bot stream's messages are read by the play loop as they come, bounded by the server's receive bound.
+any message needs; a unary request of a kind that needs less is held to its own bound here
+(``SMALL_REQUEST_BYTES``, or ``REQUEST_BYTES``). On the bot stream the lobby holds a Hello, a JoinQueue and
+a LeaveQueue to ``SMALL_REQUEST_BYTES``; a Decision goes to its game as it comes (the hot path), bounded by
+the server's receive bound.
 """
 
 from __future__ import annotations
@@ -68,17 +70,11 @@ class CallGuard(grpc.aio.ServerInterceptor):
         if not any(inspect.iscoroutinefunction(b) or inspect.isasyncgenfunction(b) for b in behaviours):
             return handler  # a synchronous handler (none here) runs in gRPC's thread pool as it is
         if handler.unary_unary is not None:
-            return handler._replace(unary_unary=_unary(method, handler.unary_unary))  # type: ignore[attr-defined, no-any-return]
+            return handler._replace(unary_unary=_guard(method, handler.unary_unary, sized=True))  # type: ignore[attr-defined, no-any-return]
         if handler.unary_stream is not None:
-            behaviour = handler.unary_stream
-            wrapped = (
-                _streaming(method, behaviour)
-                if inspect.isasyncgenfunction(behaviour)
-                else _unary(method, behaviour)
-            )
-            return handler._replace(unary_stream=wrapped)  # type: ignore[attr-defined, no-any-return]
+            return handler._replace(unary_stream=_guard(method, handler.unary_stream, sized=True))  # type: ignore[attr-defined, no-any-return]
         if handler.stream_stream is not None:
-            return handler._replace(stream_stream=_logged(method, handler.stream_stream))  # type: ignore[attr-defined, no-any-return]
+            return handler._replace(stream_stream=_guard(method, handler.stream_stream, sized=False))  # type: ignore[attr-defined, no-any-return]
         return handler
 
 
@@ -100,46 +96,17 @@ async def _failed(method: str, context: grpc.aio.ServicerContext[Any, Any]) -> N
     )
 
 
-def _unary(method: str, behaviour: Callable[..., Any]) -> Callable[..., Any]:
-    """A unary-unary handler, or a unary-stream one that writes with ``context.write``."""
-
-    async def guarded(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        await _check_size(method, request, context)
-        try:
-            return await behaviour(request, context)
-        except grpc.aio.AbortError:
-            raise
-        except Exception:
-            await _failed(method, context)
-
-    return guarded
-
-
-def _streaming(
-    method: str, behaviour: Callable[..., AsyncIterator[Any]]
-) -> Callable[..., AsyncIterator[Any]]:
-    """A unary-stream handler written as an async generator."""
-
-    async def guarded(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
-        await _check_size(method, request, context)
-        try:
-            async for response in behaviour(request, context):
-                yield response
-        except grpc.aio.AbortError:
-            raise
-        except Exception:
-            await _failed(method, context)
-
-    return guarded
-
-
-def _logged(method: str, behaviour: Callable[..., Any]) -> Callable[..., Any]:
-    """A stream-stream handler: its messages are bounded by the server's receive bound."""
+def _guard(method: str, behaviour: Callable[..., Any], sized: bool) -> Callable[..., Any]:
+    """``behaviour`` (a coroutine, or an async generator of responses) with its request held to its bound
+    (``sized``: a unary request; a stream's messages are held to the server's receive bound) and its
+    unexpected exceptions logged with ``method``."""
     if inspect.isasyncgenfunction(behaviour):
 
-        async def streaming(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
+        async def streaming(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
+            if sized:
+                await _check_size(method, request, context)
             try:
-                async for response in behaviour(requests, context):
+                async for response in behaviour(request, context):
                     yield response
             except grpc.aio.AbortError:
                 raise
@@ -148,9 +115,11 @@ def _logged(method: str, behaviour: Callable[..., Any]) -> Callable[..., Any]:
 
         return streaming
 
-    async def guarded(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+    async def guarded(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        if sized:
+            await _check_size(method, request, context)
         try:
-            return await behaviour(requests, context)
+            return await behaviour(request, context)
         except grpc.aio.AbortError:
             raise
         except Exception:
