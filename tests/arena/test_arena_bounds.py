@@ -79,3 +79,22 @@ async def test_an_unexpected_exception_is_logged_with_its_call(start_arena, monk
     assert "/conquest.v1.ArenaService/ListBots" in (failed.value.details() or "")
     logged = [line for line in logs if line["event"] == "call_failed"]
     assert [line["method"] for line in logged] == ["/conquest.v1.ArenaService/ListBots"]
+
+
+async def test_swiss_rounds_beyond_the_bound_are_invalid_argument(start_arena) -> None:
+    """Issue 21 item 2: "every range ... validated with INVALID_ARGUMENT naming what is valid": a Swiss of
+    2,000,000,000 rounds would never end."""
+    arena = (await start_arena()).arena()
+    for name in ("ann", "ben"):
+        await arena.RegisterBot(arena_pb2.RegisterBotRequest(name=name), metadata=admin())
+    request = arena_pb2.CreateTournamentRequest(
+        name="forever",
+        format=arena_pb2.TOURNAMENT_FORMAT_SWISS,
+        bots=["ann", "ben"],
+        queue=QUEUE,
+        rounds=2_000_000_000,
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await arena.CreateTournament(request, metadata=admin())
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "1 to 100 rounds" in (refused.value.details() or "")
