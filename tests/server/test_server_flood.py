@@ -5,14 +5,20 @@ one client's many streams are cut off with a reason. Every flood here is bounded
 from __future__ import annotations
 
 import asyncio
+import random
+from pathlib import Path
 
 import grpc
 import pytest
+from live_server import LiveServer, serving
 from raw_client import RawBot, seat_three
+from server_support import FAST
 from structlog.testing import capture_logs
 
-from conquest.v1 import arena_pb2, bot_pb2, bot_pb2_grpc, game_pb2
+from conquest.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc, game_pb2
+from engine import preset
 from server.ops import logs
+from server.ops.config import QueueConfig
 
 
 async def _ended(bot: RawBot, timeout: float = 5.0) -> list[bot_pb2.ConnectResponse]:
@@ -303,3 +309,33 @@ async def test_spectator_streams_count_against_the_clients_bound(start_server) -
         await watch.read()
     assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert "client_stream_limit = 3" in (refused.value.details() or "")
+
+
+async def test_a_spectator_that_never_reads_is_cut_off_while_the_game_goes_on(tmp_path: Path) -> None:
+    """Issue 21 item 9: "1,000 `WatchGame` spectators that never read were never closed while the game's
+    events piled up for them"; fixed: a spectator that stops reading "is disconnected with a reason"."""
+    queue = QueueConfig("classic-3", preset("classic", turn_cap=300), 3, FAST)  # events enough to fill 64 KiB
+    async with serving([queue], tmp_path, send_queue_limit=5) as server:
+        await _watch_without_reading(server)
+
+
+async def _watch_without_reading(server: LiveServer) -> None:
+    bots, started = await seat_three(server)
+    game_id = started[0].game_id
+    # HTTP/2's 64 KiB window without BDP probing: the server's writes block once that much is unread.
+    channel = grpc.aio.insecure_channel(server.address, options=[("grpc.http2.bdp_probe", 0)])
+    watch = arena_pb2_grpc.ArenaServiceStub(channel).WatchGame(arena_pb2.WatchGameRequest(game_id=game_id))
+    try:
+        await _until(lambda: server.lobby.runners[game_id]._spectators._watching, timeout=5)
+        playing = [asyncio.ensure_future(b.play_until_over(random.Random(i))) for i, b in enumerate(bots)]
+        overs = await asyncio.wait_for(asyncio.gather(*playing), 60)
+        assert len({o.game_id for o in overs}) == 1  # the game went on to its end
+        with pytest.raises(grpc.aio.AioRpcError) as ended:
+            while await watch.read() is not grpc.aio.EOF:
+                pass
+        assert ended.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "send_queue_limit" in (ended.value.details() or "")
+        assert server.lobby.metrics.streams_cut.labels("unread")._value.get() == 1
+    finally:
+        watch.cancel()
+        await channel.close()
