@@ -5,7 +5,10 @@ one client's many streams are cut off with a reason. Every flood here is bounded
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import random
+import sys
 from pathlib import Path
 
 import grpc
@@ -339,3 +342,56 @@ async def _watch_without_reading(server: LiveServer) -> None:
     finally:
         watch.cancel()
         await channel.close()
+
+
+FLOODER = """
+import asyncio, sys, time
+import grpc
+from conquest.v1 import bot_pb2, bot_pb2_grpc
+
+async def main(port, seconds):
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    stop = time.monotonic() + seconds
+    sent = 0
+    async def requests():
+        nonlocal sent
+        yield bot_pb2.ConnectRequest(hello=bot_pb2.Hello(name="rss-flooder"))
+        while time.monotonic() < stop:
+            sent += 1
+            yield bot_pb2.ConnectRequest(decision=bot_pb2.Decision(game_id="g" * 2000, request_id=sent))
+    call = bot_pb2_grpc.BotServiceStub(channel).Connect(requests())
+    await asyncio.sleep(seconds)
+    print(sent, flush=True)
+    call.cancel()
+    await channel.close()
+
+asyncio.run(main(int(sys.argv[1]), float(sys.argv[2])))
+"""
+"""A client in its own process: a Hello, then Decisions for a game it has no seat in (each answered with an
+Error) as fast as it can for argv[2] seconds, never reading a reply; prints how many it sent."""
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+async def test_server_memory_stays_bounded_under_a_client_that_sends_and_never_reads(start_server) -> None:
+    """Issue 21 item 10: "A client that sends and never reads its responses: server RSS 123 → 418 MiB in 20
+    s, stream never closed"; fixed: the server's memory stays bounded and the stream is cut off. The
+    flooder is a separate process (4 s, 127.0.0.1); the rate limit is lifted so that the send queue's bound
+    is what holds."""
+    server = await start_server(session_message_rate=1_000_000)
+    before = peak = _rss_mib()
+    flooder = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", FLOODER, str(server.port), "4", stdout=asyncio.subprocess.PIPE
+    )
+    async with asyncio.timeout(20):
+        while flooder.returncode is None:
+            peak = max(peak, _rss_mib())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(flooder.wait(), 0.05)
+        sent = int((await flooder.stdout.read()).split()[0])  # type: ignore[union-attr]
+    assert sent > 10_000  # a real flood (without the bounds: +140 MiB in these 4 s)
+    assert peak - before < 30
+    assert server.lobby.metrics.streams_cut.labels("unread")._value.get() == 1
