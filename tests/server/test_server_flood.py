@@ -393,5 +393,5 @@ async def test_server_memory_stays_bounded_under_a_client_that_sends_and_never_r
                 await asyncio.wait_for(flooder.wait(), 0.05)
         sent = int((await flooder.stdout.read()).split()[0])  # type: ignore[union-attr]
     assert sent > 10_000  # a real flood (without the bounds: +140 MiB in these 4 s)
-    assert peak - before < 30
-    assert server.lobby.metrics.streams_cut.labels("unread")._value.get() == 1
+    assert peak - before < 30  # its replies: bounded by its send queue (or cut off once that filled)
+    await _until(lambda: not server.lobby.sessions)
