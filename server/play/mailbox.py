@@ -36,7 +36,6 @@ class Mailbox(Generic[T]):
         on every call (CPython 3.11 checks for a fork)."""
         self._room = limit if limit > 0 else 2**62
         """Items it takes; -1 once it overflowed (one comparison per ``put`` covers both)."""
-        self.limit = limit
         self.on_overflow: Callable[[], object] | None = None
 
     @property

@@ -1,6 +1,7 @@
 """server.play.mailbox: a stream's send queue (``Mailbox``) and a game's wake-up (``Alarm``), whose wait ends
 at a decision's deadline (issue 3: "On timeout: a deterministic legal default ... and a strike" needs the
-wait to end at the deadline, never after it)."""
+wait to end at the deadline, never after it); the send queue's bound and ``deliver``, which ends a stream
+whose reader stopped (issue 21, item 10)."""
 
 from __future__ import annotations
 

@@ -198,7 +198,7 @@ async def test_a_bot_that_sends_and_never_reads_is_cut_off_and_its_queue_stays_b
             await _until(lambda: server.lobby.sessions, timeout=5)
             session = next(iter(server.lobby.sessions))
             while server.lobby.sessions:
-                longest = max(longest, len(session.outbox._items))
+                longest = max(longest, len(session.outbox))
                 await asyncio.sleep(0.01)
             stopped_at = sent
             sent = 20_000  # the flood stops; what reached the client is read, then the reason
