@@ -23,7 +23,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from conquest.v1 import arena_pb2_grpc, bot_pb2
 from server.arena import service as arena_service
 from server.arena.api import Arena
-from server.ops.calls import MAX_REQUEST_BYTES, CallGuard, cut_off, unread
+from server.ops.calls import MAX_REQUEST_BYTES, CallGuard, cut_off, log_failure, unread
 from server.ops.config import ConfigError, ServerConfig
 from server.ops.metrics import Metrics
 from server.play.admission import Refused
@@ -40,6 +40,7 @@ from server.web.dashboard import start_dashboard
 UNREAD_FLUSH_S = 5.0
 """A bot stream whose reading ended (or was cut) has this long to take what is left to it."""
 SERVICE_NAME = bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
+CONNECT_METHOD = f"/{SERVICE_NAME}/Connect"
 log = structlog.get_logger("conquest.server")
 
 
@@ -91,6 +92,11 @@ class BotService:
             )
         except grpc.aio.AioRpcError:
             pass  # the client went away; the stream's end is handled below
+        except Exception:  # a fault of the server's, in this task of the call: logged with the call
+            log_failure(CONNECT_METHOD)
+            session.error(
+                "internal", "the server failed on this stream (logged as call_failed): reconnect", True
+            )
         finally:
             session.close()
 

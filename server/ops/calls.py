@@ -88,8 +88,13 @@ async def _check_size(method: str, request: Any, context: grpc.aio.ServicerConte
         )
 
 
-async def _failed(method: str, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+def log_failure(method: str) -> None:
+    """Log the exception being handled as a fault of the server's in a call of ``method``."""
     log.exception("call_failed", method=method)
+
+
+async def _failed(method: str, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+    log_failure(method)
     await context.abort(
         grpc.StatusCode.INTERNAL,
         f"{method} failed on the server (logged as call_failed): the server's fault, not the request's",

@@ -395,3 +395,22 @@ async def test_server_memory_stays_bounded_under_a_client_that_sends_and_never_r
     assert sent > 10_000  # a real flood (without the bounds: +140 MiB in these 4 s)
     assert peak - before < 30  # its replies: bounded by its send queue (or cut off once that filled)
     await _until(lambda: not server.lobby.sessions)
+
+
+async def test_a_fault_on_a_bot_stream_is_logged_with_its_call_and_told(start_server, monkeypatch) -> None:
+    """Issue 21 item 3: "an unexpected exception is logged with the call it came from"; the bot is told
+    its stream failed on the server's side."""
+    server = await start_server()
+
+    def broken(session: object, request: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(server.lobby, "handle", broken)
+    bot = server.bot()
+    await bot.hello("unlucky")
+    with capture_logs() as captured:
+        bot.send(leave_queue=bot_pb2.LeaveQueue(queue="classic-3"))
+        error = (await bot.expect("error")).error
+    assert (error.code, error.fatal) == ("internal", True)
+    failed = [line for line in captured if line["event"] == "call_failed"]
+    assert [line["method"] for line in failed] == ["/conquest.v1.BotService/Connect"]
