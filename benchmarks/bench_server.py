@@ -141,7 +141,12 @@ def serve_process(spec: ServerSpec, log_path: str, replay_dir: str, ready: Any) 
 async def _serve(spec: ServerSpec, replay_dir: Path, ready: Any) -> None:
     queue = bench_queue(spec.queue, spec.turn_cap, spec.house_opponents)
     config = ServerConfig(
-        address="127.0.0.1:0", replay_dir=replay_dir, metrics_port=0, database_url="", queues=(queue,)
+        address="127.0.0.1:0",
+        replay_dir=replay_dir,
+        metrics_port=0,
+        database_url="",
+        queues=(queue,),
+        session_message_rate=1_000_000,  # the one-bot run sends ~2,400 decisions/s on one stream: no cap
     )
     policy = dataclasses.replace(LADDER, pair_cap=spec.pair_cap)
     recorder = Recorder(replay_dir)

@@ -9,6 +9,7 @@ database (result, ratings and replay in one transaction) as well as in a replay 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 from collections.abc import AsyncIterator, MutableMapping
 
@@ -22,9 +23,12 @@ from sqlalchemy.exc import SQLAlchemyError
 from conquest.v1 import arena_pb2_grpc, bot_pb2
 from server.arena import service as arena_service
 from server.arena.api import Arena
+from server.ops.calls import MAX_REQUEST_BYTES, CallGuard, cut_off, log_failure, unread
 from server.ops.config import ConfigError, ServerConfig
 from server.ops.metrics import Metrics
+from server.play.admission import Refused
 from server.play.lobby import Lobby
+from server.play.mailbox import deliver
 from server.play.recorder import Recorder
 from server.play.replays import DatabaseReplayWriter
 from server.play.session import Outgoing, Session
@@ -33,7 +37,10 @@ from server.storage import Store
 from server.storage.auth import StoreAuthenticator, StoreRatings
 from server.web.dashboard import start_dashboard
 
+UNREAD_FLUSH_S = 5.0
+"""A bot stream whose reading ended (or was cut) has this long to take what is left to it."""
 SERVICE_NAME = bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
+CONNECT_METHOD = f"/{SERVICE_NAME}/Connect"
 log = structlog.get_logger("conquest.server")
 
 
@@ -64,33 +71,65 @@ class BotService:
 
     def __init__(self, lobby: Lobby) -> None:
         self.lobby = lobby
+        self.admission = lobby.admission
 
     async def Connect(
         self,
         request_iterator: AsyncIterator[bot_pb2.ConnectRequest],
         context: grpc.aio.ServicerContext[bot_pb2.ConnectRequest, Outgoing],
     ) -> None:
-        # A coroutine writing with context.write (gRPC's reader/writer API), not an async generator that
-        # gRPC iterates: one hop less per message sent.
-        requests = aiter(request_iterator)
-        opened = self.lobby.open_session(await anext(requests, None))
+        try:
+            with self.admission.stream(context.peer()):
+                await self._play(aiter(request_iterator), context)
+        except Refused as refused:
+            self.lobby.metrics.streams_cut.labels(refused.code).inc()
+            await _refuse(context, bot_pb2.Error(code=refused.code, message=str(refused), fatal=True))
+
+    async def _play(
+        self,
+        requests: AsyncIterator[bot_pb2.ConnectRequest],
+        context: grpc.aio.ServicerContext[bot_pb2.ConnectRequest, Outgoing],
+    ) -> None:
+        opened = self.lobby.open_session(await self.admission.hello(anext(requests, None)))
         if isinstance(opened, bot_pb2.Error):
-            await context.write(bot_pb2.ConnectResponse(error=opened))
+            await _refuse(context, opened)
             return
         reader = asyncio.create_task(self._read(opened, requests))
         try:
-            await opened.drain(context.write)
+            # Written with context.write (gRPC's reader/writer API), not by an async generator that gRPC
+            # iterates: one hop less per message sent.
+            delivered = await deliver(opened.outbox, context.write, reader, UNREAD_FLUSH_S)
         finally:
             reader.cancel()
             self.lobby.close_session(opened)
+        if not delivered:
+            self.lobby.metrics.streams_cut.labels("unread").inc()
+            await cut_off(context, unread(self.lobby.config))
 
     async def _read(self, session: Session, requests: AsyncIterator[bot_pb2.ConnectRequest]) -> None:
         try:
-            await read_stream(requests, session, self.lobby.runners, self.lobby.handle)
+            rate = self.lobby.config.session_message_rate
+            await read_stream(
+                requests, session, self.lobby.runners, self.lobby.handle, rate, self.lobby.flooded
+            )
         except grpc.aio.AioRpcError:
             pass  # the client went away; the stream's end is handled below
+        except Exception:  # a fault of the server's, in this task of the call: logged with the call
+            log_failure(CONNECT_METHOD)
+            session.error(
+                "internal", "the server failed on this stream (logged as call_failed): reconnect", True
+            )
         finally:
             session.close()
+
+
+async def _refuse(
+    context: grpc.aio.ServicerContext[bot_pb2.ConnectRequest, Outgoing], error: bot_pb2.Error
+) -> None:
+    """Answer a stream the server does not take with its fatal ``error``; a client that does not read it
+    within a second is not waited for."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(context.write(bot_pb2.ConnectResponse(error=error)), 1.0)
 
 
 def add_bot_service(servicer: BotService, server: grpc.aio.Server) -> None:
@@ -198,7 +237,10 @@ def build_server(
     """The gRPC server, its port, its health servicer and the Arena its ArenaService (and the web
     dashboard) read through. Give the dashboard this Arena: a second one over the same lobby would run a
     second tournament director and seat a resumed tournament's tables twice."""
-    server = grpc.aio.server()
+    server = grpc.aio.server(
+        interceptors=[CallGuard()],
+        options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES)],
+    )
     add_bot_service(BotService(lobby), server)
     arena = Arena(lobby, store)
     arena_pb2_grpc.add_ArenaServiceServicer_to_server(arena_service.ArenaService(arena), server)

@@ -2,8 +2,8 @@
 
 Play builds a ``GameResult`` when a game ends and reads a ``Skill`` when it pairs bots; storage records
 the one and keeps the other. The rules both sides must agree on live here too: the names a bot may have,
-who a bot is (``Identity``, its key written in one place, and the ``HelloError`` that refuses one), and the
-bounds of the decision round-trip histograms.
+who a bot is (``Identity``, its key written in one place, and the ``HelloError`` that refuses one), how a
+client's text is shown in errors and logs (``shown``), and the bounds of the decision round-trip histograms.
 """
 
 from __future__ import annotations
@@ -24,6 +24,18 @@ NAME_RULE = "names are compared ignoring case and the punctuation '.', '_' and '
 """How ``name_key`` compares names, in the words error messages use."""
 
 _NAME_PUNCTUATION = re.compile(r"[_.\-]")
+
+SHOWN_LIMIT = 64
+"""Characters of a client's string an error message or a log line repeats (``shown``)."""
+
+
+def shown(text: str, limit: int = SHOWN_LIMIT) -> str:
+    """``text`` (a string a client sent) as an error message or a log line may repeat it: quoted, and cut
+    to ``limit`` characters with its full length said when longer, so a client's megabyte costs no
+    megabyte of answer or log: ``'aaaa…' (3500000 characters)``."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit] + '…'!r} ({len(text)} characters)"
 
 
 def name_key(name: str) -> str:

@@ -22,10 +22,11 @@ from server.arena.competitions import Challenges, TournamentDirector, pure
 from server.arena.tournaments import standings
 from server.play import convert, wire
 from server.play.lobby import Lobby
+from server.play.mailbox import Overflowed
 from server.play.replays import GameRecord
 from server.play.runner import GameRunner
 from server.play.spectators import Spectator
-from server.records import ROUND_TRIP_BUCKETS, GameResult
+from server.records import ROUND_TRIP_BUCKETS, GameResult, shown
 from server.storage import (
     AdminTokenError,
     AuthError,
@@ -333,8 +334,8 @@ class Arena:
         except NotFoundError:
             if game_id in self.lobby.runners:
                 raise NotFoundError(
-                    f"game {game_id!r} is still being played: WatchGame streams it; its record and replay "
-                    "exist once it is over"
+                    f"game {shown(game_id)} is still being played: WatchGame streams it; its record and "
+                    "replay exist once it is over"
                 ) from None
             raise
 
@@ -345,7 +346,7 @@ class Arena:
         tournaments = {r.queue for r in self.store.tournaments()}
         if queue not in tournaments:
             known = sorted(set(self.lobby.queues) | set(self.store.queues()) | tournaments)
-            raise NotFoundError(f"no queue {queue!r}; queues: {', '.join(known)}")
+            raise NotFoundError(f"no queue {shown(queue)}; queues: {', '.join(known)}")
 
     # ------------------------------------------------------------------ challenges, tournaments (event loop)
 
@@ -375,9 +376,10 @@ class Arena:
             raise AdminTokenError(
                 "wrong admin token: creating a tournament needs the admin token from the server config"
             )
-        if request.format == arena_pb2.TOURNAMENT_FORMAT_UNSPECIFIED:
+        if request.format not in _FORMATS:
             raise InvalidInputError(
-                "CreateTournamentRequest.format is not set: use ROUND_ROBIN, SWISS or SINGLE_ELIMINATION"
+                f"CreateTournamentRequest.format = {request.format} is not a format: use "
+                f"{', '.join(f'{name} ({number})' for number, name in _FORMATS.items())}"
             )
         name = arena_pb2.TournamentFormat.Name(request.format).removeprefix("TOURNAMENT_FORMAT_").lower()
         record = await director.create(
@@ -404,7 +406,7 @@ class Arena:
 
     def live_games(self, queue: str) -> arena_pb2.ListLiveGamesResponse:
         if queue and queue not in self.lobby.queues:
-            raise NotFoundError(f"no queue {queue!r}; queues: {', '.join(self.lobby.queues)}")
+            raise NotFoundError(f"no queue {shown(queue)}; queues: {', '.join(self.lobby.queues)}")
         runners = sorted(self.lobby.runners.values(), key=lambda r: r.started_at)
         return arena_pb2.ListLiveGamesResponse(
             games=[
@@ -422,16 +424,34 @@ class Arena:
 
     def watch_live(self, game_id: str) -> AsyncGenerator[arena_pb2.WatchGameResponse] | None:
         """The spectator stream of a game in progress, or None if no such game is being played."""
+        watching = self.watch_mailbox(game_id)  # watching from now, not from the stream's first read
+        return None if watching is None else _follow(*watching)
+
+    def watch_mailbox(self, game_id: str) -> tuple[GameRunner, Spectator] | None:
+        """A game in progress and a new spectator's stream of it (``runner.unwatch`` it when done), or None
+        if no such game is being played: WatchGame writes it with ``deliver``, which ends the stream of a
+        spectator that stopped reading."""
         runner = self.lobby.runners.get(game_id)
         if runner is None:
             return None
-        return _follow(runner, runner.watch())  # watching from now, not from the stream's first read
+        return runner, runner.watch(self.lobby.config.send_queue_limit)
+
+
+_FORMATS = {
+    number: name
+    for name, number in arena_pb2.TournamentFormat.items()
+    if number != arena_pb2.TOURNAMENT_FORMAT_UNSPECIFIED
+}
+"""The formats CreateTournament takes, by number (the enum's names, as in the .proto)."""
 
 
 async def _follow(runner: GameRunner, spectator: Spectator) -> AsyncGenerator[arena_pb2.WatchGameResponse]:
+    """The spectator's messages until the game's end, or until it fell too far behind (then it ends)."""
     try:
         while (message := await spectator.get()) is not None:
             yield message
+    except Overflowed:
+        return
     finally:
         runner.unwatch(spectator)
 

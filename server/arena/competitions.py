@@ -29,7 +29,7 @@ from server.arena.tournaments import (
 from server.ops.config import QueueConfig, ServerConfig, TimeControl
 from server.play.lobby import Appointment, Lobby
 from server.play.runner import GameRunner
-from server.records import NAME_PATTERN, SHUTDOWN
+from server.records import NAME_PATTERN, SHUTDOWN, shown
 from server.storage import (
     InvalidInputError,
     NotFoundError,
@@ -58,7 +58,9 @@ def game_queue(config: ServerConfig, queue: str, rules: str, field: str) -> Queu
     if queue:
         found = config.queue(queue)
         if found is None:
-            raise NotFoundError(f"no queue {queue!r}; queues: {', '.join(q.name for q in config.queues)}")
+            raise NotFoundError(
+                f"no queue {shown(queue)}; queues: {', '.join(q.name for q in config.queues)}"
+            )
         return found
     try:
         chosen = preset(rules)
@@ -105,7 +107,7 @@ class Challenges:
         config = game_queue(self.lobby.config, queue, rules, "CreateChallengeRequest")
         if len(bots) < 2 or len(set(bots)) != len(bots):
             raise InvalidInputError(
-                f"CreateChallengeRequest.bots = {list(bots)}: name 2 or more bots, each once"
+                f"CreateChallengeRequest.bots = {shown(', '.join(bots))}: name 2 or more bots, each once"
             )
         if len(bots) not in config.rules.player_counts():
             counts = ", ".join(str(c) for c in config.rules.player_counts())
@@ -114,7 +116,7 @@ class Challenges:
             )
         if queue and len(bots) != config.players:
             raise InvalidInputError(
-                f"queue {queue!r} plays {config.players}-player games; {len(bots)} bots named"
+                f"queue {shown(queue)} plays {config.players}-player games; {len(bots)} bots named"
             )
         if not 0 <= games <= 100:
             raise InvalidInputError(f"CreateChallengeRequest.games = {games}: use 1 to 100, or 0 for 1")
@@ -217,7 +219,13 @@ class TournamentDirector:
         """
         if not NAME_PATTERN.fullmatch(name):
             raise InvalidInputError(
-                f"CreateTournamentRequest.name {name!r}: use 1-32 letters, digits, '_', '.' or '-'"
+                f"CreateTournamentRequest.name {shown(name)}: use 1-32 letters, digits, '_', '.' or '-'"
+            )
+        if table_size < 0 or rounds < 0:
+            field, value = ("table_size", table_size) if table_size < 0 else ("rounds", rounds)
+            raise InvalidInputError(
+                f"CreateTournamentRequest.{field} = {value}: use 1 or more, or 0 for the default "
+                "(table_size: the queue's player count; rounds: ceil(log2(entrants)))"
             )
         config = game_queue(self.lobby.config, queue, rules, "CreateTournamentRequest")
         size = table_size or (config.players if queue else 0)

@@ -7,7 +7,7 @@ Database work runs in a worker thread so a slow query never delays a game's deci
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
 import grpc
@@ -15,6 +15,9 @@ import grpc
 from conquest.v1 import arena_pb2, arena_pb2_grpc
 from server.arena.api import Arena, MissingAdminTokenError, NoDatabaseError, admin_token
 from server.arena.competitions import NotConnectedError
+from server.ops.calls import cut_off, unread
+from server.play.admission import Refused
+from server.play.mailbox import deliver
 from server.storage import (
     AdminTokenError,
     AlreadyExistsError,
@@ -55,6 +58,8 @@ async def _abort(context: Context, error: StorageError) -> NoReturn:
 class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     def __init__(self, arena: Arena) -> None:
         self.arena = arena
+        self.admission = arena.lobby.admission
+        """The server's count of open streams per client, shared with the BotService."""
 
     async def _blocking(self, context: Context, work: Callable[..., T], *args: Any) -> T:
         try:
@@ -133,19 +138,28 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     ) -> arena_pb2.GetReplayResponse:
         return await self._blocking(context, self.arena.replay_json, request.game_id)
 
-    async def WatchGame(
+    async def WatchGame(  # type: ignore[override]  # writes with context.write: the stubs know generators only
         self, request: arena_pb2.WatchGameRequest, context: Context
-    ) -> AsyncIterator[arena_pb2.WatchGameResponse]:
-        live = self.arena.watch_live(request.game_id)
-        if live is not None:
-            try:
-                async for message in live:
-                    yield message
-            finally:  # the spectator may hang up before the game ends
-                await live.aclose()
-            return
-        for message in await self._blocking(context, self.arena.recorded_stream, request.game_id):
-            yield message
+    ) -> None:
+        # Written with context.write from a bounded mailbox: a spectator that stops reading is cut off.
+        try:
+            with self.admission.stream(context.peer()):
+                watching = self.arena.watch_mailbox(request.game_id)
+                if watching is None:
+                    for message in await self._blocking(context, self.arena.recorded_stream, request.game_id):
+                        await context.write(message)
+                    return
+                runner, spectator = watching
+                try:
+                    delivered = await deliver(spectator, context.write)
+                finally:  # the spectator may hang up before the game ends
+                    runner.unwatch(spectator)
+                if not delivered:
+                    self.arena.lobby.metrics.streams_cut.labels("unread").inc()
+                    await cut_off(context, unread(self.arena.lobby.config))
+        except Refused as refused:
+            self.arena.lobby.metrics.streams_cut.labels(refused.code).inc()
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(refused))
 
     async def CreateChallenge(
         self, request: arena_pb2.CreateChallengeRequest, context: Context

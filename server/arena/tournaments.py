@@ -24,6 +24,8 @@ SINGLE_ELIMINATION = "single_elimination"
 FORMATS = (ROUND_ROBIN, SWISS, SINGLE_ELIMINATION)
 MAX_ROUND_ROBIN_GAMES = 200
 """A multi-player round robin plays every group of ``table_size`` entrants once: refused beyond this."""
+MAX_SWISS_ROUNDS = 100
+"""The most rounds a Swiss tournament may be asked for (CreateTournamentRequest.rounds)."""
 _PAIRING_BUDGET = 20_000
 """Swiss tables are searched for a grouping without repeat meetings for at most this many steps."""
 
@@ -102,8 +104,8 @@ def validate(spec: Spec, entrants: int) -> None:
             f"{entrants} entrants cannot fill a {spec.table_size}-player table: name at least "
             f"{spec.table_size}"
         )
-    if spec.format == SWISS and spec.rounds < 1:
-        raise TournamentError("a Swiss tournament needs at least 1 round")
+    if spec.format == SWISS and not 1 <= spec.rounds <= MAX_SWISS_ROUNDS:
+        raise TournamentError(f"a Swiss tournament plays 1 to {MAX_SWISS_ROUNDS} rounds, not {spec.rounds}")
     if spec.format == ROUND_ROBIN and math.comb(entrants, spec.table_size) > MAX_ROUND_ROBIN_GAMES:
         raise TournamentError(
             f"a round robin of {entrants} entrants at {spec.table_size}-player tables is "

@@ -1,1 +1,2 @@
-"""Running the server: configuration, metrics, logs and the event loop, used by every other room."""
+"""Running the server: configuration, metrics, logs, the event loop and the guard on every gRPC call, used by
+every other room."""

@@ -16,6 +16,11 @@ A config file looks like this (every key optional; the values shown are the defa
     challenge_period_ms = 86400000  # the rolling window of that quota (one day)
     challenge_open_limit = 3     # unfinished challenges a bot may be named in at once
     challenge_expiry_ms = 120000 # a challenge game not started this long after it is due is cancelled
+    hello_timeout_ms = 5000      # a Connect stream without a Hello this long after opening is closed
+    unauthenticated_stream_limit = 1000  # Connect streams waiting for their Hello at once
+    client_stream_limit = 256    # Connect and WatchGame streams one client address may hold open
+    send_queue_limit = 1000      # messages a stream may have unread; one more closes it
+    session_message_rate = 2000  # messages a second a bot's session may send
 
     [time_control]               # defaults for every queue
     decision_ms = 1000
@@ -144,6 +149,18 @@ class ServerConfig:
     challenge_expiry_ms: int = 120_000
     """How long a challenge's next game waits for its bots' free slots (keeping the slots it has from the
     queues meanwhile), in milliseconds; then the rest of the challenge is cancelled."""
+    hello_timeout_ms: int = 5_000
+    """A Connect stream that has not sent its Hello this long after opening is closed (``hello_timeout``)."""
+    unauthenticated_stream_limit: int = 1_000
+    """Connect streams that may wait for their Hello at once, from all clients; one more is refused."""
+    client_stream_limit: int = 256
+    """Streams (Connect, authenticated or not, and WatchGame) one client address may hold open at once."""
+    send_queue_limit: int = 1_000
+    """Messages a stream (a bot's or a spectator's) may have waiting for its reader; one more and the
+    stream is closed: its reader has stopped reading."""
+    session_message_rate: int = 2_000
+    """Messages a second a bot's session may send (a token bucket holding one second's worth); the rest
+    are dropped with an Error, and a second's worth dropped before the bucket fills again closes it."""
     queues: tuple[QueueConfig, ...] = field(default_factory=default_queues)
 
     def queue(self, name: str) -> QueueConfig | None:
@@ -164,6 +181,11 @@ _SERVER_KEYS = {
     "challenge_period_ms",
     "challenge_open_limit",
     "challenge_expiry_ms",
+    "hello_timeout_ms",
+    "unauthenticated_stream_limit",
+    "client_stream_limit",
+    "send_queue_limit",
+    "session_message_rate",
 }
 _TOP_KEYS = {"server", "time_control", "queues"}
 _QUEUE_KEYS = {"rules", "players", "rules_options", "time_control"}
@@ -293,6 +315,13 @@ def parse_config(data: dict[str, Any]) -> ServerConfig:
         challenge_period_ms=_count(server, "challenge_period_ms", defaults.challenge_period_ms, "server"),
         challenge_open_limit=_count(server, "challenge_open_limit", defaults.challenge_open_limit, "server"),
         challenge_expiry_ms=_count(server, "challenge_expiry_ms", defaults.challenge_expiry_ms, "server"),
+        hello_timeout_ms=_positive(server, "hello_timeout_ms", defaults.hello_timeout_ms),
+        unauthenticated_stream_limit=_positive(
+            server, "unauthenticated_stream_limit", defaults.unauthenticated_stream_limit
+        ),
+        client_stream_limit=_positive(server, "client_stream_limit", defaults.client_stream_limit),
+        send_queue_limit=_positive(server, "send_queue_limit", defaults.send_queue_limit),
+        session_message_rate=_positive(server, "session_message_rate", defaults.session_message_rate),
         queues=queues,
     )
 
@@ -363,6 +392,13 @@ def _count(table: dict[str, Any], key: str, default: int, where: str) -> int:
     value = table.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 2**31 - 1:
         raise ConfigError(f"{where}.{key} = {value!r} must be a whole number of at least 0")
+    return value
+
+
+def _positive(table: dict[str, Any], key: str, default: int) -> int:
+    value = _count(table, key, default, "server")
+    if value < 1:
+        raise ConfigError(f"server.{key} = {value} must be at least 1")
     return value
 
 

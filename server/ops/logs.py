@@ -1,13 +1,16 @@
 """structlog set-up: JSON lines for machines or a console renderer for people.
 
 Log lines carry game ids, bot names and outcomes; never tokens, hands, the deck or a seed before the
-game reveals it.
+game reveals it. Lines a client sets off with each message go through ``SAMPLED``: a flood of messages
+writes a few lines a second, each saying how many like it were left out.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+import time
+from typing import Any
 
 import structlog
 
@@ -32,3 +35,33 @@ def configure_logging(log_format: str, level: int = logging.INFO) -> None:
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
         cache_logger_on_first_use=True,
     )
+
+
+class Sampled:
+    """Log lines a client's messages set off (a JoinQueue, a rejected Decision): at most ``per_s`` lines of
+    one event a second, the rest counted and not written; the next line written says how many of its
+    event were left out (``suppressed``). One flooding client then costs a few lines a second, not a line
+    per message."""
+
+    def __init__(self, per_s: int = 20) -> None:
+        self.per_s = per_s
+        self._seconds: dict[str, tuple[int, int, int]] = {}
+        """event -> (the second, lines written in it, lines left out since the last one written)."""
+
+    def info(self, logger: Any, event: str, **fields: Any) -> None:
+        """``logger.info(event, **fields)`` unless ``per_s`` lines of ``event`` were written this second."""
+        second = int(time.monotonic())
+        then, written, suppressed = self._seconds.get(event, (second, 0, 0))
+        if then != second:
+            written = 0
+        if written >= self.per_s:
+            self._seconds[event] = (second, written, suppressed + 1)
+            return
+        self._seconds[event] = (second, written + 1, 0)
+        if suppressed:
+            fields["suppressed"] = suppressed
+        logger.info(event, **fields)
+
+
+SAMPLED = Sampled()
+"""The one sampler of the server's per-message log lines."""

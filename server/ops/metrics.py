@@ -124,6 +124,13 @@ class Metrics:
             ["reason"],
             registry=r,
         )
+        self.streams_cut = Counter(
+            "conquest_streams_cut_total",
+            "Streams the server refused or closed to bound its resources, by reason (hello_timeout, "
+            "server_busy, too_many_streams, rate_limited, unread).",
+            ["reason"],
+            registry=r,
+        )
         self.forfeits = Counter(
             "conquest_forfeits_total",
             "Seats forfeited, by reason (timeout, disconnect).",

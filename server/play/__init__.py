@@ -4,8 +4,9 @@ A decision's path: ``stream`` reads it off the bot's gRPC stream, the game's ``r
 judge and apply it (``convert`` turns the protobuf action into the engine's), and ``messages`` builds the
 next request, which ``wire`` writes in protobuf's wire format. Around the runner: ``event_log`` (what each
 seat has been sent), ``spectators``, ``results`` (GameOver and the stored result), ``replays`` (where
-finished games go), ``seats`` and ``clock``. Before a game: ``session`` (a connected bot), ``lobby``,
-``matchmaker`` and ``pairing``. ``offline`` plays SDK bots in-process through the same messages (for the
+finished games go), ``seats`` and ``clock``. Before a game: ``admission`` (which streams the server
+takes), ``session`` (a connected bot), ``lobby``, ``matchmaker`` and ``pairing``; ``mailbox`` bounds what
+waits for a stream's reader. ``offline`` plays SDK bots in-process through the same messages (for the
 bot benchmarks and tests). Play never imports ``server.storage``: it talks to the small Protocols in
 ``server.play.ports``, which ``server.app`` wires to the database.
 """

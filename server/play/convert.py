@@ -185,7 +185,9 @@ def action_from_pb(message: pb.Action) -> Action:
     body = getattr(message, field)
     if kind is TradeCards:
         if len(body.cards) != 3:
-            raise MalformedActionError(f"trade_cards needs exactly 3 card ids, got {list(body.cards)}")
+            cards = body.cards
+            got = list(cards) if len(cards) <= 10 else f"{len(cards)} card ids"
+            raise MalformedActionError(f"trade_cards needs exactly 3 card ids, got {got}")
         bonus = body.bonus_territory if body.HasField("bonus_territory") else -1
         return tuple.__new__(TradeCards, ((body.cards[0], body.cards[1], body.cards[2]), bonus))
     # Built with tuple.__new__: an action's (a NamedTuple's) own __new__ is generated Python, interpreted

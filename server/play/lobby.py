@@ -16,10 +16,14 @@ from dataclasses import dataclass
 import structlog
 
 from conquest.v1 import bot_pb2
+from server.ops.calls import SMALL_REQUEST_BYTES
 from server.ops.config import QueueConfig, ServerConfig
+from server.ops.logs import SAMPLED
 from server.ops.metrics import Metrics
 from server.play import messages
+from server.play.admission import Admission
 from server.play.convert import rules_info
+from server.play.mailbox import Mailbox
 from server.play.matchmaker import Matchmaker
 from server.play.pairing import LADDER, MatchPolicy
 from server.play.ports import Authenticator, Ratings
@@ -27,7 +31,7 @@ from server.play.replays import ReplayWriter
 from server.play.runner import GameRunner
 from server.play.seats import HouseSeat, RemoteSeat, Seat, house_seats
 from server.play.session import PracticeAuthenticator, Session, check_hello
-from server.records import INITIAL, NAME_RULE, HelloError, Identity, Skill, name_key
+from server.records import INITIAL, NAME_RULE, SHOWN_LIMIT, HelloError, Identity, Skill, name_key, shown
 
 log = structlog.get_logger("conquest.lobby")
 MATCH_RETRY_S = 1.0
@@ -102,6 +106,8 @@ class Lobby:
         """Set while some bot waits in a queue: it is told how the queue stands when the timer fires."""
         self.tasks: set[asyncio.Task[None]] = set()
         self.sessions: set[Session] = set()
+        self.admission = Admission(config)
+        """Which streams the server takes (per client, and before their Hello): bot and spectator streams."""
         self.accepting = True
         self.paused = ""
         """Why no new games are seated now ("": they are): the database does not take results. Bots stay
@@ -130,13 +136,25 @@ class Lobby:
             return bot_pb2.Error(code="shutting_down", message="the server is shutting down", fatal=True)
         if first is None or first.WhichOneof("message") != "hello":
             return bot_pb2.Error(code="bad_hello", message="send Hello as the first message", fatal=True)
+        if (size := first.ByteSize()) > SMALL_REQUEST_BYTES:
+            return bot_pb2.Error(
+                code="bad_hello",
+                message=f"the Hello is {size} bytes; at most {SMALL_REQUEST_BYTES} are taken (a name, a "
+                "token and a client name and version fit in a few hundred)",
+                fatal=True,
+            )
         try:
             capacity = check_hello(first.hello)
             identity = self.authenticator.authenticate(first.hello)
             self._refuse_look_alike(identity)
         except HelloError as bad:
             return bot_pb2.Error(code=bad.code, message=str(bad), fatal=True)
-        session = Session(identity, capacity, live_events=first.hello.live_events)
+        session = Session(
+            identity,
+            capacity,
+            live_events=first.hello.live_events,
+            outbox=Mailbox(self.config.send_queue_limit),
+        )
         self.sessions.add(session)
         self.metrics.bots_connected.inc()
         resumed = [
@@ -166,11 +184,12 @@ class Lobby:
             runner.attach(session.games[game_id], session)
             self.metrics.reconnects.inc()
         self._seat_appointments()
-        log.info(
+        SAMPLED.info(
+            log,
             "session_opened",
             bot=identity.name,
             session_id=session.session_id,
-            client=f"{first.hello.client_name}/{first.hello.client_version}",
+            client=shown(f"{first.hello.client_name}/{first.hello.client_version}"),
             capacity=capacity,
             resumed=list(taken),
         )
@@ -204,8 +223,22 @@ class Lobby:
         elif kind in ("join_queue", "leave_queue"):
             joining = kind == "join_queue"
             name = request.join_queue.queue if joining else request.leave_queue.queue
+            if (size := request.ByteSize()) > SMALL_REQUEST_BYTES:
+                session.error(
+                    "invalid_argument",
+                    f"the {kind} message is {size} bytes; at most {SMALL_REQUEST_BYTES} are taken (a queue "
+                    f"name: {', '.join(self.queues)})",
+                )
+                return
             if name not in self.queues:
-                session.error("unknown_queue", f"no queue {name!r}; queues: {', '.join(self.queues)}")
+                session.error("unknown_queue", f"no queue {shown(name)}; queues: {', '.join(self.queues)}")
+                return
+            if joining and request.join_queue.games < 0:
+                session.error(
+                    "invalid_argument",
+                    f"JoinQueue.games = {request.join_queue.games}: use 1 or more to be seated in at most "
+                    "that many games of the queue, or 0 for no limit",
+                )
                 return
             if joining:
                 self.matchmaker.join(name, session, request.join_queue.games)
@@ -213,7 +246,7 @@ class Lobby:
             else:
                 self.matchmaker.leave(name, session)
                 session.queues.discard(name)
-            log.info(kind, bot=session.identity.name, session_id=session.session_id, queue=name)
+            SAMPLED.info(log, kind, bot=session.identity.name, session_id=session.session_id, queue=name)
             self.metrics.queue_depth.labels(name).set(self.matchmaker.waiting_count(name))
             session.send(self._queue_status(name, session, joining))
             if joining:
@@ -238,8 +271,34 @@ class Lobby:
         self.metrics.rejections.labels("not_your_game").inc()
         mine = ", ".join(session.games) or "none"
         session.error(
-            "unknown_game", f"you have no seat in game {game_id!r}; your games: {mine}", game_id=game_id
+            "unknown_game",
+            f"you have no seat in game {shown(game_id)}; your games: {mine}",
+            game_id=game_id[:SHOWN_LIMIT],
         )
+
+    def flooded(self, session: Session, dropped: int) -> bool:
+        """``session`` sent more than ``session_message_rate`` messages a second: ``dropped`` of them were
+        dropped since its rate was last kept. The first is told; a second's worth closes the session (True:
+        read no more). Its games go on by the disconnect rules."""
+        rate = self.config.session_message_rate
+        if dropped >= rate:
+            self.metrics.streams_cut.labels("rate_limited").inc()
+            log.warning("session_flooding", bot=session.identity.name, session_id=session.session_id)
+            session.error(
+                "rate_limited",
+                f"{dropped} messages over the rate of {rate} a second (server.session_message_rate) were "
+                "dropped: the session is closed; reconnect and send at most one Decision per DecisionRequest",
+                fatal=True,
+            )
+            return True
+        if dropped == 1:
+            session.error(
+                "rate_limited",
+                f"more than {rate} messages a second on this session (server.session_message_rate): the "
+                f"messages over it are dropped, this one first; {rate} dropped before the rate is kept for "
+                "a second close the session",
+            )
+        return False
 
     def close_session(self, session: Session) -> None:
         """The stream ended: leave the queues; the session's seats wait out their reconnect grace."""
@@ -256,7 +315,7 @@ class Lobby:
             if runner is not None and isinstance(held, RemoteSeat) and held.connection is session:
                 runner.detach(seat)
         self._withdraw_owned(session.identity)
-        log.info("session_closed", bot=session.identity.name, session_id=session.session_id)
+        SAMPLED.info(log, "session_closed", bot=session.identity.name, session_id=session.session_id)
 
     def close_bot_sessions(self, bot_id: int, code: str, message: str) -> int:
         """End every open session of the registered bot ``bot_id`` at once (it was revoked, or its token

@@ -1,6 +1,7 @@
 """Hand-offs between tasks: a stream's send queue (``Mailbox``) and a game's wake-up (``Alarm``).
 
-Both are cheaper per message than their asyncio counterparts (``asyncio.Queue``, ``asyncio.Event`` plus
+``deliver`` writes a mailbox to a stream and ends it when its reader stops reading. Both hand-offs are
+cheaper per message than their asyncio counterparts (``asyncio.Queue``, ``asyncio.Event`` plus
 ``asyncio.wait_for``): no putters, no task counting, no loop lookup per call, and no timer per wait. They
 sit on the paths every decision takes.
 """
@@ -10,30 +11,58 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from typing import Generic, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
 
-class Mailbox(Generic[T]):
-    """What one reader has not read yet, and its wait for more."""
+class Overflowed(Exception):
+    """A mailbox's reader fell ``limit`` items behind and was cut off."""
 
-    def __init__(self) -> None:
+
+class Mailbox(Generic[T]):
+    """What one reader has not read yet, and its wait for more; at most ``limit`` items (0: no limit).
+
+    A reader that falls ``limit`` items behind has stopped reading: the mailbox overflows once, drops what
+    it holds and takes nothing more, and tells ``on_overflow`` (``deliver`` ends the stream then).
+    """
+
+    def __init__(self, limit: int = 0) -> None:
         self._items: deque[T] = deque()
         self._waiter: asyncio.Future[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         """The reader's loop, looked up once: ``asyncio.get_running_loop()`` costs a getpid() system call
         on every call (CPython 3.11 checks for a fork)."""
+        self._room = limit if limit > 0 else 2**62
+        """Items it takes; -1 once it overflowed (one comparison per ``put`` covers both)."""
+        self.on_overflow: Callable[[], object] | None = None
+
+    @property
+    def overflowed(self) -> bool:
+        return self._room < 0
+
+    def __len__(self) -> int:
+        return len(self._items)
 
     def put(self, item: T) -> None:
+        if len(self._items) >= self._room:
+            self._overflow()
+            return
         self._items.append(item)
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
     async def get(self) -> T:
-        """The oldest item, waiting for one as long as it takes."""
+        """The oldest item, waiting for one as long as it takes.
+
+        Raises:
+            Overflowed: the mailbox overflowed (nothing more will come).
+        """
         while not self._items:
+            if self._room < 0:
+                raise Overflowed("the reader fell behind by the mailbox's limit: it was cut off")
             loop = self._loop
             if loop is None:
                 loop = self._loop = asyncio.get_running_loop()
@@ -43,6 +72,46 @@ class Mailbox(Generic[T]):
             finally:
                 self._waiter = None
         return self._items.popleft()
+
+    def _overflow(self) -> None:
+        if self._room < 0:
+            return
+        self._room = -1
+        self._items.clear()
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():  # a reader waiting now learns it was cut off
+            waiter.set_result(None)
+        if self.on_overflow is not None:
+            self.on_overflow()
+
+
+async def _pump(mailbox: Mailbox[Any], write: Callable[[Any], Awaitable[None]]) -> None:
+    while (item := await mailbox.get()) is not None:
+        await write(item)
+
+
+async def deliver(
+    mailbox: Mailbox[Any],
+    write: Callable[[Any], Awaitable[None]],
+    reading: asyncio.Future[None] | None = None,
+    flush_s: float = 5.0,
+) -> bool:
+    """Write what ``mailbox`` receives with ``write``, in order, until None. False when the stream's reader
+    stopped reading: the mailbox overflowed, or the stream's own reading (``reading``, if given) ended and
+    what was left did not go out within ``flush_s``; the caller ends the stream then."""
+    writer = asyncio.ensure_future(_pump(mailbox, write))
+    mailbox.on_overflow = writer.cancel
+    try:
+        waited: set[asyncio.Future[None]] = {writer} if reading is None else {writer, reading}
+        done, _ = await asyncio.wait(waited, return_when=asyncio.FIRST_COMPLETED)
+        if writer not in done:
+            done, _ = await asyncio.wait({writer}, timeout=flush_s)
+        if writer not in done or writer.cancelled() or mailbox.overflowed:
+            return False
+        writer.result()  # a failed write raises here
+        return True
+    finally:
+        writer.cancel()
 
 
 class Alarm:

@@ -34,6 +34,7 @@ from engine.legal import LegalActions
 from engine.replay import Replay
 from server.ops.config import QueueConfig
 from server.ops.histogram import Buckets
+from server.ops.logs import SAMPLED
 from server.ops.metrics import Metrics
 from server.play import convert, messages, wire
 from server.play.event_log import EventLog
@@ -371,7 +372,7 @@ class GameRunner:
         self.metrics.rejections.labels(kind).inc()
         seat.rejections += 1
         left_ms = max(0, _round((deadline - _monotonic()) * 1000)) if seat.open_request else 0
-        self.log.info("decision_rejected", bot=seat.name, request_id=request_id, reason=reason)
+        SAMPLED.info(self.log, "decision_rejected", bot=seat.name, request_id=request_id, reason=reason)
         can_retry = seat.open_request == request_id and left_ms > 0
         seat.send(messages.decision_rejected(self.game_id, request_id, reason, can_retry, left_ms))
 
@@ -447,12 +448,12 @@ class GameRunner:
 
     # ------------------------------------------------------------------ spectators
 
-    def watch(self) -> Spectator:
-        """A spectator's stream of this game: a snapshot of the board now, then the public events from
-        there on (every hand's card ids hidden), then GameOver."""
+    def watch(self, limit: int) -> Spectator:
+        """A spectator's stream of this game (at most ``limit`` messages unread): a snapshot of the board
+        now, then the public events from there on (every hand's card ids hidden), then GameOver."""
         sequence = self._event_log.sequence
         return self._spectators.add(
-            messages.snapshot(self.game_id, self.queue, self._names, self.state, sequence)
+            messages.snapshot(self.game_id, self.queue, self._names, self.state, sequence), limit
         )
 
     def unwatch(self, spectator: Spectator) -> None:

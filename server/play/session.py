@@ -7,12 +7,11 @@ the ladder plugs in a registry of bot tokens with the same interface (``server.s
 from __future__ import annotations
 
 import secrets
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from conquest.v1 import bot_pb2
 from server.play.mailbox import Mailbox
-from server.records import NAME_PATTERN, HelloError, Identity, practice_identity
+from server.records import NAME_PATTERN, HelloError, Identity, practice_identity, shown
 
 Outgoing = bot_pb2.ConnectResponse | bytes
 """A message for a bot's stream: a ConnectResponse, or one serialized already (by ``server.play.wire``)."""
@@ -48,7 +47,7 @@ def check_hello(hello: bot_pb2.Hello) -> int:
     if not hello.token and not NAME_PATTERN.fullmatch(hello.name):
         raise HelloError(
             "bad_hello",
-            f"Hello.name {hello.name!r} must be 1-32 letters, digits, '-', '_' or '.' (or send a token)",
+            f"Hello.name {shown(hello.name)} must be 1-32 letters, digits, '-', '_' or '.' (or send a token)",
         )
     if not 0 <= hello.capacity <= MAX_CAPACITY:
         raise HelloError(
@@ -71,7 +70,7 @@ class Session:
     queues: set[str] = field(default_factory=set)
     closed: bool = False
     outbox: Mailbox[Outgoing | None] = field(default_factory=Mailbox)
-    """What the stream has still to write; None ends it."""
+    """What the stream has still to write; None ends it (``server.play.mailbox.deliver`` writes it)."""
 
     def send(self, message: Outgoing) -> None:
         if not self.closed:
@@ -86,11 +85,6 @@ class Session:
         if not self.closed:
             self.outbox.put(None)
             self.closed = True
-
-    async def drain(self, write: Callable[[Outgoing], Awaitable[None]]) -> None:
-        """Write what is sent to the stream, in order, until ``close``."""
-        while (message := await self.outbox.get()) is not None:
-            await write(message)
 
     def free_slots(self) -> int:
         return self.capacity - len(self.games)

@@ -7,13 +7,13 @@ Compiled: the runner tells it of every action.
 
 from __future__ import annotations
 
-import asyncio
-
 from conquest.v1 import arena_pb2, bot_pb2
 from server.play import wire
+from server.play.mailbox import Mailbox
 
-Spectator = asyncio.Queue[arena_pb2.WatchGameResponse | None]
-"""A spectator's stream: a snapshot, event batches, GameOver, then None when the stream ends."""
+Spectator = Mailbox[arena_pb2.WatchGameResponse | None]
+"""A spectator's stream: a snapshot, event batches, GameOver, then None when the stream ends. Bounded: a
+spectator that stops reading overflows it and is dropped (``server.play.mailbox.deliver``)."""
 
 
 class Spectators:
@@ -25,14 +25,15 @@ class Spectators:
         """In the order they came: a dict, so that leaving is cheap."""
         self._game_over: bot_pb2.GameOver | None = None
 
-    def add(self, snapshot: arena_pb2.GameSnapshot) -> Spectator:
-        """A new spectator's stream, starting with ``snapshot`` (the board now, before any event it will
-        be sent); a game that is over and told so adds GameOver and ends the stream."""
-        spectator: Spectator = asyncio.Queue()
-        spectator.put_nowait(arena_pb2.WatchGameResponse(snapshot=snapshot))
+    def add(self, snapshot: arena_pb2.GameSnapshot, limit: int) -> Spectator:
+        """A new spectator's stream of at most ``limit`` unread messages, starting with ``snapshot`` (the
+        board now, before any event it will be sent); a game that is over and told so adds GameOver and
+        ends the stream."""
+        spectator: Spectator = Mailbox(max(limit, 3))
+        spectator.put(arena_pb2.WatchGameResponse(snapshot=snapshot))
         if self._game_over is not None:  # nothing more will come
-            spectator.put_nowait(arena_pb2.WatchGameResponse(game_over=self._game_over))
-            spectator.put_nowait(None)
+            spectator.put(arena_pb2.WatchGameResponse(game_over=self._game_over))
+            spectator.put(None)
         else:
             self._watching[spectator] = None
         return spectator
@@ -47,15 +48,15 @@ class Spectators:
         batch = bot_pb2.GameEvents.FromString(wire.serialized_game_events(self.game_id, events))
         message = arena_pb2.WatchGameResponse(events=batch)  # one message shared: nobody changes it
         for spectator in self._watching:
-            spectator.put_nowait(message)
+            spectator.put(message)
 
     def send_game_over(self, over: bot_pb2.GameOver) -> None:
         self._game_over = over
         message = arena_pb2.WatchGameResponse(game_over=over)
         for spectator in self._watching:
-            spectator.put_nowait(message)
+            spectator.put(message)
 
     def end(self) -> None:
         """End every spectator's stream (the game's task is done)."""
         for spectator in self._watching:
-            spectator.put_nowait(None)
+            spectator.put(None)

@@ -43,12 +43,32 @@ async def read_stream(
     session: Session,
     runners: dict[str, GameRunner],
     handle: Callable[[Session, bot_pb2.ConnectRequest], None],
+    rate: float,
+    flooded: Callable[[Session, int], bool],
 ) -> None:
     """Read a bot's stream to its end: each Decision straight to its game with the ``time.monotonic()``
     it was received at, the rest to ``handle`` (the lobby). A Decision reaches ``handle`` only when it is
-    for no game of the bot's: ``handle`` answers it, it does not route it again."""
+    for no game of the bot's: ``handle`` answers it, it does not route it again.
+
+    At most ``rate`` messages a second are taken (a token bucket holding one second's worth); each one over
+    it is dropped and counted to ``flooded`` (the count since the bucket was last full), which says whether
+    to stop reading."""
+    tokens = rate
+    last = _monotonic()
+    dropped = 0
     async for request in requests:
         received_at = _monotonic()
+        tokens += (received_at - last) * rate
+        last = received_at
+        if tokens >= rate:
+            tokens = rate
+            dropped = 0
+        if tokens < 1.0:
+            dropped += 1
+            if flooded(session, dropped):
+                return
+            continue
+        tokens -= 1.0
         if request.WhichOneof("message") != "decision" or not route_decision(
             session.games, runners, request.decision, received_at
         ):

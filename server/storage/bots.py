@@ -9,7 +9,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from server.records import NAME_PATTERN, NAME_RULE, name_key
+from server.records import NAME_PATTERN, NAME_RULE, name_key, shown
 from server.storage.database import Database, utc_now
 from server.storage.errors import (
     AdminTokenError,
@@ -78,7 +78,7 @@ class BotStore(Database):
         self._check_admin(admin_token)
         if not NAME_PATTERN.fullmatch(name):  # the names a Hello may carry
             raise InvalidInputError(
-                f"bot name {name!r} is not allowed: use 1 to 32 letters, digits, '_', '.' or '-'"
+                f"bot name {shown(name)} is not allowed: use 1 to 32 letters, digits, '_', '.' or '-'"
             )
         token = new_token()
 
@@ -206,5 +206,5 @@ def bot_row(session: Session, name: str, *, lock: bool = False) -> BotRow:
     query = select(BotRow).where(BotRow.name == name)
     row = session.scalar(query.with_for_update() if lock else query)
     if row is None:
-        raise NotFoundError(f"no bot named {name!r}; list bots to see the registered names")
+        raise NotFoundError(f"no bot named {shown(name)}; list bots to see the registered names")
     return row

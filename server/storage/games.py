@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from engine import Phase
 from engine.replay import Replay
-from server.records import ROUND_TRIP_BUCKETS, DatabaseUnavailable, GameResult, SeatOutcome, SeatResult
+from server.records import ROUND_TRIP_BUCKETS, DatabaseUnavailable, GameResult, SeatOutcome, SeatResult, shown
 from server.storage.bots import bot_row
 from server.storage.database import Database, utc_now
 from server.storage.errors import GameRecordedError, InvalidInputError, NotFoundError
@@ -140,7 +140,7 @@ class GameStore(Database):
         def find(session: Session) -> GameSummary:
             row = session.get(GameRow, game_id)
             if row is None:
-                raise NotFoundError(f"no game {game_id!r}; list games to see the recorded ids")
+                raise NotFoundError(f"no game {shown(game_id)}; list games to see the recorded ids")
             return _summaries(session, [row])[0]
 
         return self._read(find)
@@ -170,7 +170,9 @@ class GameStore(Database):
         def find(session: Session) -> Replay:
             row = session.get(ReplayRow, game_id)
             if row is None:
-                raise NotFoundError(f"no replay for game {game_id!r}; list games to see the recorded ids")
+                raise NotFoundError(
+                    f"no replay for game {shown(game_id)}; list games to see the recorded ids"
+                )
             return Replay.from_json(zlib.decompress(row.data).decode())
 
         return self._read(find)

@@ -11,7 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from server.records import INITIAL, Skill
+from server.records import INITIAL, Skill, shown
 from server.storage.bots import bot_row
 from server.storage.database import Database, utc_now
 from server.storage.errors import AlreadyExistsError, InvalidInputError, NotFoundError
@@ -176,7 +176,7 @@ class TournamentStore(Database):
 def _tournament_row(session: Session, name: str) -> TournamentRow:
     row = session.scalar(select(TournamentRow).where(TournamentRow.name == name))
     if row is None:
-        raise NotFoundError(f"no tournament named {name!r}; list tournaments to see their names")
+        raise NotFoundError(f"no tournament named {shown(name)}; list tournaments to see their names")
     return row
 
 

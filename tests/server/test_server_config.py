@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from server.cli.main import main
-from server.ops.config import ConfigError, ServerConfig, TimeControl, env_variables, load_config
+from server.ops.config import ConfigError, ServerConfig, TimeControl, env_variables, load_config, parse_config
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 
@@ -138,3 +138,21 @@ def test_conquest_serve_refuses_a_bad_variable(monkeypatch, capsys):
     monkeypatch.setenv("CONQUEST_SERVER_SHUTDOWN_GRACE_MS", "soon")
     assert main(["serve"]) == 2
     assert "CONQUEST_SERVER_SHUTDOWN_GRACE_MS = 'soon' must be a whole number" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "hello_timeout_ms",
+        "unauthenticated_stream_limit",
+        "client_stream_limit",
+        "send_queue_limit",
+        "session_message_rate",
+    ],
+)
+def test_the_stream_bounds_are_at_least_one(key: str) -> None:
+    """Issue 21: the bounds of items 9-11 ("a Hello deadline and a bound", "a bounded outbound queue", "a rate
+    limit") are configurable, and 0, which would refuse every stream or message, is refused naming the key."""
+    assert getattr(parse_config({"server": {key: 7}}), key) == 7
+    with pytest.raises(ConfigError, match=f"server.{key} = 0 must be at least 1"):
+        parse_config({"server": {key: 0}})

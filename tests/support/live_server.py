@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import grpc
 from raw_client import RawBot
@@ -98,10 +99,12 @@ async def serving(
     database_url: str = "",
     admin_token: str = "",
     dashboard: bool = False,
+    **settings: Any,
 ) -> AsyncIterator[LiveServer]:
     """A server on ``localhost:0`` playing ``queues``, replays written to ``replay_dir``; its database
     (migrated on opening) at ``database_url`` ("" for none), ``admin_token`` for the Arena's admin calls
-    ("" refuses them), and the dashboard on a free port of 127.0.0.1 when asked. Stopped (with its
+    ("" refuses them), the dashboard on a free port of 127.0.0.1 when asked, and any other ``ServerConfig``
+    field in ``settings`` (``send_queue_limit=50``). Stopped (with its
     clients) when the block ends, unless the test stopped it first."""
     config = ServerConfig(
         replay_dir=replay_dir,
@@ -110,6 +113,7 @@ async def serving(
         dashboard_port=0,
         database_url=database_url,
         admin_token=admin_token,
+        **settings,
     )
     store = open_store(config)
     lobby = build_lobby(config, store)

@@ -1,0 +1,103 @@
+"""Who may open a stream: the bound on streams each client address holds open (Connect, before and after
+its Hello, and WatchGame), the Hello deadline, and the bound on streams waiting for their Hello.
+
+A stream refused here is told why (``Refused``: a fatal Error on Connect, ``RESOURCE_EXHAUSTED`` on
+WatchGame); what it held is given back when it ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
+from server.ops.config import ServerConfig
+
+T = TypeVar("T")
+
+
+class Refused(Exception):
+    """A stream the server does not take; ``code`` is the Error code a Connect stream is sent."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def client_of(peer: str) -> str:
+    """The client address of a gRPC peer: ``ipv4:127.0.0.1:5000`` -> ``127.0.0.1``, ``ipv6:[::1]:5000``
+    -> ``::1``; any other peer (a Unix socket) as it is."""
+    kind, _, address = peer.partition(":")
+    if kind == "ipv4":
+        return address.rpartition(":")[0]
+    if kind == "ipv6":
+        return address.rpartition(":")[0].strip("[]")
+    return peer
+
+
+class Admission:
+    """The server's open streams, per client address, and its streams waiting for a Hello."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.streams: dict[str, int] = {}
+        """client address -> streams it holds open now."""
+        self.waiting_hello = 0
+
+    @contextmanager
+    def stream(self, peer: str) -> Iterator[None]:
+        """Hold one of the client's streams while the block runs.
+
+        Raises:
+            Refused: ``too_many_streams``, the client holds ``client_stream_limit`` open already.
+        """
+        client = client_of(peer)
+        held = self.streams.get(client, 0)
+        limit = self.config.client_stream_limit
+        if held >= limit:
+            raise Refused(
+                "too_many_streams",
+                f"{client} holds {held} streams open (Connect and WatchGame), the most one client may "
+                f"(server.client_stream_limit = {limit}): close one first, or play more games per session "
+                "(Hello.capacity)",
+            )
+        self.streams[client] = held + 1
+        try:
+            yield
+        finally:
+            left = self.streams[client] - 1
+            if left:
+                self.streams[client] = left
+            else:
+                del self.streams[client]
+
+    async def hello(self, first: Awaitable[T]) -> T:
+        """The stream's first message, awaited at most ``hello_timeout_ms``.
+
+        Raises:
+            Refused: ``server_busy``, ``unauthenticated_stream_limit`` streams wait for their Hello
+                already; ``hello_timeout``, nothing came in time.
+        """
+        limit = self.config.unauthenticated_stream_limit
+        if self.waiting_hello >= limit:
+            if asyncio.iscoroutine(first):
+                first.close()
+            raise Refused(
+                "server_busy",
+                f"{self.waiting_hello} streams are waiting to send their Hello, the most the server takes "
+                f"(server.unauthenticated_stream_limit = {limit}): connect again in a few seconds, and send "
+                "Hello as soon as the stream opens",
+            )
+        self.waiting_hello += 1
+        timeout_ms = self.config.hello_timeout_ms
+        try:
+            return await asyncio.wait_for(first, timeout_ms / 1000)
+        except TimeoutError:
+            raise Refused(
+                "hello_timeout",
+                f"no Hello within {timeout_ms} ms of opening the stream (server.hello_timeout_ms): send "
+                "Hello as the stream's first message, at once",
+            ) from None
+        finally:
+            self.waiting_hello -= 1
