@@ -146,7 +146,6 @@ async def _serve(spec: ServerSpec, replay_dir: Path, ready: Any) -> None:
         metrics_port=0,
         database_url="",
         queues=(queue,),
-        session_message_rate=1_000_000,  # the one-bot run sends ~2,400 decisions/s on one stream: no cap
     )
     policy = dataclasses.replace(LADDER, pair_cap=spec.pair_cap)
     recorder = Recorder(replay_dir)

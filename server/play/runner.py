@@ -269,9 +269,9 @@ class GameRunner:
         self._asking = None
         self._apply(action, annotation, events)
 
-    def _take(self, asking: _Asking, decision: bot_pb2.Decision, received_at: float) -> None:
+    def _take(self, asking: _Asking, decision: bot_pb2.Decision, received_at: float) -> bool:
         """Judge the answer to the open request: apply it, or reject it (a retry may follow while time is
-        left); once it is applied or timed out, ask the next seat if it is a bot's."""
+        left: False); once it is applied or timed out (True), ask the next seat if it is a bot's."""
         seat = asking.seat
         if received_at > asking.deadline:
             self._reject(seat, decision.request_id, "it arrived after its deadline", asking.deadline, "late")
@@ -286,7 +286,7 @@ class GameRunner:
             except ActionError as bad:
                 kind = "malformed" if isinstance(bad, MalformedActionError) else "illegal"
                 self._reject(seat, decision.request_id, str(bad), asking.deadline, kind)
-                return
+                return False
             round_trip = received_at - asking.sent_at
             round_trips = self._round_trips.get(phase)
             if round_trips is None:
@@ -303,8 +303,9 @@ class GameRunner:
             next_seat = self.seats[index]
             if isinstance(next_seat, RemoteSeat) and next_seat.forfeit is None:
                 self._ask(index, next_seat, state.legal_actions())  # no hand-off to the game's task
-                return
+                return True
         self._alarm.wake()  # a house or forfeited seat's move, a stop, or the end: the game task's
+        return True
 
     def _send_request(
         self, index: int, seat: RemoteSeat, legal: LegalActions, started: float | None
@@ -378,26 +379,26 @@ class GameRunner:
 
     # ------------------------------------------------------------------ from sessions
 
-    def submit(self, index: int, decision: bot_pb2.Decision, received_at: float) -> None:
+    def submit(self, index: int, decision: bot_pb2.Decision, received_at: float) -> bool:
         """A Decision from the bot holding seat ``index``; anything but an answer to its open request is
-        rejected here and never reaches the game."""
+        rejected here and never reaches the game. True when it closed the open request."""
         seat = self.seats[index]
         assert isinstance(seat, RemoteSeat)
         request_id = decision.request_id
         asking = self._asking
         if asking is not None and asking.seat is seat and request_id == seat.open_request:
             try:
-                self._take(asking, decision, received_at)
+                return self._take(asking, decision, received_at)
             except Exception as bug:  # the game's, not the stream's: its task ends it, the stream goes on
                 self._failure = bug
                 self._alarm.wake()
-            return
+                return False
         if self.state.is_over():  # its GameOver is on its way (the game is being recorded)
             self.metrics.rejections.labels("game_over").inc()
             seat.send(
                 messages.game_over_error(self.game_id, self.reason or self.state.end_reason, request_id)
             )
-            return
+            return False
         asked, outcome = -1, ""
         if 0 < request_id <= len(self._asked):
             asked, outcome = self._asked[request_id - 1], REQUEST_FATES[self._fates[request_id - 1]]
@@ -413,6 +414,7 @@ class GameRunner:
             why += f"; your open request is {seat.open_request}"
         late = asked == index and outcome == "timed out"
         self._reject(seat, request_id, f"decision not applied: {why}", 0.0, "late" if late else "stale")
+        return False
 
     def detach(self, index: int) -> None:
         """The bot of seat ``index`` disconnected: its grace window starts now."""

@@ -18,6 +18,14 @@ from server.play.session import Outgoing, Session
 # Looked up once: compiled code looks a module's attribute up on every call.
 _monotonic: Final = time.monotonic
 
+# What ``route_decision`` made of a Decision.
+NO_SEAT: Final = 0
+"""The bot holds no seat in the Decision's game: nothing was handed on."""
+NOT_TAKEN: Final = 1
+"""Handed to its game, which rejected it (not the answer to the open request, or not legal)."""
+TAKEN: Final = 2
+"""Handed to its game, where it closed the seat's open request."""
+
 
 def serialize_response(message: Outgoing) -> bytes:
     """A ConnectResponse for the wire; what ``server.play.wire`` wrote comes serialized already."""
@@ -26,16 +34,15 @@ def serialize_response(message: Outgoing) -> bytes:
 
 def route_decision(
     games: dict[str, int], runners: dict[str, GameRunner], decision: bot_pb2.Decision, received_at: float
-) -> bool:
+) -> int:
     """Hand ``decision`` to its game as from the seat the bot holds there (``games``: game id -> seat);
-    False, and nothing handed on, when the bot holds no seat in that game."""
+    ``NO_SEAT``, ``NOT_TAKEN`` or ``TAKEN`` says what came of it."""
     game_id = decision.game_id
     seat = games.get(game_id)
     runner = runners.get(game_id)
     if seat is None or runner is None:
-        return False
-    runner.submit(seat, decision, received_at)
-    return True
+        return NO_SEAT
+    return TAKEN if runner.submit(seat, decision, received_at) else NOT_TAKEN
 
 
 async def read_stream(
@@ -52,7 +59,9 @@ async def read_stream(
 
     At most ``rate`` messages a second are taken (a token bucket holding one second's worth); each one over
     it is dropped and counted to ``flooded`` (the count since the bucket was last full), which says whether
-    to stop reading."""
+    to stop reading. A Decision that answers its seat's open request gives its token back: the server asked
+    for it, so a bot playing many games at once is never limited by its answers, only by what it sends
+    unasked."""
     tokens = rate
     last = _monotonic()
     dropped = 0
@@ -69,7 +78,11 @@ async def read_stream(
                 return
             continue
         tokens -= 1.0
-        if request.WhichOneof("message") != "decision" or not route_decision(
-            session.games, runners, request.decision, received_at
-        ):
+        if request.WhichOneof("message") != "decision":
+            handle(session, request)
+            continue
+        routed = route_decision(session.games, runners, request.decision, received_at)
+        if routed == TAKEN:
+            tokens += 1.0
+        elif routed == NO_SEAT:
             handle(session, request)

@@ -259,6 +259,35 @@ async def test_a_session_under_its_rate_loses_nothing(start_server) -> None:
         assert (await bot.next()).WhichOneof("message") == "queue_status"
 
 
+async def test_answers_to_the_servers_requests_do_not_count_against_the_rate(start_server) -> None:
+    """Issue 21 item 11: the rate limit must sit "well above what its games need", whatever they need: a
+    bot playing fast games answers as many requests as the server sends it, so each Decision that answers
+    its open request gives its token back. At a rate of 20 a second, three bots play a whole game (hundreds
+    of decisions in a few seconds) and none is told it sent too much."""
+    server = await start_server(session_message_rate=20)
+    bots, _ = await seat_three(server)
+
+    async def play(bot: RawBot, rng: random.Random) -> tuple[int, list[str]]:
+        answered, errors = 0, []
+        while True:
+            message = await bot.next()
+            kind = message.WhichOneof("message")
+            if kind == "game_over":
+                return answered, errors
+            if kind == "error":
+                errors.append(message.error.code)
+            if kind == "decision_request":
+                bot.answer_randomly(message.decision_request, rng)
+                answered += 1
+
+    played = await asyncio.wait_for(
+        asyncio.gather(*(play(b, random.Random(i)) for i, b in enumerate(bots))), 60
+    )
+    assert sum(answered for answered, _ in played) > 100  # far more than the rate lets through unasked
+    assert [errors for _, errors in played] == [[], [], []]
+    assert server.lobby.metrics.streams_cut.labels("rate_limited")._value.get() == 0
+
+
 async def test_queue_messages_flood_writes_a_bounded_log(start_server, monkeypatch) -> None:
     """Issue 21 item 12: "A JoinQueue/LeaveQueue flood wrote 18 MiB of log in 12 s"; fixed: "per-message log
     lines are rate-limited or sampled"."""
