@@ -1,14 +1,21 @@
-"""Issue 21's flood, measured: live games' decisions/s while HTTP clients hammer the dashboard's heavy
-endpoints, against the same games with no flood (a figure for docs/dashboard.md, not a test).
+"""Issue 21's floods of web and Arena requests, measured: honest bots' missed deadlines of 250 ms and
+their decisions/s with no flood, under an HTTP flood of the dashboard and under an Arena API flood.
 
-One process runs the game server and its dashboard as ``conquest serve`` does (one event loop); in it,
-``--bots`` raw bots play two-player games against each other, one after another, answering at random. A
-second process floods: ``--clients`` concurrent connections, each asking in a loop for the odds of 330
-against 330 (issue 21: about 10 s of CPU each before) and of 10,000 against 10,000. ``--no-limit`` lifts
-the per-client rate limit (every flooder shares 127.0.0.1) to show what the worker process and its
-bounded queue alone do.
+The server is ``conquest serve`` in a process of its own, on a SQLite database in a temporary folder,
+exactly as deployed (its dashboard included). This process plays ``--bots`` raw honest bots in pairs, one
+duel queue per pair (so the pair cap never holds them back), each answering at once with a random legal
+action; every decision has 250 ms and no timebank, so a decision the server is too busy to take in time
+is a timeout, counted by the server (``conquest_decision_timeouts_total`` on its /metrics).
 
-    python -m benchmarks.web_flood [--seconds 20] [--no-limit]
+Each flood runs in a separate process on 127.0.0.1 for ``--seconds``, ``--clients`` connections at once:
+
+- web: the heavy endpoints (the odds of 330 against 330 and of 10,000 against 10,000, a replay) and the
+  cheap ones (queues, leaderboard, a thousand games, the page and a script) in turn;
+- arena: ``ArenaService.ListGames{limit: 1000}`` and ``GetLeaderboard`` in turn.
+
+It prints one table: per phase, decisions/s, missed deadlines, the server's RSS and the flood's answers.
+
+    python -m benchmarks.web_flood [--seconds 15] [--bots 4] [--clients 8]
 """
 
 from __future__ import annotations
@@ -16,28 +23,88 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import dataclasses
+import json
 import multiprocessing
+import os
 import random
+import socket
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
+from typing import Any
+
+import grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
 from raw_client import RawBot  # type: ignore[import-not-found]  # tests/support, on the path above
 
-from engine import preset
-from server.app import build_server
-from server.ops.config import QueueConfig, ServerConfig, TimeControl
-from server.play.lobby import Lobby
-from server.play.pairing import LADDER
-from server.play.replays import DirectoryReplayWriter
-from server.web.dashboard import start_dashboard
-from server.web.guard import RateLimit
+from conquest.v1 import arena_pb2, arena_pb2_grpc
 
-PATHS = ("/api/odds?attackers=330&defenders=330", "/api/odds?attackers=10000&defenders=10000")
+DEADLINE_MS = 250
+WEB_PATHS = (
+    "/api/odds?attackers=330&defenders=330",
+    "/api/queues",
+    "/api/odds?attackers=10000&defenders=10000",
+    "/api/leaderboard?queue=duel-0",
+    "/api/games/{game}/replay",
+    "/api/games?limit=1000",
+    "/",
+    "/static/app.js",
+)
+"""What a web flooder asks for, in turn: heavy and cheap endpoints alternately."""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _config(folder: Path, port: int, metrics: int, dashboard: int, pairs: int) -> Path:
+    queues = "".join(
+        f'[queues.duel-{i}]\nrules = "classic_two_player"\nplayers = 2\n'
+        "rules_options = { turn_cap = 20 }\n\n"
+        for i in range(pairs)
+    )
+    path = folder / "conquest.toml"
+    path.write_text(
+        "[server]\n"
+        f'address = "127.0.0.1:{port}"\n'
+        f'replay_dir = "{folder / "replays"}"\n'
+        f'database_url = "sqlite:///{folder / "conquest.sqlite3"}"\n'
+        f"metrics_port = {metrics}\n"
+        f"dashboard_port = {dashboard}\n"
+        'log_format = "json"\n\n'
+        "[time_control]\n"
+        f"decision_ms = {DEADLINE_MS}\nfirst_decision_ms = {DEADLINE_MS}\n"
+        "initial_timebank_ms = 0\nincrement_ms = 0\nmax_timebank_ms = 0\nmax_strikes = 1000000\n\n" + queues
+    )
+    return path
+
+
+def _timeouts(metrics_port: int) -> int:
+    """The server's count of decisions that timed out."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as answer:
+        text = answer.read().decode()
+    return round(
+        sum(
+            float(line.rsplit(" ", 1)[1])
+            for line in text.splitlines()
+            if line.startswith("conquest_decision_timeouts_total")
+        )
+    )
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
 
 
 async def _get(port: int, path: str) -> int:
@@ -49,88 +116,172 @@ async def _get(port: int, path: str) -> int:
     return status
 
 
-def flood(
-    port: int, paths: list[str], clients: int, seconds: float, out: multiprocessing.Queue[object]
-) -> None:
-    """Every client asks for ``paths`` in turn until ``seconds`` have passed; puts the status counts."""
-    counts: collections.Counter[int] = collections.Counter()
+def web_flood(port: int, game: str, clients: int, seconds: float, out: multiprocessing.Queue[object]) -> None:
+    """``clients`` connections ask for ``WEB_PATHS`` in turn for ``seconds``; puts "ready", then the
+    answers counted by HTTP status."""
+    counts: collections.Counter[str] = collections.Counter()
+    paths = [p.replace("{game}", game) for p in WEB_PATHS]
 
-    async def client(index: int) -> None:
-        end = time.monotonic() + seconds
+    async def client(index: int, end: float) -> None:
         while time.monotonic() < end:
-            counts[await _get(port, paths[index % len(paths)])] += 1
+            try:
+                counts[str(await asyncio.wait_for(_get(port, paths[index % len(paths)]), 10))] += 1
+            except (OSError, TimeoutError, IndexError, ValueError):
+                counts["failed"] += 1
             index += 1
 
     async def everyone() -> None:
-        await asyncio.gather(*(client(i) for i in range(clients)))
+        end = time.monotonic() + seconds
+        await asyncio.gather(*(client(i, end) for i in range(clients)))
 
+    out.put("ready")
     asyncio.run(everyone())
     out.put(dict(counts))
 
 
-async def play(bot: RawBot, decisions: list[int], stop: asyncio.Event) -> None:
-    rng = random.Random(len(decisions))
-    await bot.join("duel", games=0)
+def arena_flood(port: int, clients: int, seconds: float, out: multiprocessing.Queue[object]) -> None:
+    """``clients`` concurrent callers of ListGames (a thousand games) and GetLeaderboard for ``seconds``;
+    puts "ready", then the answers counted by status code."""
+    counts: collections.Counter[str] = collections.Counter()
+
+    async def client(stub: Any, index: int, end: float) -> None:  # an aio stub: its calls are awaited
+        while time.monotonic() < end:
+            try:
+                if index % 2:
+                    await stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(queue="duel-0"), timeout=10)
+                else:
+                    await stub.ListGames(arena_pb2.ListGamesRequest(limit=1000), timeout=10)
+                counts["OK"] += 1
+            except grpc.aio.AioRpcError as error:
+                counts[error.code().name] += 1
+            index += 1
+
+    async def everyone() -> None:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = arena_pb2_grpc.ArenaServiceStub(channel)
+            end = time.monotonic() + seconds
+            await asyncio.gather(*(client(stub, i, end) for i in range(clients)))
+
+    out.put("ready")
+    asyncio.run(everyone())
+    out.put(dict(counts))
+
+
+async def play(bot: RawBot, queue: str, decisions: list[int], stop: asyncio.Event) -> None:
+    rng = random.Random(queue)
+    await bot.join(queue, games=0)
     while not stop.is_set():
-        message = await bot.next(timeout=30)
+        message = await bot.next(timeout=60)
+        bot.log.clear()  # every message is kept for tests; a benchmark keeps none
         if message.WhichOneof("message") == "decision_request":
             bot.answer_randomly(message.decision_request, rng)
             decisions.append(1)
 
 
+async def _wait_up(dashboard: int, process: subprocess.Popen[bytes], log: Path) -> None:
+    for _ in range(600):
+        if process.poll() is not None:
+            raise SystemExit(f"the server stopped: {log.read_text()[-2000:]}")
+        try:
+            if await _get(dashboard, "/api/queues") == 200:
+                return
+        except OSError:
+            pass
+        await asyncio.sleep(0.1)
+    raise SystemExit("the server's dashboard did not answer in 60 s")
+
+
+async def _finished_game(dashboard: int) -> str:
+    """A recorded game's id (for the replay the web flood asks for)."""
+
+    def fetch() -> str:
+        with urllib.request.urlopen(f"http://127.0.0.1:{dashboard}/api/games?limit=1", timeout=10) as got:
+            games = json.loads(got.read())["games"]
+        return str(games[0]["game_id"]) if games else ""
+
+    for _ in range(100):
+        if game := await asyncio.to_thread(fetch):
+            return game
+        await asyncio.sleep(0.2)
+    raise SystemExit("no game was recorded in 20 s")
+
+
 async def measure(args: argparse.Namespace) -> None:
-    control = TimeControl(
-        decision_ms=30_000, first_decision_ms=30_000, initial_timebank_ms=0, max_timebank_ms=0
-    )
-    queues = (QueueConfig("duel", preset("classic_two_player", turn_cap=20), 2, control, rated=False),)
+    pairs = args.bots // 2
     with tempfile.TemporaryDirectory() as tmp:
-        replays = Path(tmp) / "replays"
-        config = ServerConfig(replay_dir=replays, queues=queues, metrics_port=0, dashboard_port=0)
-        # build_lobby without a store, the pair cap off (bench_server's way): the bots play each other on
-        lobby = Lobby(config, DirectoryReplayWriter(replays), policy=dataclasses.replace(LADDER, pair_cap=0))
-        server, port, _, arena = build_server(config, "localhost:0", lobby, None)
-        await server.start()
-        limit = RateLimit(rate=1e9, burst=10**9) if args.no_limit else None
-        web = await start_dashboard(arena, 0, host="127.0.0.1", limit=limit)
-        bots = [RawBot(port) for _ in range(args.bots)]
-        for i, bot in enumerate(bots):
-            await bot.hello(f"flood-{i}")
-        decisions: list[int] = []
-        stop = asyncio.Event()
-        players = [asyncio.create_task(play(bot, decisions, stop)) for bot in bots]
-        await asyncio.sleep(3)  # warm up
-        paths = list(PATHS)
-        for label, flooding in (("quiet", False), ("flood", True), ("quiet", False)):
-            out: multiprocessing.Queue[object] = multiprocessing.get_context("spawn").Queue()
-            flooder = None
-            if flooding:
-                flooder = multiprocessing.get_context("spawn").Process(
-                    target=flood, args=(web.port, paths, args.clients, args.seconds, out)
-                )
-                flooder.start()
-                await asyncio.sleep(1)  # the flooder's interpreter starting
-            before, start = len(decisions), time.monotonic()
-            await asyncio.sleep(args.seconds - (1 if flooding else 0))
-            rate = (len(decisions) - before) / (time.monotonic() - start)
-            statuses = ""
-            if flooder is not None:
-                await asyncio.to_thread(flooder.join)
-                statuses = f"  flood answers by status: {out.get()}"
-            print(f"{label}: {rate:.0f} decisions/s{statuses}", flush=True)
-        stop.set()
-        for task in players:
-            task.cancel()
-        await web.stop()
-        await lobby.shutdown(0)
-        await server.stop(1)
+        folder = Path(tmp)
+        port, metrics, dashboard = _free_port(), _free_port(), _free_port()
+        config = _config(folder, port, metrics, dashboard, pairs)
+        log = folder / "server.log"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CONQUEST_")}
+        with log.open("wb") as out:
+            server = subprocess.Popen(
+                [sys.executable, "-m", "server.cli.main", "serve", "--config", str(config)],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+        try:
+            await _wait_up(dashboard, server, log)
+            bots = [RawBot(port) for _ in range(pairs * 2)]
+            for i, bot in enumerate(bots):
+                await bot.hello(f"honest-{i}")
+            decisions: list[int] = []
+            stop = asyncio.Event()
+            players = [
+                asyncio.create_task(play(bot, f"duel-{i // 2}", decisions, stop))
+                for i, bot in enumerate(bots)
+            ]
+            game = await _finished_game(dashboard)
+            await asyncio.sleep(3)  # warm up
+            spawn = multiprocessing.get_context("spawn")
+            rows = []
+            for label in ("none", "web", "none", "arena"):
+                queue: multiprocessing.Queue[object] = spawn.Queue()
+                flooder = None
+                if label == "web":
+                    flooder = spawn.Process(
+                        target=web_flood, args=(dashboard, game, args.clients, args.seconds, queue)
+                    )
+                elif label == "arena":
+                    flooder = spawn.Process(
+                        target=arena_flood, args=(port, args.clients, args.seconds, queue)
+                    )
+                if flooder is not None:
+                    flooder.start()
+                    await asyncio.to_thread(queue.get, True, 30)  # "ready"
+                missed, before, start = _timeouts(metrics), len(decisions), time.monotonic()
+                await asyncio.sleep(args.seconds)
+                rate = (len(decisions) - before) / (time.monotonic() - start)
+                missed = await asyncio.to_thread(_timeouts, metrics) - missed
+                answers = ""
+                if flooder is not None:
+                    counts = await asyncio.to_thread(queue.get, True, 60)
+                    assert isinstance(counts, dict)
+                    answers = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
+                    await asyncio.to_thread(flooder.join, 30)
+                rows.append((label, rate, missed, _rss_mib(server.pid), answers))
+            stop.set()
+            for task in players:
+                task.cancel()
+            for bot in bots:
+                await bot.close()
+        finally:
+            server.terminate()
+            try:
+                server.wait(30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+    print(f"{'flood':<6} {'decisions/s':>11} {f'missed {DEADLINE_MS} ms':>14} {'RSS MiB':>8}  flood answers")
+    for label, rate, missed, rss, answers in rows:
+        print(f"{label:<6} {rate:>11.0f} {missed:>14} {rss:>8.0f}  {answers}")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=20)
-    parser.add_argument("--bots", type=int, default=4)
-    parser.add_argument("--clients", type=int, default=7)
-    parser.add_argument("--no-limit", action="store_true")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=15, help="length of each phase (default 15)")
+    parser.add_argument("--bots", type=int, default=4, help="honest bots, in pairs (default 4)")
+    parser.add_argument("--clients", type=int, default=8, help="each flood's connections (default 8)")
     asyncio.run(measure(parser.parse_args()))
 
 

@@ -1,20 +1,35 @@
 """The ArenaService servicer: request fields in, ``server.arena.api`` does the work, errors out as status
 codes.
 
-Database work runs in a worker thread so a slow query never delays a game's decisions on the event loop.
+Play comes first (issue 21), so every call's cost to the game server is bounded:
+
+- each client (its address) is held to a token bucket (``RATE`` calls a second, ``BURST`` at once); a
+  call past it is answered ``RESOURCE_EXHAUSTED`` with the seconds to wait, and nothing is read;
+- database work runs on one reader thread behind a bounded queue (``READ_SLOTS`` calls running or
+  waiting; one more is answered ``RESOURCE_EXHAUSTED``), so it never holds the event loop, and a flood
+  holds the GIL from one thread, not many;
+- a read's answer is kept ``CACHE_S`` seconds, or until this process next writes to the database
+  (``Ledger.version``), and calls asking the same meanwhile share it: a flood of one query costs one
+  database read a second. A write by another process (``conquest bot register``) shows within ``CACHE_S``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
+import time
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NoReturn, TypeVar
 
 import grpc
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc
-from server.arena.api import Arena, MissingAdminTokenError, NoDatabaseError, admin_token
+from server.arena.api import Arena, MissingAdminTokenError, admin_token
 from server.arena.competitions import NotConnectedError
+from server.arena.ledger import NoDatabaseError
+from server.ops.bounded import BoundedPool, BusyError
+from server.ops.ratelimit import RateLimit
 from server.storage import (
     AdminTokenError,
     AlreadyExistsError,
@@ -26,6 +41,16 @@ from server.storage import (
 )
 
 SERVICE_NAME = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
+RATE = 50.0
+"""Arena calls a second a client (an address) may keep up."""
+BURST = 200
+"""Arena calls a client may make at once."""
+READ_SLOTS = 16
+"""Calls with database work running or waiting at once, over all clients; the next is refused."""
+CACHE_S = 1.0
+"""Seconds a read's answer is kept (while this process writes nothing to the database)."""
+MAX_CACHED = 256
+"""Answers kept at most (the oldest are dropped first)."""
 T = TypeVar("T")
 Context = grpc.aio.ServicerContext[Any, Any]
 
@@ -52,15 +77,73 @@ async def _abort(context: Context, error: StorageError) -> NoReturn:
     raise AssertionError("unreachable: abort raises")
 
 
+def client_address(peer: str) -> str:
+    """A gRPC peer's address (``ipv4:127.0.0.1:5000`` -> ``ipv4:127.0.0.1``): its calls share a bucket."""
+    return peer.rsplit(":", 1)[0] if peer.startswith(("ipv4:", "ipv6:")) else peer
+
+
 class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
-    def __init__(self, arena: Arena) -> None:
+    def __init__(self, arena: Arena, limit: RateLimit | None = None) -> None:
         self.arena = arena
+        self.limit = limit or RateLimit(RATE, BURST)
+        self.reader = BoundedPool(
+            lambda: ThreadPoolExecutor(1, thread_name_prefix="arena-reader"),
+            READ_SLOTS,
+            "reading the database for Arena calls",
+        )
+        self.answers: dict[tuple[Any, ...], tuple[float, asyncio.Future[Any]]] = {}
+        """(call, arguments, database version) -> (when it goes stale, the answer being read or read)."""
+
+    async def _admit(self, context: Context) -> None:
+        """Take one token of the caller's bucket, or answer RESOURCE_EXHAUSTED."""
+        address = client_address(context.peer())
+        wait = self.limit.take(address)
+        if wait:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"too many Arena calls from {address}: at most {self.limit.burst} at once and "
+                f"{self.limit.rate:g} a second; retry in {max(1, math.ceil(wait))} s",
+            )
 
     async def _blocking(self, context: Context, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)`` on the reader thread, for a caller within its rate."""
+        await self._admit(context)
         try:
-            return await asyncio.to_thread(work, *args)
+            return await self.reader.run(work, *args)
         except StorageError as error:
             await _abort(context, error)
+        except BusyError as busy:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(busy))
+        raise AssertionError("unreachable: abort raises")
+
+    async def _read(self, context: Context, work: Callable[..., T], *args: Any) -> T:
+        """``_blocking``, the answer kept ``CACHE_S`` and shared by the calls asking the same meanwhile."""
+        await self._admit(context)
+        key = (work.__name__, args, self.arena.version)  # the version before the read: never too new
+        now = time.monotonic()
+        kept = self.answers.get(key)
+        if kept is None or kept[0] < now:
+            if len(self.answers) >= MAX_CACHED:
+                self._forget(now)
+            reading = asyncio.ensure_future(self.reader.run(work, *args))
+            reading.add_done_callback(lambda done: done.cancelled() or done.exception())  # retrieved
+            kept = (now + CACHE_S, reading)
+            self.answers[key] = kept
+        try:
+            answer: T = await asyncio.shield(kept[1])
+            return answer
+        except StorageError as error:
+            await _abort(context, error)
+        except BusyError as busy:
+            if self.answers.get(key) is kept:  # a refusal is not an answer to keep
+                del self.answers[key]
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(busy))
+        raise AssertionError("unreachable: abort raises")
+
+    def _forget(self, now: float) -> None:
+        stale = [key for key, (until, _) in self.answers.items() if until < now]
+        for key in stale or list(self.answers)[: len(self.answers) // 2]:
+            del self.answers[key]
 
     async def _admin(self, context: Context, work: Callable[[str, str], T], name: str) -> T:
         try:
@@ -77,6 +160,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     async def RotateToken(
         self, request: arena_pb2.RotateTokenRequest, context: Context
     ) -> arena_pb2.RotateTokenResponse:
+        await self._admit(context)
         try:  # on the event loop: it closes the bot's sessions too (the store's work goes to a thread)
             token = admin_token(context.invocation_metadata() or ())
             return await self.arena.rotate_token(request.name, token)
@@ -86,6 +170,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     async def RevokeBot(
         self, request: arena_pb2.RevokeBotRequest, context: Context
     ) -> arena_pb2.RevokeBotResponse:
+        await self._admit(context)
         try:  # on the event loop: it closes the bot's sessions too (the store's work goes to a thread)
             token = admin_token(context.invocation_metadata() or ())
             return await self.arena.revoke_bot(request.name, token)
@@ -95,38 +180,40 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     async def ListBots(
         self, request: arena_pb2.ListBotsRequest, context: Context
     ) -> arena_pb2.ListBotsResponse:
-        return await self._blocking(context, self.arena.list_bots)
+        return await self._read(context, self.arena.list_bots)
 
     async def GetLeaderboard(
         self, request: arena_pb2.GetLeaderboardRequest, context: Context
     ) -> arena_pb2.GetLeaderboardResponse:
-        return await self._blocking(context, self.arena.leaderboard, request.queue, request.limit)
+        return await self._read(context, self.arena.leaderboard, request.queue, request.limit)
 
     async def GetRatingHistory(
         self, request: arena_pb2.GetRatingHistoryRequest, context: Context
     ) -> arena_pb2.GetRatingHistoryResponse:
-        return await self._blocking(context, self.arena.rating_history, request.bot, request.queue)
+        return await self._read(context, self.arena.rating_history, request.bot, request.queue)
 
     async def GetBotStats(
         self, request: arena_pb2.GetBotStatsRequest, context: Context
     ) -> arena_pb2.GetBotStatsResponse:
-        return await self._blocking(context, self.arena.bot_stats, request.bot, request.queue)
+        return await self._read(context, self.arena.bot_stats, request.bot, request.queue)
 
     async def ListGames(
         self, request: arena_pb2.ListGamesRequest, context: Context
     ) -> arena_pb2.ListGamesResponse:
-        return await self._blocking(context, self.arena.list_games, request.queue, request.bot, request.limit)
+        return await self._read(context, self.arena.list_games, request.queue, request.bot, request.limit)
 
     async def ListLiveGames(
         self, request: arena_pb2.ListLiveGamesRequest, context: Context
     ) -> arena_pb2.ListLiveGamesResponse:
+        # Not rate-limited: read from memory, as cheap as a refusal, and the dashboard's process (on the
+        # same host as local flooders, with their address) follows the live games with it.
         try:
             return self.arena.live_games(request.queue)
         except StorageError as error:
             await _abort(context, error)
 
     async def GetGame(self, request: arena_pb2.GetGameRequest, context: Context) -> arena_pb2.GetGameResponse:
-        return await self._blocking(context, self.arena.game, request.game_id)
+        return await self._read(context, self.arena.game, request.game_id)
 
     async def GetReplay(
         self, request: arena_pb2.GetReplayRequest, context: Context
@@ -136,6 +223,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     async def WatchGame(
         self, request: arena_pb2.WatchGameRequest, context: Context
     ) -> AsyncIterator[arena_pb2.WatchGameResponse]:
+        await self._admit(context)
         live = self.arena.watch_live(request.game_id)
         if live is not None:
             try:
@@ -150,6 +238,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     async def CreateChallenge(
         self, request: arena_pb2.CreateChallengeRequest, context: Context
     ) -> arena_pb2.CreateChallengeResponse:
+        await self._admit(context)
         try:
             return await self.arena.create_challenge(request, context.invocation_metadata() or ())
         except StorageError as error:
@@ -158,6 +247,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     async def CreateTournament(
         self, request: arena_pb2.CreateTournamentRequest, context: Context
     ) -> arena_pb2.CreateTournamentResponse:
+        await self._admit(context)
         try:
             return await self.arena.create_tournament(request, context.invocation_metadata() or ())
         except StorageError as error:
@@ -166,9 +256,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     async def GetTournament(
         self, request: arena_pb2.GetTournamentRequest, context: Context
     ) -> arena_pb2.GetTournamentResponse:
-        return await self._blocking(context, self.arena.tournament, request.name)
+        return await self._read(context, self.arena.tournament, request.name)
 
     async def ListTournaments(
         self, request: arena_pb2.ListTournamentsRequest, context: Context
     ) -> arena_pb2.ListTournamentsResponse:
-        return await self._blocking(context, self.arena.tournaments)
+        return await self._read(context, self.arena.tournaments)
