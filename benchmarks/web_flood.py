@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import collections
 import json
-import multiprocessing
 import os
 import random
 import socket
@@ -34,28 +32,13 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any
-
-import grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
-from raw_client import RawBot  # type: ignore[import-not-found]  # tests/support, on the path above
-
-from conquest.v1 import arena_pb2, arena_pb2_grpc
+import floods  # type: ignore[import-not-found]  # tests/support, on the path above
+from raw_client import RawBot  # type: ignore[import-not-found]
 
 DEADLINE_MS = 250
-WEB_PATHS = (
-    "/api/odds?attackers=330&defenders=330",
-    "/api/queues",
-    "/api/odds?attackers=10000&defenders=10000",
-    "/api/leaderboard?queue=duel-0",
-    "/api/games/{game}/replay",
-    "/api/games?limit=1000",
-    "/",
-    "/static/app.js",
-)
-"""What a web flooder asks for, in turn: heavy and cheap endpoints alternately."""
 
 
 def _free_port() -> int:
@@ -107,66 +90,6 @@ def _rss_mib(pid: int) -> float:
     return 0.0
 
 
-async def _get(port: int, path: str) -> int:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
-    status = int((await reader.readline()).split()[1])
-    await reader.read()
-    writer.close()
-    return status
-
-
-def web_flood(port: int, game: str, clients: int, seconds: float, out: multiprocessing.Queue[object]) -> None:
-    """``clients`` connections ask for ``WEB_PATHS`` in turn for ``seconds``; puts "ready", then the
-    answers counted by HTTP status."""
-    counts: collections.Counter[str] = collections.Counter()
-    paths = [p.replace("{game}", game) for p in WEB_PATHS]
-
-    async def client(index: int, end: float) -> None:
-        while time.monotonic() < end:
-            try:
-                counts[str(await asyncio.wait_for(_get(port, paths[index % len(paths)]), 10))] += 1
-            except (OSError, TimeoutError, IndexError, ValueError):
-                counts["failed"] += 1
-            index += 1
-
-    async def everyone() -> None:
-        end = time.monotonic() + seconds
-        await asyncio.gather(*(client(i, end) for i in range(clients)))
-
-    out.put("ready")
-    asyncio.run(everyone())
-    out.put(dict(counts))
-
-
-def arena_flood(port: int, clients: int, seconds: float, out: multiprocessing.Queue[object]) -> None:
-    """``clients`` concurrent callers of ListGames (a thousand games) and GetLeaderboard for ``seconds``;
-    puts "ready", then the answers counted by status code."""
-    counts: collections.Counter[str] = collections.Counter()
-
-    async def client(stub: Any, index: int, end: float) -> None:  # an aio stub: its calls are awaited
-        while time.monotonic() < end:
-            try:
-                if index % 2:
-                    await stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(queue="duel-0"), timeout=10)
-                else:
-                    await stub.ListGames(arena_pb2.ListGamesRequest(limit=1000), timeout=10)
-                counts["OK"] += 1
-            except grpc.aio.AioRpcError as error:
-                counts[error.code().name] += 1
-            index += 1
-
-    async def everyone() -> None:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            stub = arena_pb2_grpc.ArenaServiceStub(channel)
-            end = time.monotonic() + seconds
-            await asyncio.gather(*(client(stub, i, end) for i in range(clients)))
-
-    out.put("ready")
-    asyncio.run(everyone())
-    out.put(dict(counts))
-
-
 async def play(bot: RawBot, queue: str, decisions: list[int], stop: asyncio.Event) -> None:
     rng = random.Random(queue)
     await bot.join(queue, games=0)
@@ -183,7 +106,7 @@ async def _wait_up(dashboard: int, process: subprocess.Popen[bytes], log: Path) 
         if process.poll() is not None:
             raise SystemExit(f"the server stopped: {log.read_text()[-2000:]}")
         try:
-            if await _get(dashboard, "/api/queues") == 200:
+            if await floods.get(dashboard, "/api/queues") == 200:
                 return
         except OSError:
             pass
@@ -234,32 +157,25 @@ async def measure(args: argparse.Namespace) -> None:
             ]
             game = await _finished_game(dashboard)
             await asyncio.sleep(3)  # warm up
-            spawn = multiprocessing.get_context("spawn")
             rows = []
             for label in ("none", "web", "none", "arena"):
-                queue: multiprocessing.Queue[object] = spawn.Queue()
                 flooder = None
                 if label == "web":
-                    flooder = spawn.Process(
-                        target=web_flood, args=(dashboard, game, args.clients, args.seconds, queue)
+                    flooder = await floods.start(
+                        floods.web_flood, dashboard, "duel-0", game, args.clients, args.seconds
                     )
                 elif label == "arena":
-                    flooder = spawn.Process(
-                        target=arena_flood, args=(port, args.clients, args.seconds, queue)
+                    flooder = await floods.start(
+                        floods.arena_flood, port, "duel-0", args.clients, args.seconds
                     )
-                if flooder is not None:
-                    flooder.start()
-                    await asyncio.to_thread(queue.get, True, 30)  # "ready"
                 missed, before, start = _timeouts(metrics), len(decisions), time.monotonic()
                 await asyncio.sleep(args.seconds)
                 rate = (len(decisions) - before) / (time.monotonic() - start)
                 missed = await asyncio.to_thread(_timeouts, metrics) - missed
                 answers = ""
                 if flooder is not None:
-                    counts = await asyncio.to_thread(queue.get, True, 60)
-                    assert isinstance(counts, dict)
+                    counts = await flooder.answers()
                     answers = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
-                    await asyncio.to_thread(flooder.join, 30)
                 rows.append((label, rate, missed, _rss_mib(server.pid), answers))
             stop.set()
             for task in players:

@@ -1,0 +1,294 @@
+"""Play comes first (issue 21): the dashboard is served from a process of its own, a crash of it does not
+touch the games, and floods of web and Arena requests from other processes do not stop them."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import floods
+import grpc
+import pytest
+from live_server import LiveServer, no_timebank, serving
+from raw_client import RawBot
+
+from conquest.v1 import arena_pb2
+from engine import preset
+from server.arena.service import BURST, CACHE_S
+from server.ops.config import QueueConfig
+from server.storage import Store
+from server.web.process import DashboardProcess, Settings
+
+QUEUES = (
+    QueueConfig("duel", preset("classic_two_player", turn_cap=20), 2, no_timebank(30_000), rated=False),
+)
+FAST = (QueueConfig("duel", preset("classic_two_player", turn_cap=20), 2, no_timebank(250), rated=False),)
+
+
+async def get(port: int, path: str) -> tuple[int, Any]:
+    """Status and JSON body of ``GET path`` on 127.0.0.1:``port``."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+    raw = await reader.read()
+    writer.close()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body) if body.startswith(b"{") else body
+
+
+async def first_event(port: int, game_id: str) -> tuple[str, dict[str, Any]]:
+    """The first server-sent event of the dashboard's stream of ``game_id``."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET /api/games/{game_id}/watch HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    kind = ""
+    while True:
+        line = (await asyncio.wait_for(reader.readline(), 30)).decode()
+        if line.startswith("event: "):
+            kind = line[7:].strip()
+        elif line.startswith("data: "):
+            writer.close()
+            return kind, json.loads(line[6:])
+
+
+def web_settings(server: LiveServer, database_url: str) -> Settings:
+    return Settings(
+        port=0, play_address=server.address, database_url=database_url, queues=("duel",), host="127.0.0.1"
+    )
+
+
+async def started(server: LiveServer) -> tuple[list[RawBot], str]:
+    """Two bots seated in a duel; returns them and the game's id."""
+    bots = [server.bot(), server.bot()]
+    for i, bot in enumerate(bots):
+        await bot.hello(f"honest-{i}")
+        await bot.join("duel", games=1)
+    games = [(await bot.expect("game_started", timeout=30)).game_started.game_id for bot in bots]
+    assert games[0] == games[1]
+    return bots, games[0]
+
+
+@pytest.fixture
+async def dashboard(tmp_path: Path) -> AsyncIterator[tuple[LiveServer, DashboardProcess]]:
+    url = f"sqlite:///{tmp_path / 'process.sqlite3'}"
+    async with serving(QUEUES, tmp_path / "replays", database_url=url) as server:
+        web = DashboardProcess(web_settings(server, url), server.lobby.metrics.dashboard_restarts.inc)
+        await web.start()
+        try:
+            yield server, web
+        finally:
+            await web.stop()
+
+
+async def test_the_dashboard_is_served_from_its_own_process_with_live_and_finished_games(
+    dashboard: tuple[LiveServer, DashboardProcess],
+) -> None:
+    """Issue 21: "Play comes first: no web or Arena request can slow the games": the dashboard's HTTP is
+    served by another process, which shows the live games (over the Arena API) and the finished ones (from
+    the database) as before."""
+    server, web = dashboard
+    assert web.process is not None and web.process.pid != os.getpid()
+    bots, game_id = await started(server)
+    status, games = await get(web.port, "/api/games")
+    assert status == 200 and [g["game_id"] for g in games["live"]] == [game_id]
+    kind, snapshot = await first_event(web.port, game_id)
+    assert (kind, snapshot["game_id"], snapshot["live"]) == ("snapshot", game_id, True)
+    await asyncio.gather(*(bot.play_until_over(random.Random(i)) for i, bot in enumerate(bots)))
+    for _ in range(100):  # the result is written, and the live list kept a moment, after the game ends
+        status, games = await get(web.port, "/api/games")
+        if [g["game_id"] for g in games["games"]] == [game_id] and not games["live"]:
+            break
+        await asyncio.sleep(0.1)
+    assert [g["game_id"] for g in games["games"]] == [game_id] and games["live"] == []
+    await web.stop()
+    assert not web.process.is_alive()
+
+
+async def test_a_killed_dashboard_is_restarted_and_the_games_go_on(
+    dashboard: tuple[LiveServer, DashboardProcess],
+) -> None:
+    """Issue 21: a crash of the web process does not take down play: a game in progress plays to its end
+    while the dashboard is down, and the dashboard is counted, reported and started again on its port."""
+    server, web = dashboard
+    bots, game_id = await started(server)
+    assert web.process is not None and web.process.pid is not None
+    killed = web.process.pid
+    os.kill(killed, signal.SIGKILL)
+    overs = await asyncio.gather(*(bot.play_until_over(random.Random(i)) for i, bot in enumerate(bots)))
+    assert {o.game_id for o in overs} == {game_id}
+    for _ in range(300):
+        if web.restarts and web.process.pid != killed and web.process.is_alive():
+            try:
+                if (await get(web.port, "/api/queues"))[0] == 200:
+                    break
+            except OSError:
+                pass
+        await asyncio.sleep(0.1)
+    assert await get(web.port, "/api/queues") == (200, {"queues": ["duel"]})
+    assert web.restarts == 1
+    assert server.lobby.metrics.dashboard_restarts._value.get() == 1
+
+
+async def test_floods_of_web_and_arena_requests_from_other_processes_do_not_stop_the_games(
+    tmp_path: Path,
+) -> None:
+    """Issue 21: "honest bots miss no deadline of 250 ms under ... any flood of web and Arena requests";
+    each flood comes from a process of its own and is refused in part (rate limits, bounded queues)."""
+    url = f"sqlite:///{tmp_path / 'flood.sqlite3'}"
+    async with serving(FAST, tmp_path / "replays", database_url=url) as server:
+        web = DashboardProcess(web_settings(server, url))
+        await web.start()
+        try:
+            bots, game_id = await started(server)
+            decisions = [0]
+
+            async def play(bot: RawBot, rng: random.Random) -> None:
+                while True:
+                    message = await bot.next(timeout=30)
+                    kind = message.WhichOneof("message")
+                    if kind == "decision_request":
+                        bot.answer_randomly(message.decision_request, rng)
+                        decisions[0] += 1
+                    elif kind == "game_over":
+                        bot.send(join_queue={"queue": "duel", "games": 1})
+
+            players = [asyncio.create_task(play(b, random.Random(i))) for i, b in enumerate(bots)]
+            try:
+                for flood in (
+                    await floods.start(floods.web_flood, web.port, "duel", game_id, 8, 4.0),
+                    await floods.start(floods.arena_flood, server.port, "duel", 8, 4.0),
+                ):
+                    before, start = decisions[0], time.monotonic()
+                    answers = await flood.answers()
+                    rate = (decisions[0] - before) / (time.monotonic() - start)
+                    assert rate > 20, f"honest bots made {rate:.0f} decisions/s under a flood: {answers}"
+                    refused = (
+                        answers.get("429", 0) + answers.get("503", 0) + answers.get("RESOURCE_EXHAUSTED", 0)
+                    )
+                    assert refused > 0, f"the flood was never refused: {answers}"
+            finally:
+                for task in players:
+                    task.cancel()
+            assert server.lobby.metrics.timeouts._metrics == {} or all(
+                child._value.get() == 0 for child in server.lobby.metrics.timeouts._metrics.values()
+            ), "an honest bot missed a deadline of 250 ms"
+        finally:
+            await web.stop()
+
+
+async def test_arena_calls_are_rate_limited_per_client(tmp_path: Path) -> None:
+    """Issue 21: "clients are rate-limited": past BURST calls at once, one client's calls are answered
+    RESOURCE_EXHAUSTED, saying how many are allowed and when to retry."""
+    async with serving(
+        QUEUES, tmp_path / "replays", database_url=f"sqlite:///{tmp_path / 'a.sqlite3'}"
+    ) as server:
+        arena = server.arena()
+        calls = [arena.ListBots(arena_pb2.ListBotsRequest()) for _ in range(BURST + 100)]
+        answers = await asyncio.gather(*calls, return_exceptions=True)
+        refused = [a for a in answers if isinstance(a, grpc.aio.AioRpcError)]
+        assert len(refused) >= 20 and len(answers) - len(refused) >= BURST - 10
+        assert {a.code() for a in refused} == {grpc.StatusCode.RESOURCE_EXHAUSTED}
+        assert "too many Arena calls from ipv" in refused[0].details()
+        assert f"at most {BURST} at once" in refused[0].details() and "retry in" in refused[0].details()
+
+
+async def test_arena_answers_are_kept_briefly_but_never_hide_this_servers_writes(tmp_path: Path) -> None:
+    """Issue 21: "Each request's cost is bounded (... a cached answer ...)": a read is kept CACHE_S
+    seconds, so a flood of it costs one database read; a write by this server shows at once, one by
+    another process within CACHE_S."""
+    url = f"sqlite:///{tmp_path / 'cache.sqlite3'}"
+    async with serving(QUEUES, tmp_path / "replays", database_url=url, admin_token="admin") as server:
+        arena = server.arena()
+        assert (await arena.ListBots(arena_pb2.ListBotsRequest())).bots == []
+        assert server.store is not None
+        server.store.register_bot("alice", admin_token="admin")  # this server's write
+        listed = await arena.ListBots(arena_pb2.ListBotsRequest())
+        assert [b.name for b in listed.bots] == ["alice"]
+        with Store.open(url, admin_token="admin") as other:  # as `conquest bot register` would
+            other.register_bot("bob", admin_token="admin")
+        kept = await arena.ListBots(arena_pb2.ListBotsRequest())
+        assert [b.name for b in kept.bots] == ["alice"], "kept: nothing in this process changed"
+        await asyncio.sleep(CACHE_S)
+        fresh = await arena.ListBots(arena_pb2.ListBotsRequest())
+        assert [b.name for b in fresh.bots] == ["alice", "bob"]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _dashboard_pid(server: int) -> int:
+    """The pid of ``server``'s dashboard process (its child started by multiprocessing's spawn)."""
+    children = Path(f"/proc/{server}/task/{server}/children").read_text().split()
+    spawned = [int(c) for c in children if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
+    assert len(spawned) == 1, f"the server's children: {children}"
+    return spawned[0]
+
+
+async def test_conquest_serve_prints_the_dashboard_url_and_survives_its_crash(tmp_path: Path) -> None:
+    """Issue 21: `conquest serve` serves the dashboard from a process of its own; killing that process
+    (kill -9) is reported in the log and the dashboard answers again on its port, while the game server
+    stays SERVING."""
+    port, dashboard = _free_port(), _free_port()
+    config = tmp_path / "conquest.toml"
+    config.write_text(
+        f'[server]\naddress = "127.0.0.1:{port}"\nmetrics_port = 0\ndashboard_port = {dashboard}\n'
+        f'log_format = "json"\nreplay_dir = "{tmp_path / "replays"}"\n'
+        f'database_url = "sqlite:///{tmp_path / "serve.sqlite3"}"\n'
+    )
+    log = tmp_path / "serve.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CONQUEST_SERVER_")}
+    with log.open("w") as out:
+        serve = subprocess.Popen(
+            [sys.executable, "-m", "server.cli.main", "serve", "--config", str(config)], stderr=out, env=env
+        )
+    try:
+
+        def records() -> list[dict[str, Any]]:
+            return [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+
+        async def logged(event: str) -> dict[str, Any]:
+            for _ in range(600):
+                assert serve.poll() is None, f"conquest serve exited: {log.read_text()}"
+                found = [r for r in records() if r["event"] == event]
+                if found:
+                    return found[0]
+                await asyncio.sleep(0.1)
+            raise AssertionError(f"conquest serve never logged {event!r}: {log.read_text()}")
+
+        assert (await logged("serving"))["dashboard"] == f"http://localhost:{dashboard}/"
+        assert (await get(dashboard, "/api/queues"))[0] == 200
+        os.kill(_dashboard_pid(serve.pid), signal.SIGKILL)
+        stopped = await logged("dashboard_stopped")
+        assert stopped["exitcode"] == -signal.SIGKILL and "the games go on" in stopped["detail"]
+        for _ in range(300):
+            with contextlib.suppress(OSError):
+                if (await get(dashboard, "/api/queues"))[0] == 200:
+                    break
+            await asyncio.sleep(0.1)
+        assert (await get(dashboard, "/api/queues"))[0] == 200
+        health = subprocess.run(
+            [sys.executable, "-m", "server.cli.main", "health", "--address", f"127.0.0.1:{port}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert health.stdout.strip() == "SERVING"
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        try:
+            assert serve.wait(timeout=60) == 0
+        finally:
+            serve.kill()
