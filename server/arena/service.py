@@ -3,8 +3,9 @@ codes.
 
 Play comes first (issue 21), so every call's cost to the game server is bounded:
 
-- each client (its address) is held to a token bucket (``RATE`` calls a second, ``BURST`` at once); a
-  call past it is answered ``RESOURCE_EXHAUSTED`` with the seconds to wait, and nothing is read;
+- each client (its address) is held to a token bucket (``RATE`` tokens a second, ``BURST`` at once); a
+  call takes one token, or more as it reads more (``games_cost``, ``HEAVY_COST``); a call past the
+  bucket is answered ``RESOURCE_EXHAUSTED`` with the seconds to wait, and nothing is read;
 - database work runs on one reader thread behind a bounded queue (``READ_SLOTS`` calls running or
   waiting; one more is answered ``RESOURCE_EXHAUSTED``), so it never holds the event loop, and a flood
   holds the GIL from one thread, not many;
@@ -27,7 +28,7 @@ import grpc
 from conquest.v1 import arena_pb2, arena_pb2_grpc
 from server.arena.api import Arena, MissingAdminTokenError, admin_token
 from server.arena.competitions import NotConnectedError
-from server.arena.ledger import NoDatabaseError
+from server.arena.ledger import DEFAULT_GAMES, NoDatabaseError
 from server.ops.bounded import BoundedPool, BusyError
 from server.ops.ratelimit import RateLimit
 from server.storage import (
@@ -42,9 +43,13 @@ from server.storage import (
 
 SERVICE_NAME = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
 RATE = 50.0
-"""Arena calls a second a client (an address) may keep up."""
+"""Tokens a second a client (an address) is given: one-token Arena calls it may keep up."""
 BURST = 200
-"""Arena calls a client may make at once."""
+"""Tokens a client may spend at once."""
+HEAVY_COST = 10
+"""Tokens of a call that reads a whole game: GetReplay, WatchGame of a finished game."""
+STATS_COST = 5
+"""Tokens of GetBotStats (it reads every game of the bot)."""
 READ_SLOTS = 16
 """Calls with database work running or waiting at once, over all clients; the next is refused."""
 CACHE_S = 1.0
@@ -77,6 +82,11 @@ async def _abort(context: Context, error: StorageError) -> NoReturn:
     raise AssertionError("unreachable: abort raises")
 
 
+def games_cost(limit: int) -> int:
+    """Tokens of ListGames asking for ``limit`` games (0: the default 50): one per hundred, plus one."""
+    return 1 + (limit or DEFAULT_GAMES) // 100
+
+
 def client_address(peer: str) -> str:
     """A gRPC peer's address (``ipv4:127.0.0.1:5000`` -> ``ipv4:127.0.0.1``): its calls share a bucket."""
     return peer.rsplit(":", 1)[0] if peer.startswith(("ipv4:", "ipv6:")) else peer
@@ -94,20 +104,22 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         self.answers: dict[tuple[Any, ...], tuple[float, asyncio.Future[Any]]] = {}
         """(call, arguments, database version) -> (when it goes stale, the answer being read or read)."""
 
-    async def _admit(self, context: Context) -> None:
-        """Take one token of the caller's bucket, or answer RESOURCE_EXHAUSTED."""
+    async def _admit(self, context: Context, cost: int = 1) -> None:
+        """Take ``cost`` tokens of the caller's bucket, or answer RESOURCE_EXHAUSTED."""
         address = client_address(context.peer())
-        wait = self.limit.take(address)
+        wait = self.limit.take(address, cost) if cost else 0.0
         if wait:
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"too many Arena calls from {address}: at most {self.limit.burst} at once and "
-                f"{self.limit.rate:g} a second; retry in {max(1, math.ceil(wait))} s",
+                f"too many Arena calls from {address}: at most {self.limit.burst} tokens at once and "
+                f"{self.limit.rate:g} a second (a call takes 1; ListGames 1 per 100 games, GetBotStats "
+                f"{STATS_COST}, GetReplay and a finished game's WatchGame {HEAVY_COST}); retry in "
+                f"{max(1, math.ceil(wait))} s",
             )
 
-    async def _blocking(self, context: Context, work: Callable[..., T], *args: Any) -> T:
-        """``work(*args)`` on the reader thread, for a caller within its rate."""
-        await self._admit(context)
+    async def _blocking(self, context: Context, work: Callable[..., T], *args: Any, cost: int = 1) -> T:
+        """``work(*args)`` on the reader thread, for a caller within its rate (``cost`` tokens)."""
+        await self._admit(context, cost)
         try:
             return await self.reader.run(work, *args)
         except StorageError as error:
@@ -116,9 +128,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(busy))
         raise AssertionError("unreachable: abort raises")
 
-    async def _read(self, context: Context, work: Callable[..., T], *args: Any) -> T:
+    async def _read(self, context: Context, work: Callable[..., T], *args: Any, cost: int = 1) -> T:
         """``_blocking``, the answer kept ``CACHE_S`` and shared by the calls asking the same meanwhile."""
-        await self._admit(context)
+        await self._admit(context, cost)
         key = (work.__name__, args, self.arena.version)  # the version before the read: never too new
         now = time.monotonic()
         kept = self.answers.get(key)
@@ -195,12 +207,15 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     async def GetBotStats(
         self, request: arena_pb2.GetBotStatsRequest, context: Context
     ) -> arena_pb2.GetBotStatsResponse:
-        return await self._read(context, self.arena.bot_stats, request.bot, request.queue)
+        return await self._read(context, self.arena.bot_stats, request.bot, request.queue, cost=STATS_COST)
 
     async def ListGames(
         self, request: arena_pb2.ListGamesRequest, context: Context
     ) -> arena_pb2.ListGamesResponse:
-        return await self._read(context, self.arena.list_games, request.queue, request.bot, request.limit)
+        cost = games_cost(request.limit)
+        return await self._read(
+            context, self.arena.list_games, request.queue, request.bot, request.limit, cost=cost
+        )
 
     async def ListLiveGames(
         self, request: arena_pb2.ListLiveGamesRequest, context: Context
@@ -218,7 +233,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     async def GetReplay(
         self, request: arena_pb2.GetReplayRequest, context: Context
     ) -> arena_pb2.GetReplayResponse:
-        return await self._blocking(context, self.arena.replay_json, request.game_id)
+        return await self._blocking(context, self.arena.replay_json, request.game_id, cost=HEAVY_COST)
 
     async def WatchGame(
         self, request: arena_pb2.WatchGameRequest, context: Context
@@ -232,7 +247,10 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             finally:  # the spectator may hang up before the game ends
                 await live.aclose()
             return
-        for message in await self._blocking(context, self.arena.recorded_stream, request.game_id):
+        finished = await self._blocking(
+            context, self.arena.recorded_stream, request.game_id, cost=HEAVY_COST - 1
+        )
+        for message in finished:
             yield message
 
     async def CreateChallenge(

@@ -24,7 +24,7 @@ from raw_client import RawBot
 
 from conquest.v1 import arena_pb2
 from engine import preset
-from server.arena.service import BURST, CACHE_S
+from server.arena.service import BURST, CACHE_S, games_cost
 from server.ops.config import QueueConfig
 from server.storage import Store
 from server.web.process import DashboardProcess, Settings
@@ -187,7 +187,25 @@ async def test_arena_calls_are_rate_limited_per_client(tmp_path: Path) -> None:
         assert len(refused) >= 20 and len(answers) - len(refused) >= BURST - 10
         assert {a.code() for a in refused} == {grpc.StatusCode.RESOURCE_EXHAUSTED}
         assert "too many Arena calls from ipv" in refused[0].details()
-        assert f"at most {BURST} at once" in refused[0].details() and "retry in" in refused[0].details()
+        assert (
+            f"at most {BURST} tokens at once" in refused[0].details() and "retry in" in refused[0].details()
+        )
+
+
+async def test_arena_calls_that_read_more_take_more_of_the_rate(tmp_path: Path) -> None:
+    """Issue 21: "Each request's cost is bounded": ListGames takes a token per hundred games asked for,
+    so a client asking for a thousand games at a time is held to a tenth of the calls."""
+    async with serving(
+        QUEUES, tmp_path / "replays", database_url=f"sqlite:///{tmp_path / 'a.sqlite3'}"
+    ) as server:
+        arena = server.arena()
+        assert games_cost(1000) == 11 and games_cost(0) == games_cost(50) == 1
+        calls = [arena.ListGames(arena_pb2.ListGamesRequest(limit=1000)) for _ in range(BURST // 11 + 8)]
+        answers = await asyncio.gather(*calls, return_exceptions=True)
+        refused = [a for a in answers if isinstance(a, grpc.aio.AioRpcError)]
+        assert len(refused) >= 4, f"{len(answers) - len(refused)} of {len(answers)} answered"
+        assert {a.code() for a in refused} == {grpc.StatusCode.RESOURCE_EXHAUSTED}
+        assert "ListGames 1 per 100 games" in refused[0].details()
 
 
 async def test_arena_answers_are_kept_briefly_but_never_hide_this_servers_writes(tmp_path: Path) -> None:
