@@ -5,7 +5,9 @@ Play comes first (issue 21), so every call's cost to the game server is bounded:
 
 - each client (its address) is held to a token bucket (``RATE`` tokens a second, ``BURST`` at once); a
   call takes one token, or more as it reads more (``games_cost``, ``HEAVY_COST``); a call past the
-  bucket is answered ``RESOURCE_EXHAUSTED`` with the seconds to wait, and nothing is read;
+  bucket is answered ``RESOURCE_EXHAUSTED`` with the seconds to wait, and nothing is read. The refusal
+  comes after that wait (at most ``HOLD_S``; ``MAX_HELD`` calls held at once): a client that retries at
+  once cannot make refusals cost the server more than its open calls allow;
 - database work runs on one reader thread behind a bounded queue (``READ_SLOTS`` calls running or
   waiting; one more is answered ``RESOURCE_EXHAUSTED``), so it never holds the event loop, and a flood
   holds the GIL from one thread, not many;
@@ -50,6 +52,10 @@ HEAVY_COST = 10
 """Tokens of a call that reads a whole game: GetReplay, WatchGame of a finished game."""
 STATS_COST = 5
 """Tokens of GetBotStats (it reads every game of the bot)."""
+HOLD_S = 1.0
+"""Seconds at most a refused call is held before its refusal."""
+MAX_HELD = 1000
+"""Refused calls held at once over all clients; past it, refusals are sent at once."""
 READ_SLOTS = 16
 """Calls with database work running or waiting at once, over all clients; the next is refused."""
 CACHE_S = 1.0
@@ -101,6 +107,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             READ_SLOTS,
             "reading the database for Arena calls",
         )
+        self.held = 0
+        """Refused calls waiting for their refusal."""
         self.answers: dict[tuple[Any, ...], tuple[float, asyncio.Future[Any]]] = {}
         """(call, arguments, database version) -> (when it goes stale, the answer being read or read)."""
 
@@ -109,6 +117,12 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         address = client_address(context.peer())
         wait = self.limit.take(address, cost) if cost else 0.0
         if wait:
+            if self.held < MAX_HELD:
+                self.held += 1
+                try:
+                    await asyncio.sleep(min(wait, HOLD_S))
+                finally:
+                    self.held -= 1
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"too many Arena calls from {address}: at most {self.limit.burst} tokens at once and "

@@ -6,14 +6,16 @@ watches it: a dashboard that dies (killed, out of memory) is reported in the log
 ``conquest_dashboard_restarts_total`` and started again on the same port after ``RESTART_DELAY_S``; the
 games never notice. The dashboard process (``main``) opens the database itself for the records
 (``server.arena.ledger.Ledger``) and follows the games being played as a client of the game server's
-Arena API (``server.web.live.LiveFeed``): the play process publishes nothing of its own for it. It stops
-on SIGTERM, and when the play process is gone (the pipe between them closes).
+Arena API (``server.web.live.LiveFeed``): the play process publishes nothing of its own for it. It runs
+at a lower CPU priority than the games (``NICENESS``). It stops on SIGTERM, and when the play process is
+gone (the pipe between them closes).
 """
 
 from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -30,6 +32,9 @@ RESTART_DELAY_S = 1.0
 """Seconds between a dashboard process's end and its restart."""
 STOP_TIMEOUT_S = 5.0
 """Seconds a stopped dashboard process has to exit before it is killed."""
+NICENESS = 10
+"""Added to the dashboard process's nice value (and so its heavy worker's): when the cores are busy, the
+operating system gives them to the games first."""
 
 
 @dataclass(frozen=True)
@@ -164,6 +169,7 @@ def main(settings: Settings, pipe: Connection) -> None:
     from server.ops.logs import configure_logging
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the play process stops us
+    os.nice(NICENESS)
     configure_logging(settings.log_format)
     runtime.run(_serve(settings, pipe))
 
