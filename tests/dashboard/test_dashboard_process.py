@@ -24,8 +24,9 @@ from raw_client import RawBot
 
 from conquest.v1 import arena_pb2
 from engine import preset
-from server.arena.service import BURST, CACHE_S, games_cost
+from server.arena.service import BURST, CACHE_S, ArenaService, games_cost
 from server.ops.config import QueueConfig
+from server.ops.ratelimit import RateLimit
 from server.storage import Store
 from server.web.process import DashboardProcess, Settings
 
@@ -275,3 +276,36 @@ async def test_conquest_serve_prints_the_dashboard_url_and_survives_its_crash(tm
             timeout=60,
         )
         assert health.stdout.strip() == "SERVING"
+
+
+class _Refused(Exception):
+    pass
+
+
+class _Context:
+    """The part of a grpc.aio servicer context that ``ArenaService._admit`` uses."""
+
+    def __init__(self) -> None:
+        self.aborted: list[tuple[grpc.StatusCode, str]] = []
+
+    def peer(self) -> str:
+        return "ipv4:127.0.0.1:50000"
+
+    async def abort(self, code: grpc.StatusCode, details: str) -> None:
+        self.aborted.append((code, details))
+        raise _Refused
+
+
+async def test_a_refused_arena_call_is_answered_after_its_wait() -> None:
+    """Issue 21: "clients are rate-limited" — and refusing must not cost more than serving: a call over
+    the rate is refused only after the wait it is told (at most HOLD_S), so a client that retries at once
+    cannot send refusals faster than its open calls allow."""
+    service = ArenaService(None, RateLimit(rate=4, burst=1))  # type: ignore[arg-type]  # _admit needs no Arena
+    context = _Context()
+    await service._admit(context)
+    start = time.monotonic()
+    with pytest.raises(_Refused):
+        await service._admit(context)
+    assert time.monotonic() - start >= 0.2  # one token at 4 a second
+    assert context.aborted[0][0] == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "retry in 1 s" in context.aborted[0][1] and service.held == 0
