@@ -24,10 +24,13 @@ from raw_client import RawBot
 
 from conquest.v1 import arena_pb2
 from engine import preset
+from server.arena.ledger import Ledger
 from server.arena.service import BURST, CACHE_S, ArenaService, games_cost
 from server.ops.config import QueueConfig
 from server.ops.ratelimit import RateLimit
 from server.storage import Store
+from server.web.dashboard import start_dashboard
+from server.web.live import LiveFeed
 from server.web.process import DashboardProcess, Settings
 
 QUEUES = (
@@ -309,3 +312,27 @@ async def test_a_refused_arena_call_is_answered_after_its_wait() -> None:
     assert time.monotonic() - start >= 0.2  # one token at 4 a second
     assert context.aborted[0][0] == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert "retry in 1 s" in context.aborted[0][1] and service.held == 0
+
+
+async def test_the_dashboard_says_when_the_game_server_does_not_answer_or_too_many_follow_games(
+    tmp_path: Path,
+) -> None:
+    """Issue 21: "Every user-facing error message says what was wrong and what would be right": a live
+    game's stream is refused with 503 when the game server does not answer, and past the bound of live
+    games followed at once (every visitor's WatchGame stream costs the game server)."""
+    gone = LiveFeed(f"127.0.0.1:{floods.free_port()}")
+    web = await start_dashboard(Ledger(None, ("duel",), gone.ids), gone, 0, host="127.0.0.1")
+    try:
+        status, body = await get(web.port, "/api/games/g1/watch")
+        assert status == 503 and "did not list its live games" in body["error"] and "retry" in body["error"]
+    finally:
+        await web.stop()
+    async with serving(QUEUES, tmp_path / "replays") as server:
+        full = LiveFeed(server.address, max_watchers=0)
+        web = await start_dashboard(Ledger(None, ("duel",), full.ids), full, 0, host="127.0.0.1")
+        try:
+            _, game_id = await started(server)
+            status, body = await get(web.port, f"/api/games/{game_id}/watch")
+            assert status == 503 and "at most 0 at once" in body["error"]
+        finally:
+            await web.stop()
