@@ -125,6 +125,11 @@ bench-server-instructions: install
 bench-capacity: install
 	$(PY) -m benchmarks.bench_capacity
 
+# Honest bots' missed 250 ms deadlines and decisions/s under floods of web and Arena requests (docs/benchmarks.md).
+.PHONY: bench-web-flood
+bench-web-flood: install
+	$(PY) -m benchmarks.web_flood
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build
 	$(REMOVE_BUILT)

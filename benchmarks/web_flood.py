@@ -1,24 +1,28 @@
-"""Issue 21's flood, measured: live games' decisions/s while HTTP clients hammer the dashboard's heavy
-endpoints, against the same games with no flood (a figure for docs/dashboard.md, not a test).
+"""Issue 21's floods of web and Arena requests, measured: honest bots' missed deadlines of 250 ms and
+their decisions/s with no flood, under an HTTP flood of the dashboard and under an Arena API flood.
 
-One process runs the game server and its dashboard as ``conquest serve`` does (one event loop); in it,
-``--bots`` raw bots play two-player games against each other, one after another, answering at random. A
-second process floods: ``--clients`` concurrent connections, each asking in a loop for the odds of 330
-against 330 (issue 21: about 10 s of CPU each before) and of 10,000 against 10,000. ``--no-limit`` lifts
-the per-client rate limit (every flooder shares 127.0.0.1) to show what the worker process and its
-bounded queue alone do.
+The server is ``conquest serve`` in a process of its own, on a SQLite database in a temporary folder,
+exactly as deployed (its dashboard included). This process plays ``--bots`` raw honest bots in pairs, one
+duel queue per pair (so the pair cap never holds them back), each answering at once with a random legal
+action; every decision has 250 ms and no timebank, so a decision the server is too busy to take in time
+is a timeout, counted by the server (``conquest_decision_timeouts_total`` on its /metrics).
 
-    python -m benchmarks.web_flood [--seconds 20] [--no-limit]
+Each flood runs in a separate process on 127.0.0.1 for ``--seconds``, ``--clients`` connections at once:
+
+- web: the heavy endpoints (the odds of 330 against 330 and of 10,000 against 10,000, a replay) and the
+  cheap ones (queues, leaderboard, a thousand games, the page and a script) in turn;
+- arena: ``ArenaService.ListGames{limit: 1000}`` and ``GetLeaderboard`` in turn.
+
+It prints one table: per phase, decisions/s, missed deadlines, the server's RSS and the flood's answers.
+The server, the honest bots and the floods are ``tests/support/floods.py``'s, shared with the tests.
+
+    python -m benchmarks.web_flood [--seconds 15] [--bots 4] [--clients 8]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import collections
-import dataclasses
-import multiprocessing
-import random
 import sys
 import tempfile
 import time
@@ -26,111 +30,61 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
-from raw_client import RawBot  # type: ignore[import-not-found]  # tests/support, on the path above
+import floods  # type: ignore[import-not-found]  # tests/support, on the path above
+from raw_client import RawBot  # type: ignore[import-not-found]
 
-from engine import preset
-from server.app import build_server
-from server.ops.config import QueueConfig, ServerConfig, TimeControl
-from server.play.lobby import Lobby
-from server.play.pairing import LADDER
-from server.play.replays import DirectoryReplayWriter
-from server.web.dashboard import start_dashboard
-from server.web.guard import RateLimit
-
-PATHS = ("/api/odds?attackers=330&defenders=330", "/api/odds?attackers=10000&defenders=10000")
-
-
-async def _get(port: int, path: str) -> int:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
-    status = int((await reader.readline()).split()[1])
-    await reader.read()
-    writer.close()
-    return status
-
-
-def flood(
-    port: int, paths: list[str], clients: int, seconds: float, out: multiprocessing.Queue[object]
-) -> None:
-    """Every client asks for ``paths`` in turn until ``seconds`` have passed; puts the status counts."""
-    counts: collections.Counter[int] = collections.Counter()
-
-    async def client(index: int) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            counts[await _get(port, paths[index % len(paths)])] += 1
-            index += 1
-
-    async def everyone() -> None:
-        await asyncio.gather(*(client(i) for i in range(clients)))
-
-    asyncio.run(everyone())
-    out.put(dict(counts))
-
-
-async def play(bot: RawBot, decisions: list[int], stop: asyncio.Event) -> None:
-    rng = random.Random(len(decisions))
-    await bot.join("duel", games=0)
-    while not stop.is_set():
-        message = await bot.next(timeout=30)
-        if message.WhichOneof("message") == "decision_request":
-            bot.answer_randomly(message.decision_request, rng)
-            decisions.append(1)
+floods.DEADLINE_MS = 250
 
 
 async def measure(args: argparse.Namespace) -> None:
-    control = TimeControl(
-        decision_ms=30_000, first_decision_ms=30_000, initial_timebank_ms=0, max_timebank_ms=0
-    )
-    queues = (QueueConfig("duel", preset("classic_two_player", turn_cap=20), 2, control, rated=False),)
+    pairs = args.bots // 2
     with tempfile.TemporaryDirectory() as tmp:
-        replays = Path(tmp) / "replays"
-        config = ServerConfig(replay_dir=replays, queues=queues, metrics_port=0, dashboard_port=0)
-        # build_lobby without a store, the pair cap off (bench_server's way): the bots play each other on
-        lobby = Lobby(config, DirectoryReplayWriter(replays), policy=dataclasses.replace(LADDER, pair_cap=0))
-        server, port, _, arena = build_server(config, "localhost:0", lobby, None)
-        await server.start()
-        limit = RateLimit(rate=1e9, burst=10**9) if args.no_limit else None
-        web = await start_dashboard(arena, 0, host="127.0.0.1", limit=limit)
-        bots = [RawBot(port) for _ in range(args.bots)]
-        for i, bot in enumerate(bots):
-            await bot.hello(f"flood-{i}")
-        decisions: list[int] = []
-        stop = asyncio.Event()
-        players = [asyncio.create_task(play(bot, decisions, stop)) for bot in bots]
-        await asyncio.sleep(3)  # warm up
-        paths = list(PATHS)
-        for label, flooding in (("quiet", False), ("flood", True), ("quiet", False)):
-            out: multiprocessing.Queue[object] = multiprocessing.get_context("spawn").Queue()
-            flooder = None
-            if flooding:
-                flooder = multiprocessing.get_context("spawn").Process(
-                    target=flood, args=(web.port, paths, args.clients, args.seconds, out)
-                )
-                flooder.start()
-                await asyncio.sleep(1)  # the flooder's interpreter starting
-            before, start = len(decisions), time.monotonic()
-            await asyncio.sleep(args.seconds - (1 if flooding else 0))
-            rate = (len(decisions) - before) / (time.monotonic() - start)
-            statuses = ""
-            if flooder is not None:
-                await asyncio.to_thread(flooder.join)
-                statuses = f"  flood answers by status: {out.get()}"
-            print(f"{label}: {rate:.0f} decisions/s{statuses}", flush=True)
-        stop.set()
-        for task in players:
-            task.cancel()
-        await web.stop()
-        await lobby.shutdown(0)
-        await server.stop(1)
+        async with floods.conquest_serve(Path(tmp), pairs) as server:
+            bots = [RawBot(server.port) for _ in range(pairs * 2)]
+            decisions: list[int] = []
+            stop = asyncio.Event()
+            players = [
+                asyncio.create_task(floods.honest(bot, f"honest-{i}", f"duel-{i // 2}", decisions, stop))
+                for i, bot in enumerate(bots)
+            ]
+            game = await floods.finished_game(server.dashboard)
+            await asyncio.sleep(3)  # warm up
+            rows = []
+            for label in ("none", "web", "none", "arena"):
+                flooder = None
+                if label == "web":
+                    flooder = await floods.start(
+                        floods.web_flood, server.dashboard, "duel-0", game, args.clients, args.seconds
+                    )
+                elif label == "arena":
+                    flooder = await floods.start(
+                        floods.arena_flood, server.port, "duel-0", args.clients, args.seconds
+                    )
+                missed, before, start = server.timeouts(), len(decisions), time.monotonic()
+                await asyncio.sleep(args.seconds)
+                rate = (len(decisions) - before) / (time.monotonic() - start)
+                missed = await asyncio.to_thread(server.timeouts) - missed
+                answers = ""
+                if flooder is not None:
+                    counts = await flooder.answers()
+                    answers = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
+                rows.append((label, rate, missed, server.rss_mib(), answers))
+            stop.set()
+            for task in players:
+                task.cancel()
+            for bot in bots:
+                await bot.close()
+    missed_title = f"missed {floods.DEADLINE_MS} ms"
+    print(f"{'flood':<6} {'decisions/s':>11} {missed_title:>14} {'RSS MiB':>8}  flood answers")
+    for label, rate, missed, rss, answers in rows:
+        print(f"{label:<6} {rate:>11.0f} {missed:>14} {rss:>8.0f}  {answers}")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=20)
-    parser.add_argument("--bots", type=int, default=4)
-    parser.add_argument("--clients", type=int, default=7)
-    parser.add_argument("--no-limit", action="store_true")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=15, help="length of each phase (default 15)")
+    parser.add_argument("--bots", type=int, default=4, help="honest bots, in pairs (default 4)")
+    parser.add_argument("--clients", type=int, default=8, help="each flood's connections (default 8)")
     asyncio.run(measure(parser.parse_args()))
 
 

@@ -35,7 +35,7 @@ from server.play.session import Outgoing, Session
 from server.play.stream import read_stream, serialize_response
 from server.storage import Store
 from server.storage.auth import StoreAuthenticator, StoreRatings
-from server.web.dashboard import start_dashboard
+from server.web.process import DashboardProcess, Settings, play_address
 
 UNREAD_FLUSH_S = 5.0
 """A bot stream whose reading ended (or was cut) has this long to take what is left to it."""
@@ -234,9 +234,9 @@ async def start_recorder(lobby: Lobby, health_servicer: Health) -> asyncio.Task[
 def build_server(
     config: ServerConfig, address: str, lobby: Lobby, store: Store | None
 ) -> tuple[grpc.aio.Server, int, Health, Arena]:
-    """The gRPC server, its port, its health servicer and the Arena its ArenaService (and the web
-    dashboard) read through. Give the dashboard this Arena: a second one over the same lobby would run a
-    second tournament director and seat a resumed tournament's tables twice."""
+    """The gRPC server, its port, its health servicer and the Arena its ArenaService reads through (a
+    second Arena over the same lobby would run a second tournament director and seat a resumed
+    tournament's tables twice)."""
     server = grpc.aio.server(
         interceptors=[CallGuard()],
         options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES)],
@@ -254,17 +254,40 @@ def build_server(
     return server, port, health_servicer, arena
 
 
+async def start_web(
+    config: ServerConfig, port: int, store: Store | None, metrics: Metrics
+) -> DashboardProcess:
+    """The web dashboard of the game server on gRPC ``port``, in a process of its own listening on
+    ``config.dashboard_port``, restarted (and counted in ``metrics``) if it dies.
+
+    Raises:
+        OSError: it could not listen on that port (the message says why).
+    """
+    web = DashboardProcess(
+        Settings(
+            port=config.dashboard_port,
+            play_address=play_address(config.address, port),
+            database_url=store.url if store is not None else "",
+            queues=tuple(q.name for q in config.queues),
+            log_format=config.log_format,
+        ),
+        metrics.dashboard_restarts.inc,
+    )
+    await web.start()
+    return web
+
+
 async def serve(config: ServerConfig, store: Store | None = None) -> None:
     """Run until SIGTERM or SIGINT; then stop seating bots, give in-flight games
     ``config.shutdown_grace_ms`` to finish, end and record the rest, and stop."""
     lobby = build_lobby(config, store)
-    server, port, health_servicer, arena = build_server(config, config.address, lobby, store)
+    server, port, health_servicer, _ = build_server(config, config.address, lobby, store)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     metrics_http = lobby.metrics.serve(config.metrics_port) if config.metrics_port else None
-    dashboard = await start_dashboard(arena, config.dashboard_port) if config.dashboard_port else None
+    dashboard = await start_web(config, port, store, lobby.metrics) if config.dashboard_port else None
     recording = await start_recorder(lobby, health_servicer)
     await server.start()
     log.info(

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TextIO
 
 from engine import Rules, RulesConfigError, preset
-from server.app import build_lobby, build_server, start_recorder
+from server.app import build_lobby, build_server, start_recorder, start_web
 from server.cli.output import outcome, result_line
 from server.cli.practice import SAMPLE_BOTS
 from server.ops import runtime
@@ -36,7 +36,6 @@ from server.play.lobby import Lobby
 from server.play.runner import GameRunner
 from server.play.seats import HOUSE_POLICIES, RemoteSeat, numbered
 from server.storage import Store
-from server.web.dashboard import start_dashboard
 
 QUEUE = "match"
 PLACEHOLDERS = ("{address}", "{name}", "{queue}", "{capacity}")
@@ -217,16 +216,20 @@ class Match:
             self.queue_name, self.rules, len(self.entrants), self.time_control, house_opponents=house
         )
         config = ServerConfig(
-            address=self.address, replay_dir=self.replay_dir, metrics_port=0, queues=(queue,)
+            address=self.address,
+            replay_dir=self.replay_dir,
+            metrics_port=0,
+            dashboard_port=self.dashboard_port,
+            queues=(queue,),
         )
         lobby = build_lobby(config, self.store)
         lobby.on_game_over = self._game_over
         lobby.games_left = self.games
-        server, port, health_servicer, arena = build_server(config, config.address, lobby, self.store)
+        server, port, health_servicer, _ = build_server(config, config.address, lobby, self.store)
         recording = await start_recorder(lobby, health_servicer)  # results wait while a database is down
         await server.start()
         self._started_at = time.monotonic()
-        dashboard = await start_dashboard(arena, self.dashboard_port) if self.dashboard_port else None
+        dashboard = await start_web(config, port, self.store, lobby.metrics) if self.dashboard_port else None
         try:
             for entrant in self.entrants:
                 if entrant.command is not None:

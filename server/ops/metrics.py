@@ -140,6 +140,11 @@ class Metrics:
         self.reconnects = Counter(
             "conquest_reconnects_total", "Bots that reconnected and resumed their seats.", registry=r
         )
+        self.dashboard_restarts = Counter(
+            "conquest_dashboard_restarts_total",
+            "Times the web dashboard's process ended unasked and was started again.",
+            registry=r,
+        )
         self.engine_step = DecisionHistogram(
             "conquest_engine_step_seconds", "Time the engine took to apply one action.", _ENGINE_BUCKETS, r
         )

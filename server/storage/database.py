@@ -41,6 +41,9 @@ class Database:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._writer = engine.execution_options(**{_WRITE: True})
+        self.writes = 0
+        """Write transactions committed through this store: a reader's cache keyed on it is never older
+        than this process's last write (``server.arena.service``)."""
 
     def close(self) -> None:
         self._engine.dispose()
@@ -50,6 +53,11 @@ class Database:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+    @property
+    def url(self) -> str:
+        """The URL it was opened with, password included (to open it again in another process)."""
+        return self._engine.url.render_as_string(hide_password=False)
 
     @property
     def dialect(self) -> str:
@@ -76,7 +84,9 @@ class Database:
         for attempt in range(attempts):
             try:
                 with Session(self._writer) as session, session.begin():
-                    return work(session)
+                    result = work(session)
+                self.writes += 1
+                return result
             except DBAPIError as error:
                 if attempt == attempts - 1 or not _is_lock_race(error):
                     raise

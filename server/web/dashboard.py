@@ -1,17 +1,19 @@
-"""The read-only web dashboard: a Starlette app served by uvicorn in the game server's process.
+"""The read-only web dashboard: a Starlette app served by uvicorn, in a process of its own
+(``server.web.process``) so that no web request slows the games.
 
-Every page reads through ``server.arena.api.Arena`` — the object behind the gRPC ArenaService — so the
-dashboard shows exactly what the Arena API returns (its protobuf answers as JSON). Live games come from
-``Arena.watch_live``: the spectator stream of WatchGame (public events only, every hidden card -1), sent
-to the browser as server-sent events. The pages are plain files in ``server/web/static`` (no build step).
+Every page reads what the Arena API returns (its protobuf answers as JSON): the records through a
+``server.arena.ledger.Ledger`` over the database, the games being played through a ``LiveFeed``
+(``server.web.live``), a client of the game server's ArenaService: ListLiveGames, and WatchGame's
+spectator stream (public events only, every hidden card -1) sent to the browser as server-sent events.
+The pages are plain files in ``server/web/static`` (no build step).
 
 JSON endpoints (docs/dashboard.md): ``/api/queues``, ``/api/leaderboard?queue=``,
 ``/api/games?queue=&bot=&tournament=``, ``/api/games/<id>``, ``/api/games/<id>/replay``,
 ``/api/games/<id>/watch`` (SSE), ``/api/bots/<name>``, ``/api/tournaments``, ``/api/tournaments/<name>``,
 ``/api/odds?attackers=&defenders=&dice=&repeat_until=``.
 
-Play comes first: every request passes ``server.web.guard`` (a rate limit per client address, the
-security headers), the odds and a replay's steps are computed in a worker process behind a bounded queue
+Every request passes ``server.web.guard`` (a rate limit per client address, the security headers), the
+odds and a replay's steps are computed in a worker process behind a bounded queue
 (``server.web.heavy``), and a replay's answer is kept (``ReplayCache``: a finished game never changes).
 """
 
@@ -37,11 +39,13 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from server.arena.api import MAX_GAMES, Arena, NoDatabaseError
+from server.arena.ledger import MAX_GAMES, Ledger, NoDatabaseError
 from server.arena.service import status_code
+from server.ops.ratelimit import RateLimit
 from server.storage import InvalidInputError, NotFoundError, StorageError
-from server.web.guard import Guard, RateLimit
+from server.web.guard import Guard
 from server.web.heavy import RETRY_AFTER, BusyError, HeavyWork, odds_job, replay_job
+from server.web.live import LiveFeed, PlayUnavailableError, TooManyWatchersError
 from server.web.replay_view import STATIC
 
 T = TypeVar("T")
@@ -107,15 +111,19 @@ class ReplayCache:
             self.size -= len(self.answers.popitem(last=False)[1])
 
 
-def _busy(error: BusyError) -> Response:
+def _busy(error: BusyError | PlayUnavailableError | TooManyWatchersError) -> Response:
     return JSONResponse({"error": str(error)}, status_code=503, headers={"Retry-After": str(RETRY_AFTER)})
 
 
 class Dashboard:
-    """The dashboard's routes over one Arena; ``asgi`` is the app to serve (the routes behind the guard)."""
+    """The dashboard's routes over the records of ``ledger`` and the live games of ``feed``; ``asgi`` is
+    the app to serve (the routes behind the guard)."""
 
-    def __init__(self, arena: Arena, limit: RateLimit | None = None, heavy: HeavyWork | None = None) -> None:
-        self.arena = arena
+    def __init__(
+        self, ledger: Ledger, feed: LiveFeed, limit: RateLimit | None = None, heavy: HeavyWork | None = None
+    ) -> None:
+        self.ledger = ledger
+        self.feed = feed
         self.heavy = heavy or HeavyWork()
         self.replays = ReplayCache()
         self.app = Starlette(
@@ -134,10 +142,10 @@ class Dashboard:
                 Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
             ],
         )
-        self.asgi = Guard(self.app, limit or RateLimit())
+        self.asgi = Guard(self.app, limit)
 
     async def _answer(self, work: Callable[..., T], *args: Any, blocking: bool = True) -> Response:
-        """``work(*args)`` as JSON; database work runs in a worker thread, as in the gRPC servicer."""
+        """``work(*args)`` as JSON; database work runs in a worker thread."""
         try:
             result = await asyncio.to_thread(work, *args) if blocking else work(*args)
         except StorageError as error:
@@ -151,9 +159,9 @@ class Dashboard:
         return await self._answer(self._queues)
 
     def _queues(self) -> dict[str, Any]:
-        configured = list(self.arena.lobby.queues)
+        configured = list(self.ledger.queues)
         try:
-            recorded = self.arena.store.queues()
+            recorded = self.ledger.store.queues()
         except NoDatabaseError:  # a server without a database still shows its live games
             recorded = []
         return {"queues": configured + sorted(set(recorded) - set(configured))}
@@ -163,9 +171,9 @@ class Dashboard:
 
     def _leaderboard(self, queue: str) -> dict[str, Any]:
         """The Arena's leaderboard, each standing with its μ − 3σ after every rated game (the sparkline)."""
-        board = as_json(self.arena.leaderboard(queue, 0))
+        board = as_json(self.ledger.leaderboard(queue, 0))
         for standing in board["standings"]:
-            changes = self.arena.rating_history(standing["bot"], queue).changes
+            changes = self.ledger.rating_history(standing["bot"], queue).changes
             standing["history"] = [round(c.mu_after - 3 * c.sigma_after, 3) for c in changes]
         return board
 
@@ -183,24 +191,27 @@ class Dashboard:
                         f"queue {queue!r} and tournament {tournament!r} both given: a tournament's games "
                         "have a queue of their own; filter by one of them"
                     )
-                queue = (await asyncio.to_thread(self.arena.tournament, tournament)).tournament.queue
-            finished = await asyncio.to_thread(self.arena.list_games, queue, bot, limit)  # checks the queue
+                queue = (await asyncio.to_thread(self.ledger.tournament, tournament)).tournament.queue
+            finished = await asyncio.to_thread(self.ledger.list_games, queue, bot, limit)  # checks the queue
+            playing = await self._live_games()
         except StorageError as error:
             return _error(error)
+        except PlayUnavailableError as error:
+            return _busy(error)
         live = [  # every queue's live games, so unconfigured ones (tournaments, challenges) filter too
             g
-            for g in self._live_games()
+            for g in playing
             if (not queue or g["queue"] == queue) and (not bot or any(p["name"] == bot for p in g["players"]))
         ]
         return JSONResponse({"live": live, "games": as_json(finished)["games"]})
 
-    def _live_games(self) -> list[dict[str, Any]]:
-        """Every game being played (lobby state: call on the event loop)."""
-        games: list[dict[str, Any]] = as_json(self.arena.live_games(""))["games"]
+    async def _live_games(self) -> list[dict[str, Any]]:
+        """Every game being played (as the game server listed them at most ``LIVE_CACHE_S`` ago)."""
+        games: list[dict[str, Any]] = as_json(await self.feed.games())["games"]
         return games
 
     async def game(self, request: Request) -> Response:
-        return await self._answer(self.arena.game, request.path_params["game_id"])
+        return await self._answer(self.ledger.game, request.path_params["game_id"])
 
     async def replay(self, request: Request) -> Response:
         """The viewer's steps of a finished game, computed once in the worker process and kept."""
@@ -208,7 +219,7 @@ class Dashboard:
         answer = self.replays.get(game_id)
         if answer is None:
             try:
-                record = await asyncio.to_thread(self.arena.replay_json, game_id)
+                record = await asyncio.to_thread(self.ledger.replay_json, game_id)
                 answer = await self.heavy.run(replay_job, record.replay_json)
             except StorageError as error:
                 return _error(error)
@@ -225,11 +236,14 @@ class Dashboard:
         WatchGame stream); a game that is not being played gets one ``finished`` event (its replay is
         shown instead) or ``missing``."""
         game_id = request.path_params["game_id"]
-        stream = self.arena.watch_live(game_id)
+        try:
+            stream = await self.feed.watch(game_id)
+        except (PlayUnavailableError, TooManyWatchersError) as busy:
+            return _busy(busy)
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
         if stream is None:
             try:
-                await asyncio.to_thread(self.arena.game, game_id)
+                await asyncio.to_thread(self.ledger.game, game_id)
                 kind, data = "finished", {"game_id": game_id}
             except StorageError as error:
                 kind, data = "missing", {"error": str(error)}
@@ -251,13 +265,13 @@ class Dashboard:
     def _bot(self, name: str) -> dict[str, Any]:
         """A bot's registration, rating history per queue, totals, head-to-head record, recent games and
         GetBotStats over all its games (round trips by phase, timeouts, rejections, crashes)."""
-        bots = [as_json(b) for b in self.arena.list_bots().bots if b.name == name]
-        games = as_json(self.arena.list_games("", name, MAX_GAMES))["games"]
+        bots = [as_json(b) for b in self.ledger.list_bots().bots if b.name == name]
+        games = as_json(self.ledger.list_games("", name, MAX_GAMES))["games"]
         if not bots and not games:
             raise NotFoundError(f"no bot {name!r} is registered or has played a recorded game")
         ratings = {}
         for queue in sorted({g["queue"] for g in games if g["rated"]}):
-            ratings[queue] = as_json(self.arena.rating_history(name, queue))["changes"]
+            ratings[queue] = as_json(self.ledger.rating_history(name, queue))["changes"]
         totals = {"games": 0, "wins": 0, "forfeits": 0}
         rivals: dict[str, dict[str, int]] = {}
         for game in games:
@@ -280,25 +294,26 @@ class Dashboard:
             "ratings": ratings,
             "head_to_head": [{"opponent": k, **v} for k, v in sorted(rivals.items())],
             "games": games[:30],
-            "stats": as_json(self.arena.bot_stats(name, "")) if bots else None,
+            "stats": as_json(self.ledger.bot_stats(name, "")) if bots else None,
         }
 
     async def tournaments(self, request: Request) -> Response:
-        return await self._answer(self.arena.tournaments)
+        return await self._answer(self.ledger.tournaments)
 
     async def tournament(self, request: Request) -> Response:
         """GetTournament's answer; each unplayed table also gets ``live_game_id``, the game its bots are
         playing now in the tournament's queue (a table is linked to its game only once it is recorded)."""
         try:
-            found = await asyncio.to_thread(self.arena.tournament, request.path_params["name"])
+            found = await asyncio.to_thread(self.ledger.tournament, request.path_params["name"])
+            live = await self._live_games()
         except StorageError as error:
             return _error(error)
+        except PlayUnavailableError as error:
+            return _busy(error)
         answer = as_json(found)
         queue = answer["tournament"]["queue"]
         playing = {
-            frozenset(p["name"] for p in g["players"]): g["game_id"]
-            for g in self._live_games()
-            if g["queue"] == queue
+            frozenset(p["name"] for p in g["players"]): g["game_id"] for g in live if g["queue"] == queue
         }
         for round_ in answer["tournament"]["rounds"]:
             for table in round_["tables"]:
@@ -333,7 +348,7 @@ async def _once(kind: str, data: dict[str, Any]) -> AsyncIterator[str]:
 class _Uvicorn(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
-        yield  # the game server owns SIGTERM and SIGINT: it drains its games before this stops
+        yield  # the process running it owns SIGTERM and SIGINT
 
 
 @dataclass
@@ -351,13 +366,15 @@ class RunningDashboard:
         self.server.should_exit = True
         await self.task
         self.dashboard.heavy.close()
+        await self.dashboard.feed.close()
 
 
 async def start_dashboard(
-    arena: Arena, port: int, host: str = "", limit: RateLimit | None = None
+    ledger: Ledger, feed: LiveFeed, port: int, host: str = "", limit: RateLimit | None = None
 ) -> RunningDashboard:
-    """Serve the dashboard over HTTP on ``port`` (0: a free port) of every interface (``host`` ""),
-    on the running event loop, each client held to ``limit`` (the default ``RateLimit``).
+    """Serve the dashboard of ``ledger`` and ``feed`` (closed when it stops) over HTTP on ``port`` (0: a
+    free port) of every interface (``host`` ""), on the running event loop, each client held to
+    ``limit`` (the default of ``server.web.guard``). ``server.web.process`` runs it in its own process.
 
     Raises:
         OSError: the port cannot be bound (the message names it).
@@ -369,7 +386,7 @@ async def start_dashboard(
         )
     except OSError as bad:
         raise OSError(f"the dashboard cannot listen on port {port}: {bad.strerror}") from None
-    dashboard = Dashboard(arena, limit)
+    dashboard = Dashboard(ledger, feed, limit)
     config = uvicorn.Config(
         dashboard.asgi,
         log_config=None,  # structlog configures logging; uvicorn must not replace it

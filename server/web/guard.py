@@ -2,19 +2,20 @@
 
 Both are one ASGI middleware around the Starlette app (``Guard``), so they cover every route, the static
 files and the errors alike. A client is its address as the socket sees it (behind a reverse proxy every
-visitor shares the proxy's: docs/dashboard.md). The limit is a token bucket per address: ``burst``
-requests at once, refilled at ``rate`` a second; a heavy request (``is_heavy``) costs ``HEAVY_COST``
-of them. A client over its limit gets 429 with Retry-After, in whole seconds, and nothing is computed.
+visitor shares the proxy's: docs/dashboard.md). The limit is a token bucket per address
+(``server.ops.ratelimit``): ``BURST`` requests at once, refilled at ``RATE`` a second; a heavy request
+(``is_heavy``) costs ``HEAVY_COST`` of them. A client over its limit gets 429 with Retry-After, in whole
+seconds, and nothing is computed.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from server.ops.ratelimit import RateLimit
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -40,8 +41,6 @@ RATE = 10.0
 """Requests a second a client may keep up (tokens refilled a second)."""
 BURST = 60
 """Requests a client may make at once (a page load takes about ten)."""
-MAX_CLIENTS = 10_000
-"""Buckets kept; past it the idle (full) ones are forgotten."""
 
 
 def is_heavy(path: str) -> bool:
@@ -49,42 +48,12 @@ def is_heavy(path: str) -> bool:
     return path == "/api/odds" or (path.startswith("/api/games/") and path.endswith("/replay"))
 
 
-@dataclass
-class RateLimit:
-    """Token buckets by client address. ``clock`` is seconds from any origin (monotonic)."""
-
-    rate: float = RATE
-    burst: int = BURST
-    clock: Callable[[], float] = time.monotonic
-    buckets: dict[str, tuple[float, float]] = field(default_factory=dict)
-    """address -> (tokens, when they were counted)."""
-
-    def take(self, client: str, cost: int = 1) -> float:
-        """Take ``cost`` tokens of ``client``'s bucket: 0 when they were there, else the seconds to wait
-        before they will be (nothing taken)."""
-        now = self.clock()
-        tokens, then = self.buckets.get(client, (float(self.burst), now))
-        tokens = min(float(self.burst), tokens + (now - then) * self.rate)
-        if tokens < cost:
-            self.buckets[client] = (tokens, now)
-            return (cost - tokens) / self.rate
-        if client not in self.buckets and len(self.buckets) >= MAX_CLIENTS:
-            self._forget_idle(now)
-        self.buckets[client] = (tokens - cost, now)
-        return 0.0
-
-    def _forget_idle(self, now: float) -> None:
-        full = [c for c, (t, then) in self.buckets.items() if t + (now - then) * self.rate >= self.burst]
-        for client in full or list(self.buckets)[: len(self.buckets) // 2]:
-            del self.buckets[client]
-
-
 class Guard:
     """The ASGI middleware: rate limit, then the app, every response with ``SECURITY_HEADERS``."""
 
-    def __init__(self, app: ASGIApp, limit: RateLimit) -> None:
+    def __init__(self, app: ASGIApp, limit: RateLimit | None = None) -> None:
         self.app = app
-        self.limit = limit
+        self.limit = limit or RateLimit(RATE, BURST)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

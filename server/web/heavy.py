@@ -1,7 +1,7 @@
 """The dashboard's CPU work, apart from the play loop: battle odds and a replay's steps are computed in a
-worker process, so they never hold the game server's GIL, and at most ``slots`` requests wait for it at
-once, counted until each job ends even when its visitor left; one more is refused at once (``BusyError``,
-answered 503 with Retry-After).
+worker process, so they never hold the dashboard's event loop, behind the bounded queue of
+``server.ops.bounded``: a request past ``SLOTS`` is refused at once (``BusyError``, answered 503 with
+Retry-After).
 
 The worker is started on first use (``spawn``: the server's gRPC threads are not forked) and stopped with
 the dashboard. Each job's cost is bounded (``engine.odds.bounded_battle_odds``; a replay's steps cost the
@@ -10,72 +10,30 @@ engine's time to replay the game), so a visitor who leaves early wastes at most 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import multiprocessing
-from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any, TypeVar
+from typing import Any
 
+from server.ops.bounded import RETRY_AFTER, BoundedPool, BusyError
 from server.web.replay_view import attack_odds, viewer_data
 
-T = TypeVar("T")
+__all__ = ["RETRY_AFTER", "BusyError", "HeavyWork", "odds_job", "replay_job"]
 
 WORKERS = 1
 """Worker processes (the server's other cores belong to the games)."""
 SLOTS = 4
 """Heavy requests running or waiting at once, over all clients; the next gets 503."""
-RETRY_AFTER = 1
-"""Seconds a refused heavy request is told to wait."""
 
 
-class BusyError(Exception):
-    """Every slot for heavy work is taken (the message says so and what to do)."""
-
-
-class HeavyWork:
-    """A bounded queue in front of a worker process pool."""
+class HeavyWork(BoundedPool):
+    """``slots`` heavy requests at most, computed in ``workers`` worker processes."""
 
     def __init__(self, workers: int = WORKERS, slots: int = SLOTS) -> None:
-        self.workers = workers
-        self.slots = slots
-        self.busy = 0
-        self._pool: ProcessPoolExecutor | None = None
-
-    async def run(self, work: Callable[..., T], *args: Any) -> T:
-        """``work(*args)`` in the worker process.
-
-        Raises:
-            BusyError: ``slots`` heavy requests are already running or waiting.
-        """
-        if self.busy >= self.slots:
-            raise BusyError(
-                f"the server is computing {self.busy} odds or replays already (at most {self.slots} at "
-                f"once, so that the games are not slowed); retry in {RETRY_AFTER} s"
-            )
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
-        try:
-            job = asyncio.get_running_loop().run_in_executor(self._pool, work, *args)
-            self.busy += 1
-            job.add_done_callback(self._done)  # a visitor who leaves frees the slot only when the job ends
-            return await asyncio.shield(job)
-        except BrokenProcessPool:  # the worker died (killed, out of memory): the next request starts one
-            self.close()
-            raise BusyError(
-                f"the worker computing odds and replays stopped; retry in {RETRY_AFTER} s"
-            ) from None
-
-    def _done(self, job: asyncio.Future[Any]) -> None:
-        self.busy -= 1
-        if not job.cancelled():
-            job.exception()  # retrieved: a visitor who left does not leave an unread error behind
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        spawn = multiprocessing.get_context("spawn")
+        super().__init__(
+            lambda: ProcessPoolExecutor(workers, mp_context=spawn), slots, "computing odds and replays"
+        )
 
 
 def odds_job(attackers: int, defenders: int, dice: int, repeat_until: int) -> dict[str, Any]:

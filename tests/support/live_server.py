@@ -2,7 +2,7 @@
 
 The one way tests start a server. It is wired by ``server.app``'s builders, as ``conquest serve`` wires it:
 without ``database_url``, practice play with replay files; with one, registered bots, ratings and games in
-that database too; with ``dashboard=True``, the web dashboard over the server's own Arena.
+that database too; with ``dashboard=True``, the web dashboard (in the test's process).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from server.ops.config import QueueConfig, ServerConfig, TimeControl
 from server.play.lobby import Lobby
 from server.storage import Store
 from server.web.dashboard import RunningDashboard, start_dashboard
+from server.web.live import LiveFeed
 
 
 def no_timebank(decision_ms: int, *, reconnect_grace_ms: int = 5000, max_strikes: int = 3) -> TimeControl:
@@ -120,8 +121,14 @@ async def serving(
     grpc_server, port, health_servicer, arena = build_server(config, "localhost:0", lobby, store)
     recording = await start_recorder(lobby, health_servicer)
     await grpc_server.start()
-    # The server's own Arena: a second one over the same lobby would run a second tournament director.
-    web = await start_dashboard(arena, 0, host="127.0.0.1") if dashboard else None
+    # The dashboard's code as its process runs it (server.web.process), here in the test's process: the
+    # server's own Arena for the records (a second one would run a second tournament director), the live
+    # games over gRPC.
+    web = (
+        await start_dashboard(arena, LiveFeed(f"localhost:{port}"), 0, host="127.0.0.1")
+        if dashboard
+        else None
+    )
     server = LiveServer(port, lobby, replay_dir, store, web, grpc_server, recording)
     try:
         yield server
