@@ -105,8 +105,6 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     def __init__(self, arena: Arena, limit: RateLimit | None = None) -> None:
         self.arena = arena
         self.limit = limit or RateLimit(RATE, BURST)
-        self.admission = arena.lobby.admission
-        """The server's count of open streams per client, shared with the BotService."""
         self.reader = BoundedPool(
             lambda: ThreadPoolExecutor(1, thread_name_prefix="arena-reader"),
             READ_SLOTS,
@@ -260,7 +258,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         # Written with context.write from a bounded mailbox: a spectator that stops reading is cut off.
         await self._admit(context)
         try:
-            with self.admission.stream(context.peer()):
+            with self.arena.lobby.admission.stream(context.peer()):  # shared with the BotService
                 watching = self.arena.watch_mailbox(request.game_id)
                 if watching is None:
                     finished = await self._blocking(
