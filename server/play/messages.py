@@ -71,6 +71,7 @@ def game_started(
         _serialized_time_control(queue.time_control),
         commitment,
         _observation(observe(state, seat), arrays),
+        state.dice.version,
     )
     return wire.serialized_response("game_started", started)
 

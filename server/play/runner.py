@@ -112,7 +112,9 @@ class GameRunner:
         """``metrics.decision_round_trip``'s counts by phase label, each looked up once (as above)."""
         self.state, setup_events = new_game(queue.rules, len(self.seats), seed)
         self._names = [s.name for s in self.seats]
-        self.replay = Replay(queue.rules, seed, self._names, game_id=game_id)
+        self.replay = Replay(
+            queue.rules, seed, self._names, game_id=game_id, dice_version=self.state.dice.version
+        )
         self.reason = ""
         self._asked = bytearray()
         """The seat each request was sent to, by request id - 1 (ids count from 1 in each game)."""

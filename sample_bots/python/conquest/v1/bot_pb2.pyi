@@ -519,6 +519,7 @@ class GameStarted(_message.Message):
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     OBSERVATION_FIELD_NUMBER: _builtins.int
+    DICE_VERSION_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Identifies the game in every later message."""
     seat: _builtins.int
@@ -528,6 +529,11 @@ class GameStarted(_message.Message):
     seed_commitment: _builtins.str
     """Hex SHA-256 of "<seed>:<game_id>" (seed in decimal): the dice and deck are fixed by the seed before
     the game starts; GameOver reveals the seed so you can check this and re-simulate every roll.
+    """
+    dice_version: _builtins.int
+    """How every roll and shuffle of this game derives from its seed (a version number, no unit): 2 is the
+    SHA-256 stream of docs/protocol.md, "Randomness: how every roll and shuffle is derived"; 1 (games
+    recorded before it) is CPython's random.Random(seed). The replay file records it as "dice_version".
     """
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
@@ -561,10 +567,11 @@ class GameStarted(_message.Message):
         time_control: Global___TimeControl | None = ...,
         seed_commitment: _builtins.str = ...,
         observation: _game_pb2.Observation | None = ...,
+        dice_version: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["map", b"map", "observation", b"observation", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "map", b"map", "observation", b"observation", "players", b"players", "queue", b"queue", "rules", b"rules", "seat", b"seat", "seed_commitment", b"seed_commitment", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice_version", b"dice_version", "game_id", b"game_id", "map", b"map", "observation", b"observation", "players", b"players", "queue", b"queue", "rules", b"rules", "seat", b"seat", "seed_commitment", b"seed_commitment", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
