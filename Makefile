@@ -137,7 +137,7 @@ kits: install $(TS_KIT)/node_modules/.package-lock.json $(JAVA_KIT)/target/conqu
 
 # mvn package runs the kit's tests too; rebuilt only when its sources, the protos or the fixtures change.
 $(JAVA_KIT)/target/conquest-bot.jar: $(JAVA_KIT)/pom.xml $(shell find $(JAVA_KIT)/src -name '*.java') \
-		$(wildcard proto/conquest/v1/*.proto) sample_bots/fixtures/decisions.json
+		$(wildcard proto/conquest/v1/*.proto) $(wildcard sample_bots/fixtures/*.json sample_bots/fixtures/*.jsonl)
 	cd $(JAVA_KIT) && mvn -q -B package
 
 $(TS_KIT)/node_modules/.package-lock.json: $(TS_KIT)/package-lock.json
