@@ -157,3 +157,25 @@ func TestDiceVersion1LeftToTheServer(t *testing.T) {
 		t.Fatalf("a wrong game id gave %v", mismatches)
 	}
 }
+
+// replay_classic_long: 45 cards drawn, so the last one is the first card traded back.
+func TestDrawsPastTheFirst44CardsReachTradedCards(t *testing.T) {
+	replay, err := ParseReplay(readFixture(t, "replay_classic_long.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := ParseEvents(readFixture(t, "replay_classic_long.events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if draws := len(slices.DeleteFunc(slices.Clone(events), func(e Event) bool { return e.Kind != "drew" })); draws != 45 {
+		t.Fatalf("the fixture has %d draws, want 45", draws)
+	}
+	if _, mismatches, _ := Verify(replay, events); len(mismatches) > 0 {
+		t.Fatalf("mismatches %v", mismatches)
+	}
+	events[slices.IndexFunc(events, func(e Event) bool { return e.Sequence == 1104 })].Body.Card = 17
+	if _, mismatches, _ := Verify(replay, events); len(mismatches) != 1 || mismatches[0].Sequence != "1104" || mismatches[0].Seed != "16" {
+		t.Fatalf("mismatches %v, want only event 1104 (the seed gives 16)", mismatches)
+	}
+}

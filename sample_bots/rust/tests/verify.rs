@@ -93,3 +93,16 @@ fn dice_version_1_is_left_to_the_server() {
     replay.game_id = "other".into();
     assert_eq!(verify(&replay, &[]).unwrap().mismatches[0].what, "seed commitment");
 }
+
+/// replay_classic_long: 45 cards drawn, so the last one is the first card traded back.
+#[test]
+fn draws_past_the_first_44_cards_reach_the_traded_cards() {
+    let replay = Replay::parse(&fixture("replay_classic_long.json")).unwrap();
+    let mut events = parse_events(&fixture("replay_classic_long.events.jsonl")).unwrap();
+    assert_eq!(events.iter().filter(|e| e.kind == "drew").count(), 45);
+    assert_eq!(verify(&replay, &events).unwrap().mismatches, vec![]);
+    at(&mut events, 1104)["card"] = serde_json::json!(17);
+    let found: Vec<(String, String)> =
+        verify(&replay, &events).unwrap().mismatches.into_iter().map(|m| (m.sequence, m.seed)).collect();
+    assert_eq!(found, vec![("1104".to_string(), "16".to_string())]);
+}

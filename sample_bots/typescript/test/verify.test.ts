@@ -68,3 +68,13 @@ test("dice version 1 is left to `conquest replay verify`, its commitment still c
   assert.match(verdict.notes[0], /checked by `conquest replay verify` only/);
   assert.equal(verify({ ...replay, diceVersion: 1, gameId: "other" }, []).mismatches[0].what, "seed commitment");
 });
+
+test("a game drawn past its first 44 cards verifies: traded cards go to the back of the deck", () => {
+  // replay_classic_long: 45 cards drawn, so the last one is the first card traded back.
+  const long = parseReplay(read("replay_classic_long.json"));
+  const longEvents = parseEvents(read("replay_classic_long.events.jsonl"));
+  assert.equal(longEvents.filter((e) => "drew" in e).length, 45);
+  assert.deepEqual(verify(long, longEvents).mismatches, []);
+  longEvents.find((e) => e.sequence === "1104")!.drew.card = 17;
+  assert.deepEqual(verify(long, longEvents).mismatches.map((m) => [m.sequence, m.seed]), [["1104", "16"]]);
+});

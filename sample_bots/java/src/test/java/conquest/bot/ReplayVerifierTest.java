@@ -125,4 +125,17 @@ class ReplayVerifierTest {
         r.objective(), r.threeContinentMissions());
     assertEquals("seed commitment", ReplayVerifier.verify(otherGame, List.of()).mismatches().get(0).what());
   }
+
+  /** replay_classic_long: 45 cards drawn, so the last one is the first card traded back. */
+  @Test
+  void drawsPastTheFirst44CardsReachTheTradedCards() throws IOException {
+    Replay replay = ReplayVerifier.parseReplay(fixture("replay_classic_long.json"));
+    List<Event> events = ReplayVerifier.parseEvents(fixture("replay_classic_long.events.jsonl"));
+    assertEquals(45, events.stream().filter(e -> e.kind().equals("drew")).count());
+    assertEquals(List.of(), ReplayVerifier.verify(replay, events).mismatches());
+    at(events, 1104).addProperty("card", 17);
+    List<Mismatch> mismatches = ReplayVerifier.verify(replay, events).mismatches();
+    assertEquals(List.of("1104"), sequences(mismatches));
+    assertEquals("16", mismatches.get(0).seed());
+  }
 }
