@@ -87,18 +87,21 @@ func TestVectors(t *testing.T) {
 	}
 }
 
-func recorded(t *testing.T) (*Replay, []Event) {
+// load reads a recorded game: NAME.json and its `conquest replay events` output NAME.events.jsonl.
+func load(t *testing.T, name string) (*Replay, []Event) {
 	t.Helper()
-	replay, err := ParseReplay(readFixture(t, "replay_secret_mission.json"))
+	replay, err := ParseReplay(readFixture(t, name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	events, err := ParseEvents(readFixture(t, "replay_secret_mission.events.jsonl"))
+	events, err := ParseEvents(readFixture(t, name+".events.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return replay, events
 }
+
+func recorded(t *testing.T) (*Replay, []Event) { return load(t, "replay_secret_mission") }
 
 func sequences(mismatches []Mismatch) []string {
 	var out []string
@@ -160,14 +163,7 @@ func TestDiceVersion1LeftToTheServer(t *testing.T) {
 
 // replay_classic_long: 45 cards drawn, so the last one is the first card traded back.
 func TestDrawsPastTheFirst44CardsReachTradedCards(t *testing.T) {
-	replay, err := ParseReplay(readFixture(t, "replay_classic_long.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	events, err := ParseEvents(readFixture(t, "replay_classic_long.events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	replay, events := load(t, "replay_classic_long")
 	if draws := len(slices.DeleteFunc(slices.Clone(events), func(e Event) bool { return e.Kind != "drew" })); draws != 45 {
 		t.Fatalf("the fixture has %d draws, want 45", draws)
 	}
