@@ -30,7 +30,7 @@ run: install
 # The README's test command: stubs up to date, lint, then every test (unit, property, end-to-end) on the
 # compiled build and again on the pure-Python one, then the starter kits' builds and strategy tests, then
 # interop: every kit plays real games against the Python bots on a real server (under a minute of games
-# on 2 cores).
+# on 2 cores), and each kit's replay verifier agrees with `conquest replay verify` on every rule set.
 test: install proto-check lint unit test-pure kits interop
 
 PROTOS := $(wildcard proto/conquest/v1/*.proto)
@@ -124,7 +124,8 @@ clean:
 	$(REMOVE_BUILT)
 
 # Starter kits (issue 7): build each from proto/ and run its unit tests; `interop` then plays them
-# against the Python sample bots on a real server (tests/interop/run_interop.py).
+# against the Python sample bots on a real server and cross-checks the kits' replay verifiers
+# (tests/interop/run_interop.py, dice_check.py).
 .PHONY: kits interop
 TS_KIT := sample_bots/typescript
 

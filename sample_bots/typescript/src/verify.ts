@@ -48,8 +48,10 @@ export function parseReplay(text: string): ReplayFacts {
   if (!seedText || typeof data.game_id !== "string" || !Array.isArray(data.seats) || typeof data.rules !== "object") {
     throw new Error("not a replay file: expected a JSON object with seed, game_id, seats and rules");
   }
+  const seed = BigInt(seedText[1]);
+  if (Number(seed) !== Number(data.seed)) throw new Error(`the seed read as ${seed} is not the file's "seed" ${data.seed}`);
   return {
-    seed: BigInt(seedText[1]),
+    seed,
     gameId: data.game_id,
     seedCommitment: String(data.seed_commitment ?? ""),
     diceVersion: data.dice_version ?? 1,
