@@ -30,7 +30,7 @@ run: install
 # The README's test command: stubs up to date, lint, then every test (unit, property, end-to-end) on the
 # compiled build and again on the pure-Python one, then the starter kits' builds and strategy tests, then
 # interop: every kit plays real games against the Python bots on a real server (under a minute of games
-# on 2 cores).
+# on 2 cores), and each kit's replay verifier agrees with `conquest replay verify` on every rule set.
 test: install proto-check lint unit test-pure kits interop
 
 PROTOS := $(wildcard proto/conquest/v1/*.proto)
@@ -135,7 +135,8 @@ clean:
 	$(REMOVE_BUILT)
 
 # Starter kits (issue 7): build each from proto/ and run its unit tests; `interop` then plays them
-# against the Python sample bots on a real server (tests/interop/run_interop.py).
+# against the Python sample bots on a real server and cross-checks the kits' replay verifiers
+# (tests/interop/run_interop.py, dice_check.py).
 .PHONY: kits interop
 TS_KIT := sample_bots/typescript
 
@@ -148,7 +149,7 @@ kits: install $(TS_KIT)/node_modules/.package-lock.json $(JAVA_KIT)/target/conqu
 
 # mvn package runs the kit's tests too; rebuilt only when its sources, the protos or the fixtures change.
 $(JAVA_KIT)/target/conquest-bot.jar: $(JAVA_KIT)/pom.xml $(shell find $(JAVA_KIT)/src -name '*.java') \
-		$(wildcard proto/conquest/v1/*.proto) sample_bots/fixtures/decisions.json
+		$(wildcard proto/conquest/v1/*.proto) $(wildcard sample_bots/fixtures/*.json sample_bots/fixtures/*.jsonl)
 	cd $(JAVA_KIT) && mvn -q -B package
 
 $(TS_KIT)/node_modules/.package-lock.json: $(TS_KIT)/package-lock.json

@@ -1,7 +1,8 @@
-"""The starter kits' shared fixture (sample_bots/fixtures/decisions.json) is what the server sends today.
+"""The starter kits' shared fixtures (sample_bots/fixtures) are what the server sends and writes today.
 
-Every kit's tests (Go, TypeScript, Java, Rust) feed these recorded DecisionRequests to its strategy, so a
-stale file would test the kits against a protocol the server no longer speaks.
+Every kit's tests (Go, TypeScript, Java, Rust) feed the recorded DecisionRequests (decisions.json) to its
+strategy and the recorded games (replay_*.json with their events) to its replay verifier, so a stale file
+would test the kits against a protocol the server no longer speaks.
 """
 
 from __future__ import annotations
@@ -9,6 +10,10 @@ from __future__ import annotations
 import importlib.util
 import json
 from pathlib import Path
+
+import pytest
+
+from server.cli.main import main
 
 SCRIPT = Path(__file__).parents[2] / "sample_bots" / "fixtures" / "make_decisions.py"
 spec = importlib.util.spec_from_file_location("make_decisions", SCRIPT)
@@ -41,3 +46,21 @@ def test_fixture_records_the_protocol_hints_kits_rely_on():
     assert not any(
         d["request"]["legal"].get("place_neutral") for d in decisions if d["kind"] == "setup_place"
     )
+
+
+FIXTURES = SCRIPT.parent
+REPLAY_FIXTURES = ("replay_secret_mission", "replay_classic_long")
+
+
+@pytest.mark.parametrize("name", REPLAY_FIXTURES)
+def test_replay_fixtures_are_what_the_server_writes_today(name, capsys):
+    """Issue 23: each kit's replay verifier is tested on recorded games "against `conquest replay
+    verify`". Its fixtures must still verify, and their events must be today's `conquest replay events`
+    output: else the kits would be checked against a game or an event format the server no longer makes
+    (record a new game as sample_bots/fixtures/README.md says)."""
+    replay = FIXTURES / f"{name}.json"
+    assert main(["replay", "verify", str(replay)]) == 0, capsys.readouterr().out
+    capsys.readouterr()
+    assert main(["replay", "events", str(replay)]) == 0
+    assert capsys.readouterr().out == (FIXTURES / f"{name}.events.jsonl").read_text()
+    assert json.loads(replay.read_text())["dice_version"] == 2

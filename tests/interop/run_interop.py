@@ -10,7 +10,9 @@ or a headquarters or mission win) and holds Python bots, none of its decisions w
 no seat of it forfeited, the dropped bot took its seat back, and each kit process played exactly the
 games it was asked for (none started beyond them and abandoned) and exited cleanly. Each kit also plays
 one game of Capital Risk and one of the Allied Army game (issue 5), and must have made that rule set's
-own decisions in it (the replay is re-simulated to see them).
+own decisions in it (the replay is re-simulated to see them). Then each kit's replay verifier must agree
+with `conquest replay verify` on a game of every rule set, one kit game of each rules played, and tampered
+copies (issue 23; dice_check.py).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from engine.replay import Replay
 
 # tests/support, the helpers shared by the tests (pytest has it on its pythonpath; a script must add it).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from dice_check import VERIFIERS, check_dice, one_per_rules
 from dropping_proxy import DroppingProxy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -276,6 +279,11 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="conquest-interop-"))
     problems = asyncio.run(play(runs, work, args.timeout))
     print(f"interop: {len(runs)} kit bots played in {time.monotonic() - started:.1f} s")
+    started = time.monotonic()
+    kits = [kit for kit in args.kits.split(",") if kit in VERIFIERS]
+    kit_replays = one_per_rules(sorted((work / "replays").glob("*.json")))
+    problems += asyncio.run(check_dice(kit_replays, work / "dice", kits))
+    print(f"interop: replays' dice checked in {time.monotonic() - started:.1f} s")
     if problems or args.keep:
         print(f"interop: logs and replays kept in {work}")
     else:

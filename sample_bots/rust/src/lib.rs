@@ -1,5 +1,6 @@
 //! The Conquest starter kit in Rust: the generated protocol (`pb`), action constructors, the client
-//! (connection, queues, games, retries, reconnects) and the strategy (`strategy.rs`: put yours there).
+//! (connection, queues, games, retries, reconnects), the strategy (`strategy.rs`: put yours there) and the
+//! replay verifier (`dice.rs`, `verify.rs`; its command line is `src/bin/verify-replay.rs`).
 
 /// The protocol, generated from ../../proto by build.rs.
 pub mod pb {
@@ -8,4 +9,6 @@ pub mod pb {
 
 pub mod actions;
 pub mod client;
+pub mod dice;
 pub mod strategy;
+pub mod verify;

@@ -1,0 +1,60 @@
+// Command verify-replay re-derives every roll and shuffle of a recorded game from its revealed seed and
+// compares them with the game's events (docs/protocol.md, "Randomness").
+//
+//	bin/verify-replay REPLAY.json EVENTS.jsonl
+//
+// EVENTS.jsonl is `conquest replay events REPLAY.json`. Exit status: 0 all match, 1 a mismatch (each
+// printed), 2 unreadable input.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"conquestbot/verify"
+)
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+func run(args []string) int {
+	if len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: verify-replay REPLAY.json EVENTS.jsonl   (EVENTS: `conquest replay events REPLAY.json`)")
+		return 2
+	}
+	notes, mismatches, err := check(args[0], args[1])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", args[0], err)
+		return 2
+	}
+	for _, note := range notes {
+		fmt.Printf("%s: %s\n", args[0], note)
+	}
+	for _, m := range mismatches {
+		fmt.Println(m)
+	}
+	if len(mismatches) > 0 {
+		fmt.Printf("FAIL %s: %d mismatch(es)\n", args[0], len(mismatches))
+		return 1
+	}
+	fmt.Printf("OK   %s\n", args[0])
+	return 0
+}
+
+func check(replayPath, eventsPath string) ([]string, []verify.Mismatch, error) {
+	data, err := os.ReadFile(replayPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	replay, err := verify.ParseReplay(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if data, err = os.ReadFile(eventsPath); err != nil {
+		return nil, nil, err
+	}
+	events, err := verify.ParseEvents(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return verify.Verify(replay, events)
+}

@@ -1,0 +1,253 @@
+//! The replay verifier: re-derives every roll and shuffle of a recorded game from its revealed seed and
+//! compares them with the game's events (`conquest replay events` output). `src/bin/verify-replay.rs` is
+//! its command line.
+use std::fmt;
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::dice::{Stream, battle, deal_missions, deal_territories, roll_off, shuffled_deck};
+
+/// Territories and wild cards of each board a replay can name.
+const BOARDS: &[(&str, usize, usize)] = &[("classic", 42, 2)];
+
+/// What the verifier reads from a replay file.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    pub seed: u64,
+    pub game_id: String,
+    pub seed_commitment: String,
+    pub dice_version: u64,
+    pub seats: usize,
+    pub board: String,
+    pub setup: String,
+    pub objective: String,
+    pub three_continent_missions: bool,
+}
+
+impl Replay {
+    /// Reads a replay file's JSON; a replay without `dice_version` is version 1.
+    pub fn parse(text: &str) -> Result<Replay, String> {
+        let data: Value = serde_json::from_str(text).map_err(|e| format!("not a replay file: {e}"))?;
+        let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+        let (Some(seed), Some(game_id), Some(seats)) =
+            (data["seed"].as_u64(), data["game_id"].as_str(), data["seats"].as_array())
+        else {
+            return Err(
+                "not a replay file: expected a JSON object with seed (0..2^64-1), game_id, seats and rules".into()
+            );
+        };
+        Ok(Replay {
+            seed,
+            game_id: game_id.to_string(),
+            seed_commitment: text(&data["seed_commitment"]),
+            dice_version: data["dice_version"].as_u64().unwrap_or(1),
+            seats: seats.len(),
+            board: text(&data["board"]),
+            setup: text(&data["rules"]["setup"]),
+            objective: text(&data["rules"]["objective"]),
+            three_continent_missions: data["rules"]["three_continent_missions"].as_bool().unwrap_or(false),
+        })
+    }
+}
+
+/// One GameEvent as `conquest replay events` prints it: its sequence, its oneof key and that key's body.
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub sequence: i64,
+    pub kind: String,
+    pub body: Value,
+}
+
+/// Reads `conquest replay events` output (one JSON object per line), in sequence order.
+pub fn parse_events(text: &str) -> Result<Vec<Event>, String> {
+    let mut events = Vec::new();
+    for (n, line) in text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
+        let fields: serde_json::Map<String, Value> =
+            serde_json::from_str(line).map_err(|e| format!("events line {}: {e}", n + 1))?;
+        let sequence = fields
+            .get("sequence")
+            .and_then(Value::as_str)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| format!("events line {}: sequence must be an int64 as a JSON string", n + 1))?;
+        let (kind, body) =
+            fields.into_iter().find(|(key, _)| key != "sequence").unwrap_or_else(|| (String::new(), Value::Null));
+        events.push(Event { sequence, kind, body });
+    }
+    events.sort_by_key(|e| e.sequence);
+    Ok(events)
+}
+
+/// One disagreement: the event's sequence ("-" for the whole game), what was compared, what the event
+/// says and what the seed gives (both as JSON).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch {
+    pub sequence: String,
+    pub what: String,
+    pub event: String,
+    pub seed: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "MISMATCH event {} {}: the event says {}; the seed gives {}",
+            self.sequence, self.what, self.event, self.seed
+        )
+    }
+}
+
+/// What was checked (`notes`) and every disagreement found.
+#[derive(Debug, Default)]
+pub struct Verdict {
+    pub notes: Vec<String>,
+    pub mismatches: Vec<Mismatch>,
+}
+
+fn ints(body: &Value, key: &str) -> Vec<i64> {
+    body[key].as_array().map(|a| a.iter().filter_map(Value::as_i64).collect()).unwrap_or_default()
+}
+
+fn int(body: &Value, key: &str) -> i64 {
+    body[key].as_i64().unwrap_or(0)
+}
+
+/// Checks the seed commitment and, for dice version 2, every draw against the events. An error means the
+/// replay cannot be checked at all (an unknown dice version or board).
+pub fn verify(replay: &Replay, events: &[Event]) -> Result<Verdict, String> {
+    let mut verdict = Verdict::default();
+    let mut mismatch = |sequence: &str, what: &str, event: Value, seed: Value| {
+        verdict.mismatches.push(Mismatch {
+            sequence: sequence.into(),
+            what: what.into(),
+            event: event.to_string(),
+            seed: seed.to_string(),
+        })
+    };
+    let commitment = format!("{:x}", Sha256::digest(format!("{}:{}", replay.seed, replay.game_id)));
+    if commitment != replay.seed_commitment {
+        mismatch("-", "seed commitment", json!(replay.seed_commitment), json!(commitment));
+    }
+    if replay.dice_version == 1 {
+        verdict.notes.push(
+            "dice version 1 (CPython Mersenne Twister) is checked by `conquest replay verify` only; seed commitment checked"
+                .into(),
+        );
+        return Ok(verdict);
+    }
+    if replay.dice_version != 2 {
+        return Err(format!("dice_version {} is unknown to this verifier; it knows 1 and 2", replay.dice_version));
+    }
+    let &(_, territories, wild_cards) = BOARDS
+        .iter()
+        .find(|(name, _, _)| *name == replay.board)
+        .ok_or_else(|| format!("board {:?} is unknown to this verifier; it knows classic", replay.board))?;
+    let deals = replay.setup == "dealt" || replay.setup == "neutral_piles";
+    let mission_game = replay.objective == "missions";
+    let mut stream = Stream::new(replay.seed);
+    let (mut missions, mut owners, mut deck): (Option<Vec<i64>>, Option<Vec<i64>>, Option<Vec<i64>>) =
+        (None, None, None);
+    let mut reserved = Vec::new();
+    let (mut rolled_off, mut dealt_seen, mut missions_seen, mut draws) = (false, false, false, 0);
+    for event in events {
+        let (seq, b) = (event.sequence.to_string(), &event.body);
+        match event.kind.as_str() {
+            "firstPlayerRolled" => {
+                if rolled_off {
+                    mismatch(&seq, "a second roll for the first player", b.clone(), json!("one per game"));
+                    continue;
+                }
+                rolled_off = true;
+                let (rolls, starter) = roll_off(&mut stream, replay.seats);
+                if ints(b, "rolls") != rolls || int(b, "seat") != starter as i64 {
+                    mismatch(
+                        &seq,
+                        "first_player_rolled",
+                        json!({"rolls": ints(b, "rolls"), "seat": int(b, "seat")}),
+                        json!({"rolls": rolls, "seat": starter}),
+                    );
+                }
+                if mission_game {
+                    missions = Some(deal_missions(&mut stream, replay.seats, replay.three_continent_missions));
+                }
+                if deals {
+                    owners = Some(deal_territories(&mut stream, territories, replay.seats, &replay.setup, starter));
+                }
+            }
+            "missionDealt" => {
+                missions_seen = true;
+                let seat = int(b, "seat");
+                let expected = missions.as_ref().and_then(|m| m.get(seat as usize)).copied();
+                if expected != Some(int(b, "mission")) {
+                    let what = format!("mission_dealt to seat {seat}");
+                    mismatch(
+                        &seq,
+                        &what,
+                        json!(int(b, "mission")),
+                        expected.map_or(json!("no mission deal"), |m| json!(m)),
+                    );
+                }
+            }
+            "missionsRevealed" => {
+                missions_seen = true;
+                if Some(ints(b, "missions")) != missions {
+                    mismatch(&seq, "missions_revealed", json!(ints(b, "missions")), json!(missions));
+                }
+            }
+            "dealt" => {
+                dealt_seen = true;
+                if Some(ints(b, "owners")) != owners {
+                    let seed =
+                        owners.as_ref().map_or(json!(format!("no deal in setup {}", replay.setup)), |o| json!(o));
+                    mismatch(&seq, "dealt owners", json!(ints(b, "owners")), seed);
+                }
+            }
+            "headquartersRevealed" => reserved = ints(b, "territories"),
+            "turnStarted" if deck.is_none() => {
+                deck = Some(shuffled_deck(&mut stream, territories + wild_cards, &reserved));
+            }
+            "drew" => {
+                let card = int(b, "card");
+                match deck.as_mut().filter(|d| !d.is_empty()).map(|d| d.remove(0)) {
+                    None => mismatch(&seq, "drew", json!(card), json!("an empty deck")),
+                    Some(front) if card != -1 && card != front => {
+                        mismatch(&seq, &format!("drew (seat {})", int(b, "seat")), json!(card), json!(front))
+                    }
+                    Some(_) => {}
+                }
+            }
+            "traded" => {
+                if let Some(deck) = deck.as_mut() {
+                    deck.extend(ints(b, "cards"));
+                }
+            }
+            "rolled" => {
+                draws += 1;
+                let said = (ints(b, "attackerDice"), ints(b, "defenderDice"));
+                let expected = battle(&mut stream, said.0.len(), said.1.len());
+                if said != expected {
+                    let what = format!("rolled {}->{}", int(b, "source"), int(b, "target"));
+                    mismatch(
+                        &seq,
+                        &what,
+                        json!({"attacker": said.0, "defender": said.1}),
+                        json!({"attacker": expected.0, "defender": expected.1}),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    if !rolled_off {
+        mismatch("-", "first_player_rolled", json!("no such event"), json!("every game rolls for the first player"));
+    }
+    if deals && !dealt_seen {
+        mismatch("-", "dealt", json!("no such event"), json!(format!("setup {} deals the territories", replay.setup)));
+    }
+    if mission_game && !missions_seen {
+        mismatch("-", "mission_dealt", json!("no such event"), json!("a Secret Mission game deals missions"));
+    }
+    verdict.notes.push(format!("dice version 2: {} events, {draws} battle rolls checked", events.len()));
+    Ok(verdict)
+}

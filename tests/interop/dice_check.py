@@ -1,0 +1,177 @@
+"""Interop, dice: every kit's replay verifier agrees with ``conquest replay verify`` on every rule set.
+
+Issue 23: "Each starter kit (TypeScript, Go, Rust, Java) ships a replay verifier (re-derive every roll and
+shuffle from the revealed seed and compare with the events), run in `make interop` on replays of every
+ruleset against `conquest replay verify`."
+
+``run_interop.py`` calls ``check_dice`` with the replays its kit games recorded. It adds one short game
+(a turn cap) of each rule set and seat count of the default configuration's queues, played with
+``conquest match``, and a dice version 1 replay (tests/engine/fixtures). For each file it writes
+``conquest replay events FILE``, runs ``conquest replay verify`` on all of them and each kit's verifier on
+each: all must accept them. Then two tampered copies of the Secret Mission game, which must be rejected:
+its replay with another seed and that seed's own commitment (only the dice give it away), by ``conquest
+replay verify`` and by every kit; and its events with one battle roll changed, by every kit. Run alone
+(after ``make kits``): ``.venv/bin/python tests/interop/dice_check.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from server.ops.config import default_queues
+
+ROOT = Path(__file__).resolve().parents[2]
+CONQUEST = ROOT / ".venv" / "bin" / "conquest"
+JAVA_JAR = ROOT / "sample_bots" / "java" / "target" / "conquest-bot.jar"
+VERIFIERS = {
+    "go": [str(ROOT / "sample_bots" / "go" / "bin" / "verify-replay")],
+    "ts": ["node", str(ROOT / "sample_bots" / "typescript" / "dist" / "src" / "verify.js")],
+    "java": ["java", "-cp", str(JAVA_JAR), "conquest.bot.ReplayVerifier"],
+    "rust": [str(ROOT / "sample_bots" / "rust" / "target" / "debug" / "verify-replay")],
+}
+V1_REPLAY = ROOT / "tests" / "engine" / "fixtures" / "v1-secret_mission.json"
+TURN_CAP = 24
+"""Enough turns for cards to be drawn and traded, few enough that the 11 games take seconds."""
+PARALLEL = 2
+"""Processes at once (the machine has 2 cores)."""
+
+
+async def run(args: list[str], gate: asyncio.Semaphore) -> tuple[int, str]:
+    """Run a command (at most PARALLEL at once); its exit status and output (stdout and stderr)."""
+    async with gate:
+        process = await asyncio.create_subprocess_exec(
+            *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, cwd=ROOT
+        )
+        out, _ = await process.communicate()
+    assert process.returncode is not None
+    return process.returncode, out.decode(errors="replace")
+
+
+def rule_sets() -> list[tuple[str, int]]:
+    """(rules preset, players) of each default queue; queues differing only in rule options (the
+    defender's choice of dice draws nothing) count once, and run_interop's kit games play that option."""
+    return sorted({(q.rules.name, q.players) for q in default_queues()})
+
+
+async def record_rule_sets(work: Path, gate: asyncio.Semaphore) -> tuple[list[Path], list[str]]:
+    """One capped game of each rule set with the sample bots; the replay files and the problems."""
+
+    async def one(rules: str, players: int) -> tuple[list[Path], list[str]]:
+        folder = work / f"{rules}-{players}"
+        bots = ["aggressive"] * players
+        args = [str(CONQUEST), "match", *bots, "--games=1", f"--queue-rules={rules}"]
+        code, out = await run([*args, f"--turn-cap={TURN_CAP}", f"--replay-dir={folder}"], gate)
+        files = sorted(folder.glob("*.json"))
+        if code != 0 or len(files) != 1:
+            what = f"conquest match of {rules} with {players} players"
+            return [], [f"{what} exited {code} with {len(files)} replays, expected 0 and 1:\n{out}"]
+        return files, []
+
+    results = await asyncio.gather(*(one(rules, players) for rules, players in rule_sets()))
+    return [f for files, _ in results for f in files], [p for _, problems in results for p in problems]
+
+
+def tamper_seed(replay: Path, out: Path) -> Path:
+    """A copy of the replay with the next seed and that seed's commitment: only the dice disagree."""
+    data = json.loads(replay.read_text())
+    data["seed"] = (data["seed"] + 1) % (1 << 64)
+    data["seed_commitment"] = hashlib.sha256(f"{data['seed']}:{data['game_id']}".encode()).hexdigest()
+    out.write_text(json.dumps(data))
+    return out
+
+
+def tamper_roll(events: Path, out: Path) -> Path:
+    """A copy of the events with the attacker's highest die of the first battle roll changed."""
+    lines = events.read_text().splitlines()
+    for i, line in enumerate(lines):
+        event = json.loads(line)
+        if "rolled" in event:
+            dice = event["rolled"]["attackerDice"]
+            dice[0] = 1 if dice[0] == 6 else 6
+            lines[i] = json.dumps(event, separators=(",", ":"))
+            break
+    else:
+        raise ValueError(f"{events} has no rolled event to tamper with")
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def one_per_rules(replays: list[Path]) -> list[Path]:
+    """The first of the replays with each distinct rules (rule set and options)."""
+    chosen: dict[str, Path] = {}
+    for replay in sorted(replays):
+        chosen.setdefault(json.dumps(json.loads(replay.read_text())["rules"], sort_keys=True), replay)
+    return list(chosen.values())
+
+
+async def check_dice(kit_replays: list[Path], work: Path, kits: list[str]) -> list[str]:
+    """Record, verify and cross-check with the verifiers of ``kits`` as the module docstring says; the
+    problems found."""
+    gate = asyncio.Semaphore(PARALLEL)
+    work.mkdir(parents=True, exist_ok=True)
+    recorded, problems = await record_rule_sets(work / "rule-sets", gate)
+    v1 = work / V1_REPLAY.name
+    shutil.copy(V1_REPLAY, v1)
+    replays = [*recorded, *kit_replays, v1]
+
+    async def write_events(replay: Path) -> Path:
+        code, out = await run([str(CONQUEST), "replay", "events", str(replay)], gate)
+        if code != 0:
+            problems.append(f"conquest replay events {replay} exited {code}: {out}")
+        events = replay.with_suffix(".events.jsonl")
+        events.write_text(out)
+        return events
+
+    pairs = list(zip(replays, await asyncio.gather(*(write_events(r) for r in replays)), strict=True))
+    mission = next((p for p in pairs if p[0] in recorded and "secret_mission" in p[0].parent.name), None)
+    if mission is None:
+        return [*problems, "no Secret Mission game was recorded to tamper with"]
+    bad_seed = tamper_seed(mission[0], work / "tampered-seed.json")
+    bad_roll = tamper_roll(mission[1], work / "tampered-roll.events.jsonl")
+
+    code, out = await run([str(CONQUEST), "replay", "verify", *map(str, replays)], gate)
+    if code != 0:
+        problems.append(f"conquest replay verify rejected a recorded game:\n{out}")
+    code, out = await run([str(CONQUEST), "replay", "verify", str(bad_seed)], gate)
+    if code != 1:
+        problems.append(f"conquest replay verify exited {code} on a replay with another seed, not 1:\n{out}")
+
+    cases = [(kit, replay, events, 0) for kit in kits for replay, events in pairs]
+    cases += [(kit, bad_seed, mission[1], 1) for kit in kits]
+    cases += [(kit, mission[0], bad_roll, 1) for kit in kits]
+    results = await asyncio.gather(
+        *(run([*VERIFIERS[kit], str(replay), str(events)], gate) for kit, replay, events, _ in cases)
+    )
+    for (kit, replay, events, wanted), (code, out) in zip(cases, results, strict=True):
+        if code != wanted:
+            verdict = "accept" if wanted == 0 else "reject (exit 1)"
+            files = f"{replay.name} {events.name}"
+            problems.append(f"{kit} verifier exited {code} on {files}; it must {verdict} them:\n{out}")
+    print(
+        f"dice: {len(replays)} replays ({len(recorded)} rule sets, {len(kit_replays)} kit games, 1 of dice"
+        f" version 1) and 2 tampered copies: conquest replay verify and the {', '.join(kits)} verifiers agree"
+    )
+    return problems
+
+
+def main() -> int:
+    work = Path(tempfile.mkdtemp(prefix="conquest-dice-"))
+    problems = asyncio.run(check_dice([], work, list(VERIFIERS)))
+    for problem in problems:
+        print(f"FAIL {problem}")
+    if problems:
+        print(f"dice: {len(problems)} problem(s); files kept in {work}")
+        return 1
+    shutil.rmtree(work)
+    print("dice: OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
