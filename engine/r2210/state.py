@@ -1,0 +1,242 @@
+"""A RISK 2210 A.D. game's state: flat per-territory arrays, per-seat energy and commanders, one dice stream.
+
+Control (004): "You control a territory if: 1. Any of your units are positioned there. (A unit is a MOD or a
+Commander.) 2. A Space Station of your color is positioned there." ``owner[t]`` is that controller (-1:
+nobody); units and a station in one territory always belong to the same owner.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from engine.r2210.actions import COMMANDERS, Commander, Phase
+from engine.r2210.board import Board2210, Kind, Territory
+from engine.r2210.dice import Dice
+from engine.r2210.rules import Rules2210
+
+EMPTY = -1
+NOBODY = -1
+
+
+class GameState2210:
+    """One 2210 game. Seats 0..seats-1; in the two-player game the neutral army is owner ``seats``."""
+
+    def __init__(self, rules: Rules2210, seats: int, seed: int, board: Board2210) -> None:
+        self.rules = rules
+        self.board = board
+        self.seats = seats
+        self.seed = seed
+        self.dice = Dice(seed)
+        self.neutral = seats if seats == 2 else -1
+        n = board.size
+        self.owner = [NOBODY] * n
+        self.mods = [0] * n
+        self.station = [NOBODY] * n
+        """Owner of the Space Station in each territory (-1: none)."""
+        self.devastated = [False] * n
+        self.commander_at = [EMPTY] * (seats * len(COMMANDERS))
+        """Territory of seat s's commander c at index s*5+c (-1: not in play)."""
+        self.energy = [0] * seats
+        self.alive = [True] * seats
+        self.eliminated: list[int] = []
+        self.setup_left = [0] * seats
+        self.setup_batch = 0
+        """MODs placed so far in the current three-at-a-time setup turn."""
+        self.first_seat = 0
+        self.year = 0
+        self.order: tuple[int, ...] = ()
+        """Seats by Turn Order marker this year: order[0] holds marker 1."""
+        self.marker = [0] * seats
+        self.bids = [-1] * seats
+        """This year's bids (-1: not yet bid); hidden from other seats until all have bid."""
+        self.bids_revealed = False
+        self.choosers: list[int] = []
+        """Seats still to choose a marker, in bid order."""
+        self.turn_index = -1
+        self.phase = Phase.SETUP_CLAIM
+        self.to_act = 0
+        self.recruits = 0
+        self.built_station = False
+        """A station was built this turn: commanders are hired before stations (004)."""
+        self.contested_captures = 0
+        self.bonus_taken = False
+        self.pending: tuple[Territory, Territory] | None = None
+        """The declared invasion (source, target)."""
+        self.attack_dice: tuple[int, tuple[Commander, ...]] = (0, ())
+        """In DEFEND: the attacker's dice and d8 commanders waiting for the defender's choice."""
+        self.move_in: tuple[int, tuple[Commander, ...]] = (0, ())
+        """In OCCUPY: the least units to move, and the commanders that rolled d8 and must move in."""
+        self.land_deck: list[int] = []
+        self.water_deck: list[int] = []
+        self.lunar_deck: list[int] = []
+        self.land_discard: list[int] = []
+        self.scores: tuple[int, ...] = ()
+        self.places: tuple[int, ...] = ()
+        self.end_reason = ""
+
+    # ------------------------------------------------------------------ queries
+
+    def is_over(self) -> bool:
+        return self.phase == Phase.GAME_OVER
+
+    @property
+    def asked(self) -> tuple[int, ...]:
+        """Every seat asked to decide now: all living seats at once in BID, else the one seat to act."""
+        if self.phase == Phase.GAME_OVER:
+            return ()
+        if self.phase == Phase.BID:
+            return tuple(s for s in range(self.seats) if self.alive[s] and self.bids[s] < 0)
+        return (self.to_act,)
+
+    @property
+    def turn_seat(self) -> int:
+        """Whose turn it is (-1 outside the turns: setup, bids, markers, game over)."""
+        if self.turn_index < 0 or self.phase in (Phase.BID, Phase.CHOOSE_MARKER, Phase.GAME_OVER):
+            return -1
+        return self.order[self.turn_index]
+
+    def commander(self, seat: int, kind: Commander) -> Territory:
+        return self.commander_at[seat * 5 + kind]
+
+    def in_play(self, seat: int, kind: Commander) -> bool:
+        return self.commander_at[seat * 5 + kind] >= 0
+
+    def commanders_in(self, t: Territory) -> tuple[Commander, ...]:
+        """The commanders standing in ``t`` (all of its owner's)."""
+        seat = self.owner[t]
+        if not 0 <= seat < self.seats:
+            return ()
+        base = seat * 5
+        return tuple(c for c in COMMANDERS if self.commander_at[base + c] == t)
+
+    def units(self, t: Territory) -> int:
+        """MODs plus commanders in ``t`` (a Space Station is not a unit)."""
+        return self.mods[t] + len(self.commanders_in(t))
+
+    def controlled(self, seat: int) -> tuple[Territory, ...]:
+        owner = self.owner
+        return tuple([t for t in range(len(owner)) if owner[t] == seat])
+
+    def stations_of(self, seat: int) -> int:
+        return sum(1 for s in self.station if s == seat)
+
+    def region_bonus(self, seat: int) -> tuple[int, int, int]:
+        """(MODs, energy, points) from the regions ``seat`` fully controls.
+
+        004: "If a continent/colony contains a territory (territories) with a Devastation Marker(s) and you
+        control all other territories within that continent/colony, then you receive the full bonus."
+        """
+        mods = energy = points = 0
+        for region in self.board.regions:
+            live = [t for t in region.members if not self.devastated[t]]
+            if live and all(self.owner[t] == seat for t in live):
+                mods += region.bonus_mods
+                energy += region.bonus_energy
+                points += region.bonus_points
+        return mods, energy, points
+
+    def score(self, seat: int) -> int:
+        """004 WINNING: 1 point per territory controlled plus continent and colony bonuses."""
+        return len(self.controlled(seat)) + self.region_bonus(seat)[2]
+
+    def units_on_board(self, seat: int) -> int:
+        mods = sum(m for t, m in enumerate(self.mods) if self.owner[t] == seat)
+        return mods + sum(1 for c in COMMANDERS if self.in_play(seat, c))
+
+    def d8_commanders(self, source: Territory, target: Territory) -> tuple[Commander, ...]:
+        """Commanders in ``source`` that may roll an 8-sided die invading ``target`` (004's table)."""
+        kinds = (self.board.kinds[source], self.board.kinds[target])
+        rolls = {
+            Commander.DIPLOMAT: False,
+            Commander.LAND: Kind.LAND in kinds,
+            Commander.NAVAL: Kind.WATER in kinds,
+            Commander.SPACE: Kind.LUNAR in kinds,
+            Commander.NUCLEAR: True,
+        }
+        return tuple(c for c in self.commanders_in(source) if rolls[c])
+
+    def may_invade(self, seat: int, source: Territory, target: Territory) -> bool:
+        """Whether ``seat`` may declare an invasion of ``target`` from ``source`` now."""
+        if self.owner[source] != seat or self.units(source) < 2 or self.owner[target] == seat:
+            return False
+        if self.devastated[target]:
+            return False
+        kinds = self.board.kinds
+        if target in self.board.neighbours[source]:
+            if Kind.WATER in (kinds[source], kinds[target]) and not self.in_play(seat, Commander.NAVAL):
+                return False
+            return not (
+                Kind.LUNAR in (kinds[source], kinds[target]) and not self.in_play(seat, Commander.SPACE)
+            )
+        # 004: "From a Space Station, an invading force can travel to any one of the three lunar landing
+        # sites"; "You cannot attack a Land territory containing a Space Station from a landing site".
+        return (
+            kinds[source] == Kind.LAND
+            and self.station[source] == seat
+            and target in self.board.landing_sites
+            and self.in_play(seat, Commander.SPACE)
+        )
+
+    def invasions(self, seat: int) -> tuple[tuple[Territory, Territory], ...]:
+        out: list[tuple[Territory, Territory]] = []
+        sites = self.board.landing_sites
+        for s in self.controlled(seat):
+            if self.units(s) < 2:
+                continue
+            targets = self.board.neighbours[s] + (sites if self.station[s] == seat else ())
+            out.extend((s, t) for t in targets if self.may_invade(seat, s, t))
+        return tuple(out)
+
+    def fortify_component(self, seat: int, start: Territory) -> tuple[Territory, ...]:
+        """Territories reachable from ``start`` through ``seat``'s own, with the Moon-Earth link.
+
+        004: "When fortifying from the Moon to Earth (or vice-versa) you must be able to travel from a Lunar
+        landing site down to a Space Station you control (or the other way around)."
+        """
+        owner, board = self.owner, self.board
+        sites = tuple(s for s in board.landing_sites if owner[s] == seat)
+        stations = tuple(
+            t for t in range(board.size) if self.station[t] == seat and board.kinds[t] == Kind.LAND
+        )
+        seen = {start}
+        frontier = [start]
+        while frontier:
+            t = frontier.pop()
+            links: tuple[Territory, ...] = board.neighbours[t]
+            if t in sites:
+                links += stations
+            if t in stations:
+                links += sites
+            for n in links:
+                if n not in seen and owner[n] == seat:
+                    seen.add(n)
+                    frontier.append(n)
+        seen.discard(start)
+        return tuple(sorted(seen))
+
+    # ------------------------------------------------------------------ copies and snapshots
+
+    def clone(self) -> GameState2210:
+        other = GameState2210.__new__(GameState2210)
+        for name, value in vars(self).items():
+            setattr(other, name, list(value) if isinstance(value, list) else value)
+        other.dice = self.dice.clone()
+        return other
+
+    def snapshot(self) -> dict[str, Any]:
+        """Every fact of the state as plain data."""
+        out: dict[str, Any] = {}
+        for name, value in sorted(vars(self).items()):
+            if name in ("rules", "board"):
+                continue
+            if name == "dice":
+                value = [value.seed, value.cursor]
+            elif isinstance(value, Phase):
+                value = value.name
+            out[name] = value
+        return out
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(json.dumps(self.snapshot(), sort_keys=True, default=list).encode()).hexdigest()
