@@ -113,7 +113,10 @@ class GameState2210:
 
     def units(self, t: Territory) -> int:
         """MODs plus commanders in ``t`` (a Space Station is not a unit)."""
-        return self.mods[t] + len(self.commanders_in(t))
+        seat = self.owner[t]
+        if not 0 <= seat < self.seats:
+            return self.mods[t]
+        return self.mods[t] + self.commander_at[seat * 5 : seat * 5 + 5].count(t)
 
     def controlled(self, seat: int) -> tuple[Territory, ...]:
         owner = self.owner
@@ -157,36 +160,36 @@ class GameState2210:
         }
         return tuple(c for c in self.commanders_in(source) if rolls[c])
 
-    def may_invade(self, seat: int, source: Territory, target: Territory) -> bool:
-        """Whether ``seat`` may declare an invasion of ``target`` from ``source`` now."""
-        if self.owner[source] != seat or self.units(source) < 2 or self.owner[target] == seat:
-            return False
-        if self.devastated[target]:
-            return False
-        kinds = self.board.kinds
-        if target in self.board.neighbours[source]:
-            if Kind.WATER in (kinds[source], kinds[target]) and not self.in_play(seat, Commander.NAVAL):
-                return False
-            return not (
-                Kind.LUNAR in (kinds[source], kinds[target]) and not self.in_play(seat, Commander.SPACE)
-            )
-        # 004: "From a Space Station, an invading force can travel to any one of the three lunar landing
-        # sites"; "You cannot attack a Land territory containing a Space Station from a landing site".
-        return (
-            kinds[source] == Kind.LAND
-            and self.station[source] == seat
-            and target in self.board.landing_sites
-            and self.in_play(seat, Commander.SPACE)
-        )
-
     def invasions(self, seat: int) -> tuple[tuple[Territory, Territory], ...]:
+        """Every (source, target) ``seat`` may declare an invasion of now.
+
+        004: "you must have a Naval Commander in order to invade into or out of Water territories"; "you
+        must have a Space Commander to invade into or out of Lunar territories"; "From a Space Station, an
+        invading force can travel to any one of the three lunar landing sites"; "You cannot attack a Land
+        territory containing a Space Station from a landing site on the moon"; devastated territories are
+        "completely impassable".
+        """
+        owner, devastated, board = self.owner, self.devastated, self.board
+        kinds, neighbours = board.kinds, board.neighbours
+        naval = self.in_play(seat, Commander.NAVAL)
+        space = self.in_play(seat, Commander.SPACE)
+        water, lunar = Kind.WATER, Kind.LUNAR
         out: list[tuple[Territory, Territory]] = []
-        sites = self.board.landing_sites
         for s in self.controlled(seat):
             if self.units(s) < 2:
                 continue
-            targets = self.board.neighbours[s] + (sites if self.station[s] == seat else ())
-            out.extend((s, t) for t in targets if self.may_invade(seat, s, t))
+            ks = kinds[s]
+            if (ks == water and not naval) or (ks == lunar and not space):
+                continue
+            for t in neighbours[s]:
+                if owner[t] == seat or devastated[t]:
+                    continue
+                kt = kinds[t]
+                if (kt == water and not naval) or (kt == lunar and not space):
+                    continue
+                out.append((s, t))
+            if space and ks == Kind.LAND and self.station[s] == seat:
+                out.extend((s, t) for t in board.landing_sites if owner[t] != seat)
         return tuple(out)
 
     def fortify_component(self, seat: int, start: Territory) -> tuple[Territory, ...]:
