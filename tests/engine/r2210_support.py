@@ -27,7 +27,7 @@ def play_until(state: GameState2210, phase: Phase, seed: int = 0) -> GameState22
 
 
 def midturn(seats: int = 3, seat: int = 0, phase: Phase = Phase.INVADE, **options: object) -> GameState2210:
-    """Year 1, ``seat``'s turn in ``phase``, on an empty board with nothing devastated (seats in seat order)."""
+    """Year 1, ``seat``'s turn in ``phase``, on an empty board, nothing devastated, markers in seat order."""
     state = fresh(seats, **options)
     n = state.board.size
     state.owner = [-1] * n
@@ -55,7 +55,7 @@ def put(
     commanders: tuple[Commander, ...] = (),
     station: bool = False,
 ) -> int:
-    """Give ``seat`` the territory ``name`` with ``mods`` MODs, the commanders and a station; returns its id."""
+    """Give ``seat`` territory ``name`` with ``mods`` MODs, the commanders and a station; returns its id."""
     t = state.board.territory_id(name)
     state.owner[t] = seat
     state.mods[t] = mods

@@ -6,11 +6,11 @@ shared result")."""
 from __future__ import annotations
 
 import pytest
-from tests.engine.r2210_support import midturn, put
 
 from engine.errors import IllegalActionError
 from engine.r2210.actions import Commander, EndPhase, Fortify, Phase
 from engine.r2210.game import apply, legal_actions
+from tests.engine.r2210_support import midturn, put
 
 
 def _targets(state: object, source: int) -> tuple[int, ...]:
@@ -75,7 +75,7 @@ def test_after_year_5_the_game_is_scored() -> None:
     territory (Land, Water, and Lunar) that you control. Add up your continental and colony bonuses"; "the
     one with the highest score wins\""""
     state = _last_turn()
-    for t in [r for r in state.board.regions if r.name == "Delphot"][0].members:
+    for t in next(r for r in state.board.regions if r.name == "Delphot").members:
         put(state, 0, state.board.names[t], 1)
     put(state, 1, "Egypt", 9)
     put(state, 1, "Akara", 1)

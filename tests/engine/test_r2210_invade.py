@@ -6,13 +6,13 @@ d8 must move in; losses may be taken as MODs first; capturing, replacing or dest
 from __future__ import annotations
 
 import pytest
-from tests.engine.r2210_support import midturn, put
 
 from engine.errors import IllegalActionError
 from engine.r2210.actions import Commander, Declare, EndPhase, Occupy, Phase, Roll
 from engine.r2210.events import Event2210
 from engine.r2210.game import apply, legal_actions
 from engine.r2210.state import GameState2210
+from tests.engine.r2210_support import midturn, put
 
 L, D, N, S, X = Commander.LAND, Commander.DIPLOMAT, Commander.NAVAL, Commander.SPACE, Commander.NUCLEAR
 

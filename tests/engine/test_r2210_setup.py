@@ -5,7 +5,6 @@ in turn order, 3 energy each, starting MODs by player count; water and lunar ter
 from __future__ import annotations
 
 import pytest
-from tests.engine.r2210_support import fresh, play_until
 
 from engine.errors import IllegalActionError, NotYourTurnError, RulesConfigError
 from engine.r2210.actions import Claim, Commander, Phase, Place, PlaceCommanders
@@ -13,6 +12,7 @@ from engine.r2210.board import Kind
 from engine.r2210.dice import Dice
 from engine.r2210.game import apply, legal_actions, new_game_2210
 from engine.r2210.rules import Rules2210
+from tests.engine.r2210_support import fresh, play_until
 
 
 def test_four_devastated_lands_are_the_top_of_the_shuffled_land_deck() -> None:
@@ -51,7 +51,8 @@ def test_claims_one_mod_at_a_time_on_empty_undevastated_land_only() -> None:
 
 def test_then_three_at_a_time_and_the_remainder_last() -> None:
     """004: "Then place MODs, three at a time, into any territory under your control ... on the last round
-    of MOD placement, players may have fewer than 3 MODs. Simply place the 1 or 2 MODs you have remaining.\""""
+    of MOD placement, players may have fewer than 3 MODs. Simply place the 1 or 2 MODs you have
+    remaining.\""""
     state = play_until(fresh(3, seed=2), Phase.SETUP_PLACE)
     seat = state.to_act
     legal = legal_actions(state, seat)

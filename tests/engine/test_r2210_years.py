@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import pytest
-from tests.engine.r2210_support import fresh, midturn, play_until, put
 
 from engine.errors import IllegalActionError, NotYourTurnError
 from engine.r2210.actions import Bid, BuildStation, ChooseMarker, Commander, EndPhase, Hire, Phase, Place
@@ -12,6 +11,7 @@ from engine.r2210.game import apply, legal_actions
 from engine.r2210.observe import observe_2210
 from engine.r2210.state import GameState2210
 from engine.r2210.year import start_turn
+from tests.engine.r2210_support import fresh, midturn, play_until, put
 
 
 def _at_bids(seats: int = 4, seed: int = 3) -> GameState2210:
@@ -83,7 +83,7 @@ def test_income_from_the_score_chart_regions_and_stations() -> None:
     "You also receive one 1.0-MOD for each Space Station you control. (This MOD must be placed in the
     territory with the Space Station.)\""""
     state = midturn(3, seat=0, phase=Phase.FORTIFY)
-    australia = [r for r in state.board.regions if r.name == "Australia"][0]
+    australia = next(r for r in state.board.regions if r.name == "Australia")
     for t in australia.members[1:]:
         put(state, 0, state.board.names[t], 2)
     state.devastated[australia.members[0]] = True
