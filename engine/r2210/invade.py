@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine.odds import roll_losses
 from engine.r2210.actions import Commander, Declare, Defend, Occupy, Phase, Roll
 from engine.r2210.events import Event2210
 from engine.r2210.state import EMPTY, GameState2210
@@ -73,12 +74,7 @@ def _resolve(
     attacker_faces = (8,) * len(d8) + (6,) * (dice - len(d8))
     defender_faces = (8,) * defender_d8 + (6,) * (defence - defender_d8)
     a, d = state.dice.battle(attacker_faces, defender_faces)
-    attacker_losses = defender_losses = 0
-    for x, y in zip(a, d, strict=False):
-        if x > y:
-            defender_losses += 1
-        else:
-            attacker_losses += 1
+    attacker_losses, defender_losses = roll_losses(a, d)
     _lose(state, source, attacker_losses)
     _lose(state, target, defender_losses)
     events.append(
