@@ -25,7 +25,7 @@ class Phase(enum.IntEnum):
     DEPLOY = 5
     """Place this turn's recruited MODs."""
     BUY = 6
-    """Hire Commanders, then build Space Stations (Command cards are bought here in a later step)."""
+    """Hire Commanders, then build Space Stations, then buy Command cards (all at once, which ends it)."""
     INVADE = 7
     """Declare an invasion, or stop invading."""
     ROLL = 8
@@ -38,6 +38,8 @@ class Phase(enum.IntEnum):
     FORTIFY = 11
     """One move along a path of your territories, or end the turn."""
     GAME_OVER = 12
+    BONUS_CARD = 13
+    """The 3-territory bonus: take the top card of a deck whose Commander you have in play."""
 
 
 class Commander(enum.IntEnum):
@@ -86,6 +88,19 @@ class BuildStation(NamedTuple):
     territory: Territory
 
 
+class BuyCards(NamedTuple):
+    """Step 3 of a turn: how many cards to buy from each deck (Land, Diplomat, Naval, Space, Nuclear),
+    chosen before looking at any of them."""
+
+    counts: tuple[int, ...]
+
+
+class TakeCard(NamedTuple):
+    """The 3-territory bonus card: the top card of this deck (a ``Commander`` value)."""
+
+    deck: Commander
+
+
 class Declare(NamedTuple):
     """Declare an invasion of ``target`` from ``source`` (an empty target is taken without dice)."""
 
@@ -127,6 +142,8 @@ Action2210 = (
     | ChooseMarker
     | Hire
     | BuildStation
+    | BuyCards
+    | TakeCard
     | Declare
     | Roll
     | Defend
@@ -143,6 +160,8 @@ ACTION_KINDS_2210: dict[str, type[Action2210]] = {
     "choose_marker": ChooseMarker,
     "hire": Hire,
     "build_station": BuildStation,
+    "buy_cards": BuyCards,
+    "take_card": TakeCard,
     "declare": Declare,
     "roll": Roll,
     "defend": Defend,

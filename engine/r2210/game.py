@@ -11,6 +11,7 @@ from engine.r2210.actions import (
     Action2210,
     Bid,
     BuildStation,
+    BuyCards,
     ChooseMarker,
     Claim,
     Declare,
@@ -23,6 +24,7 @@ from engine.r2210.actions import (
     Place,
     PlaceCommanders,
     Roll,
+    TakeCard,
 )
 from engine.r2210.board import BOARDS
 from engine.r2210.events import Event2210
@@ -47,6 +49,8 @@ APPLY: dict[type, Handler] = {
     ChooseMarker: year.choose_marker,
     Hire: year.hire,
     BuildStation: year.build_station,
+    BuyCards: year.buy_cards,
+    TakeCard: year.take_card,
     Declare: invade.declare,
     Roll: invade.roll,
     Defend: invade.defend,

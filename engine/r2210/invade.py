@@ -6,7 +6,7 @@ from engine.odds import roll_losses
 from engine.r2210.actions import Commander, Declare, Defend, Occupy, Phase, Roll
 from engine.r2210.events import Event2210
 from engine.r2210.state import EMPTY, GameState2210
-from engine.r2210.year import eliminate_if_beaten, move_units
+from engine.r2210.year import after_move_in, eliminate_if_beaten, move_units
 from engine.rules import DefenderDice
 
 LOSS_ORDER = (Commander.DIPLOMAT, Commander.LAND, Commander.NAVAL, Commander.SPACE, Commander.NUCLEAR)
@@ -141,9 +141,10 @@ def _capture(
     if contested:
         state.contested_captures += 1
         # 004 3-Territory Bonus: "if you take three contested territories you immediately earn 1 energy"
-        # (and a Command card: with the cards, in a later step). "This bonus is collected only once".
+        # "and 1 Command card of your choosing" (after the move-in). "This bonus is collected only once".
         if state.contested_captures >= state.rules.territory_bonus_captures and not state.bonus_taken:
             state.bonus_taken = True
+            state.bonus_card_due = True
             state.energy[seat] += 1
             events.append(Event2210("territory_bonus", seat, {"energy": 1}))
     if station >= 0 and station != seat:
@@ -159,4 +160,4 @@ def occupy(state: GameState2210, action: Occupy, events: list[Event2210]) -> Non
     )
     state.pending = None
     state.move_in = (0, ())
-    state.phase = Phase.INVADE
+    after_move_in(state)

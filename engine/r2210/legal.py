@@ -13,6 +13,7 @@ from engine.r2210.actions import (
     Action2210,
     Bid,
     BuildStation,
+    BuyCards,
     ChooseMarker,
     Claim,
     Commander,
@@ -26,8 +27,10 @@ from engine.r2210.actions import (
     Place,
     PlaceCommanders,
     Roll,
+    TakeCard,
 )
 from engine.r2210.board import Kind, Territory
+from engine.r2210.cards import MOST_BOUGHT
 from engine.r2210.setup import batch_left, unclaimed_land
 from engine.r2210.state import GameState2210
 from engine.r2210.year import free_markers
@@ -48,6 +51,11 @@ class Legal2210:
     markers: tuple[int, ...] = ()
     hires: tuple[Commander, ...] = ()
     stations: tuple[Territory, ...] = ()
+    card_decks: tuple[int, ...] = ()
+    """In BUY and BONUS_CARD: cards that may be taken from each deck (Land, Diplomat, Naval, Space,
+    Nuclear): its size when its Commander is in play, else 0."""
+    buy_max: int = 0
+    """In BUY: the most Command cards in all (4, or the energy held if less)."""
     invasions: tuple[tuple[Territory, Territory], ...] = ()
     dice_max: int = 0
     d8: tuple[Commander, ...] = ()
@@ -89,6 +97,18 @@ class Legal2210:
             return _among(action.territory, self.territories, "a territory you control")
         if phase == Phase.BUY and isinstance(action, BuildStation):
             return _among(action.territory, self.stations, "a land territory of yours without a station")
+        if phase == Phase.BUY and isinstance(action, BuyCards):
+            counts, open_decks = action.counts, self.card_decks
+            fits = len(counts) == len(open_decks) and all(
+                0 <= n <= open_decks[d] for d, n in enumerate(counts)
+            )
+            if not fits:
+                return f"buy per deck (Land, Diplomat, Naval, Space, Nuclear) at most {list(open_decks)}"
+            total = sum(counts)
+            return "" if 1 <= total <= self.buy_max else f"buy 1 to {self.buy_max} cards in all, not {total}"
+        if phase == Phase.BONUS_CARD and isinstance(action, TakeCard):
+            ok = 0 <= action.deck < len(self.card_decks) and self.card_decks[action.deck] > 0
+            return "" if ok else f"take the top card of a deck open to you: {list(self.card_decks)}"
         if phase == Phase.INVADE and isinstance(action, Declare):
             ok = (action.source, action.target) in self.invasions
             return "" if ok else f"invasions open now (source, target): {list(self.invasions)}"
@@ -141,6 +161,8 @@ class Legal2210:
             "markers",
             "hires",
             "stations",
+            "card_decks",
+            "buy_max",
             "invasions",
             "dice_max",
             "d8",
@@ -193,6 +215,8 @@ def legal_for(state: GameState2210, seat: int) -> Legal2210:
         return _buy(state, seat)
     if phase == Phase.INVADE:
         return Legal2210(phase, seat, invasions=state.invasions(seat), can_end=True)
+    if phase == Phase.BONUS_CARD:
+        return Legal2210(phase, seat, card_decks=state.card_decks_open(seat))
     if phase == Phase.ROLL:
         assert state.pending is not None
         source, target = state.pending
@@ -228,7 +252,18 @@ def _buy(state: GameState2210, seat: int) -> Legal2210:
     if energy >= rules.station_cost and state.stations_of(seat) < rules.max_stations:
         stations = land_stations(state.board.kinds, state.owner, state.station, seat)
     territories = state.controlled(seat) if hires else ()
-    return Legal2210(Phase.BUY, seat, territories=territories, hires=hires, stations=stations, can_end=True)
+    decks = state.card_decks_open(seat)
+    most = min(MOST_BOUGHT, energy, sum(decks))
+    return Legal2210(
+        Phase.BUY,
+        seat,
+        territories=territories,
+        hires=hires,
+        stations=stations,
+        card_decks=decks if most else (),
+        buy_max=most,
+        can_end=True,
+    )
 
 
 def _fortify(state: GameState2210, seat: int) -> tuple[FortifyChoice, ...]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from engine.r2210.actions import COMMANDERS, Phase
+from engine.r2210.cards import DECK_OF
 from engine.r2210.state import GameState2210
 
 
@@ -32,6 +33,13 @@ class Observation2210(NamedTuple):
     """This year's bids: every seat's once revealed; before that only this seat's own (others -1)."""
     deck_sizes: tuple[int, int, int]
     """Cards left in the Land, Water and Lunar territory decks."""
+    command_deck_sizes: tuple[int, ...]
+    """Cards left in the Land, Diplomat, Naval, Space and Nuclear Command decks."""
+    hand: tuple[int, ...]
+    """This seat's own Command cards (ids into ``engine.r2210.cards``); empty for a spectator."""
+    card_counts: tuple[tuple[int, ...], ...]
+    """Per seat, how many Command cards of each deck it holds (004: "The types of cards a player has, and
+    how many of those cards, is public knowledge. The actual cards themselves are always kept secret.")"""
     recruits: int
     pending: tuple[int, int] | None
     """The declared invasion (source, target)."""
@@ -63,6 +71,11 @@ def observe_2210(state: GameState2210, seat: int) -> Observation2210:
         energy=tuple(state.energy),
         bids=bids,
         deck_sizes=(len(state.land_deck), len(state.water_deck), len(state.lunar_deck)),
+        command_deck_sizes=tuple(len(d) for d in state.command_decks),
+        hand=tuple(sorted(state.hands[seat])) if 0 <= seat < state.seats else (),
+        card_counts=tuple(
+            tuple(sum(1 for c in hand if DECK_OF[c] == d) for d in COMMANDERS) for hand in state.hands
+        ),
         recruits=state.recruits,
         pending=state.pending,
         setup_left=tuple(state.setup_left),

@@ -8,6 +8,7 @@ from engine.r2210.actions import (
     Action2210,
     Bid,
     BuildStation,
+    BuyCards,
     ChooseMarker,
     Claim,
     Commander,
@@ -21,6 +22,7 @@ from engine.r2210.actions import (
     Place,
     PlaceCommanders,
     Roll,
+    TakeCard,
 )
 from engine.r2210.game import apply, legal_actions
 from engine.r2210.legal import Legal2210
@@ -51,7 +53,11 @@ def random_action(legal: Legal2210, rng: random.Random) -> Action2210:
             options.append(Hire(pick(legal.hires), pick(legal.territories)))
         if legal.stations:
             options.append(BuildStation(pick(legal.stations)))
+        if legal.buy_max:
+            options.append(BuyCards(_card_counts(legal, rng)))
         return pick(options)
+    if phase == Phase.BONUS_CARD:
+        return TakeCard(Commander(pick([d for d, n in enumerate(legal.card_decks) if n])))
     if phase == Phase.INVADE:
         if not legal.invasions or rng.random() < _END_ODDS:
             return EndPhase()
@@ -77,6 +83,19 @@ def random_action(legal: Legal2210, rng: random.Random) -> Action2210:
         mods, chosen = _units(rng, mods_there, there, chosen, 1)
         return Fortify(source, pick(targets), mods, chosen)
     raise ValueError(f"no decision in {phase.name}")
+
+
+def _card_counts(legal: Legal2210, rng: random.Random) -> tuple[int, ...]:
+    """1 to ``buy_max`` cards spread at random over the open decks."""
+    counts = [0] * len(legal.card_decks)
+    for _ in range(rng.randint(1, legal.buy_max)):
+        deck = _pick_open(legal.card_decks, counts, rng)
+        counts[deck] += 1
+    return tuple(counts)
+
+
+def _pick_open(decks: tuple[int, ...], taken: list[int], rng: random.Random) -> int:
+    return rng.choice([d for d, n in enumerate(decks) if n > taken[d]])
 
 
 def _units(

@@ -5,13 +5,15 @@ from __future__ import annotations
 from engine.r2210.actions import Claim, Commander, Phase, Place, PlaceCommanders
 from engine.r2210.board import Kind
 from engine.r2210.board_data import DEVASTATION_COUNT, TWO_PLAYER_NEUTRALS
+from engine.r2210.cards import DECK_CARDS
 from engine.r2210.events import Event2210
 from engine.r2210.state import NOBODY, GameState2210
 from engine.r2210.year import roll_off, start_year
 
 
 def start(state: GameState2210) -> list[Event2210]:
-    """Shuffle the territory decks, devastate four lands, place the neutrals, roll for the first placer."""
+    """Shuffle the territory and Command decks, devastate four lands, place the neutrals, roll for the
+    first placer."""
     events: list[Event2210] = []
     board = state.board
     for deck, kind in (
@@ -21,6 +23,9 @@ def start(state: GameState2210) -> list[Event2210]:
     ):
         # 004: "Remove the 2 Wild Cards ... Shuffle the decks separately": land cards are land ids.
         deck.extend(board.of_kind(kind))
+        state.dice.shuffle(deck)
+    for deck, cards in zip(state.command_decks, DECK_CARDS, strict=True):
+        deck.extend(cards)
         state.dice.shuffle(deck)
     # 004: "Turn over the top Land Territory card and place a Devastation Marker on that territory. Repeat
     # until four Land territories have been marked ... These cards will not be used again."

@@ -72,6 +72,13 @@ class GameState2210:
         self.water_deck: list[int] = []
         self.lunar_deck: list[int] = []
         self.land_discard: list[int] = []
+        self.command_decks: list[list[int]] = [[] for _ in COMMANDERS]
+        """The five Command decks (Land, Diplomat, Naval, Space, Nuclear), top first; never reshuffled."""
+        self.hands: list[list[int]] = [[] for _ in range(seats)]
+        """Each seat's Command cards (ids into ``engine.r2210.cards``): secret; their decks are public."""
+        self.card_discard: list[int] = []
+        self.bonus_card_due = False
+        """The 3-territory bonus card is owed once the move-in is done."""
         self.scores: tuple[int, ...] = ()
         self.places: tuple[int, ...] = ()
         self.end_reason = ""
@@ -221,10 +228,20 @@ class GameState2210:
 
     # ------------------------------------------------------------------ copies and snapshots
 
+    def card_decks_open(self, seat: int) -> tuple[int, ...]:
+        """Cards ``seat`` may take from each deck now: the deck's size if its Commander is in play, else 0.
+
+        004: "You may only buy a Command card if you have the corresponding Commander in play"; "Once a
+        Command card deck is exhausted, no more cards of that type may be bought."
+        """
+        return tuple(len(self.command_decks[c]) if self.in_play(seat, c) else 0 for c in COMMANDERS)
+
     def clone(self) -> GameState2210:
         other = GameState2210.__new__(GameState2210)
         for name, value in vars(self).items():
             setattr(other, name, list(value) if isinstance(value, list) else value)
+        other.command_decks = [list(d) for d in self.command_decks]
+        other.hands = [list(h) for h in self.hands]
         other.dice = self.dice.clone()
         return other
 

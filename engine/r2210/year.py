@@ -6,6 +6,7 @@ from engine.r2210.actions import (
     COMMANDERS,
     Bid,
     BuildStation,
+    BuyCards,
     ChooseMarker,
     Commander,
     EndPhase,
@@ -13,6 +14,7 @@ from engine.r2210.actions import (
     Hire,
     Phase,
     Place,
+    TakeCard,
 )
 from engine.r2210.events import Event2210
 from engine.r2210.state import EMPTY, NOBODY, GameState2210
@@ -120,6 +122,7 @@ def start_turn(state: GameState2210, events: list[Event2210]) -> None:
     state.to_act = seat
     state.contested_captures = 0
     state.bonus_taken = False
+    state.bonus_card_due = False
     state.built_station = False
     territories = len(state.controlled(seat))
     mods, energy = state.board.income_for(territories)
@@ -178,9 +181,44 @@ def build_station(state: GameState2210, action: BuildStation, events: list[Event
     events.append(Event2210("station_built", seat, {"territory": action.territory}))
 
 
+def buy_cards(state: GameState2210, action: BuyCards, events: list[Event2210]) -> None:
+    """004 BUY COMMAND CARDS: "Command cards cost 1 energy each"; "You must purchase all your cards before
+    looking at any of them". The buying ends step 3; playing cards comes next."""
+    seat = state.to_act
+    state.energy[seat] -= sum(action.counts)
+    drawn: list[int] = []
+    for deck, count in enumerate(action.counts):
+        for _ in range(count):
+            drawn.append(state.command_decks[deck].pop(0))
+    state.hands[seat].extend(drawn)
+    events.append(Event2210("cards_bought", seat, {"counts": list(action.counts)}))
+    events.append(Event2210("cards_drawn", seat, {"cards": drawn}, private=True))
+    state.phase = Phase.INVADE
+
+
+def take_card(state: GameState2210, action: TakeCard, events: list[Event2210]) -> None:
+    """004 3-Territory Bonus: "1 Command card of your choosing (you can only draw a card from a pile to
+    which you have a corresponding Commander in play.)"."""
+    seat = state.to_act
+    card = state.command_decks[action.deck].pop(0)
+    state.hands[seat].append(card)
+    state.bonus_card_due = False
+    counts = [1 if d == action.deck else 0 for d in range(len(state.command_decks))]
+    events.append(Event2210("cards_bought", seat, {"counts": counts, "bonus": True}))
+    events.append(Event2210("cards_drawn", seat, {"cards": [card]}, private=True))
+    state.phase = Phase.INVADE
+
+
+def after_move_in(state: GameState2210) -> None:
+    """Back to invading, by way of the 3-territory bonus card when one is owed and a deck is open."""
+    owed = state.bonus_card_due and any(state.card_decks_open(state.to_act))
+    state.bonus_card_due = owed
+    state.phase = Phase.BONUS_CARD if owed else Phase.INVADE
+
+
 def end_phase(state: GameState2210, action: EndPhase, events: list[Event2210]) -> None:
     if state.phase == Phase.BUY:
-        state.phase = Phase.INVADE
+        state.phase = Phase.INVADE  # buying no Command card
     elif state.phase == Phase.INVADE:
         state.phase = Phase.FORTIFY
     else:
@@ -240,7 +278,11 @@ def eliminate_if_beaten(state: GameState2210, seat: int, by: int, events: list[E
             state.owner[t] = NOBODY
     for c in COMMANDERS:
         state.commander_at[seat * 5 + c] = EMPTY
-    events.append(Event2210("eliminated", seat, {"by": by}))
+    # "all of the defeated players command cards are discarded"
+    state.card_discard.extend(state.hands[seat])
+    discarded = len(state.hands[seat])
+    state.hands[seat] = []
+    events.append(Event2210("eliminated", seat, {"by": by, "cards_discarded": discarded}))
     if len(living(state)) <= 1:
         finish(state, "conquest", events)
 

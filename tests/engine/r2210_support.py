@@ -64,3 +64,15 @@ def put(
     if station:
         state.station[t] = seat
     return t
+
+
+class FixedDice:
+    """Stands in for the stream: every roll shows these values (highest first) and records the faces."""
+
+    def __init__(self, attacker: list[int], defender: list[int]) -> None:
+        self.values = (attacker, defender)
+        self.faces: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+
+    def battle(self, attacker: tuple[int, ...], defender: tuple[int, ...]) -> tuple[list[int], list[int]]:
+        self.faces.append((attacker, defender))
+        return self.values[0][: len(attacker)], self.values[1][: len(defender)]

@@ -12,21 +12,9 @@ from engine.r2210.actions import Commander, Declare, EndPhase, Occupy, Phase, Ro
 from engine.r2210.events import Event2210
 from engine.r2210.game import apply, legal_actions
 from engine.r2210.state import GameState2210
-from tests.engine.r2210_support import midturn, put
+from tests.engine.r2210_support import FixedDice, midturn, put
 
 L, D, N, S, X = Commander.LAND, Commander.DIPLOMAT, Commander.NAVAL, Commander.SPACE, Commander.NUCLEAR
-
-
-class FixedDice:
-    """Stands in for the stream: every roll shows these values (highest first) and records the faces."""
-
-    def __init__(self, attacker: list[int], defender: list[int]) -> None:
-        self.values = (attacker, defender)
-        self.faces: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
-
-    def battle(self, attacker: tuple[int, ...], defender: tuple[int, ...]) -> tuple[list[int], list[int]]:
-        self.faces.append((attacker, defender))
-        return self.values[0][: len(attacker)], self.values[1][: len(defender)]
 
 
 def _rolled(events: list[Event2210]) -> dict[str, object]:

@@ -1,6 +1,6 @@
 """Random RISK 2210 A.D. games (issue 19's engine foundation): thousands of seeded games with random legal
 play reach the end of year 5 (or a conquest) without an illegal state, every legal action applies, and
-observations hide the bids before the reveal and the decks' order."""
+observations hide the bids before the reveal, the decks' order and the identities of others' cards."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ from engine.r2210.actions import (
     Action2210,
     Bid,
     BuildStation,
+    BuyCards,
     ChooseMarker,
     Claim,
+    Commander,
     Declare,
     Defend,
     EndPhase,
@@ -25,8 +27,10 @@ from engine.r2210.actions import (
     Place,
     PlaceCommanders,
     Roll,
+    TakeCard,
 )
 from engine.r2210.board import Kind
+from engine.r2210.cards import DECK_CARDS, DECK_OF
 from engine.r2210.game import apply, legal_actions, new_game_2210
 from engine.r2210.legal import Legal2210
 from engine.r2210.observe import observe_2210
@@ -54,8 +58,12 @@ def check_invariants(state: GameState2210) -> None:
             assert units > 0 or state.station[t] == owner or moving_in, f"{t} is controlled by nothing"
         if state.station[t] >= 0:
             assert state.station[t] == owner and board.kinds[t] == Kind.LAND
+    held = [c for hand in state.hands for c in hand]
+    cards = sorted(held + state.card_discard + [c for deck in state.command_decks for c in deck])
+    assert cards == list(range(100)), "a Command card was lost or duplicated"
     for s in range(seats):
         assert state.energy[s] >= 0
+        assert state.alive[s] or not state.hands[s], "an eliminated seat kept its Command cards"
         assert state.stations_of(s) <= state.rules.max_stations
         for c in range(5):
             t = state.commander_at[s * 5 + c]
@@ -83,6 +91,11 @@ def every_action(legal: Legal2210, cap: int = 40) -> list[Action2210]:
     elif phase == Phase.BUY:
         out += [Hire(c, x) for c in legal.hires for x in t[:3]]
         out += [BuildStation(x) for x in legal.stations]
+        for deck, size in enumerate(legal.card_decks):
+            for n in range(1, min(size, legal.buy_max) + 1):
+                out.append(BuyCards(tuple(n if d == deck else 0 for d in range(5))))
+    elif phase == Phase.BONUS_CARD:
+        out += [TakeCard(Commander(d)) for d, n in enumerate(legal.card_decks) if n]
     elif phase == Phase.INVADE:
         out += [Declare(s, x) for s, x in legal.invasions]
     elif phase == Phase.ROLL:
@@ -147,14 +160,24 @@ def test_thousands_of_random_games_reach_the_end(chunk: int) -> None:
 
 
 def _hidden_changed(state: GameState2210, seat: int) -> GameState2210:
-    """The same game with every fact ``seat`` may not see changed: deck order, other seats' secret bids."""
+    """The same game with every fact ``seat`` may not see changed: decks' order, other seats' secret bids,
+    the identities of other seats' Command cards (swapped for cards of the same deck)."""
     other = state.clone()
-    for deck in (other.land_deck, other.water_deck, other.lunar_deck):
+    for deck in (other.land_deck, other.water_deck, other.lunar_deck, *other.command_decks):
         deck.reverse()
+    for s, hand in enumerate(other.hands):
+        if s != seat:
+            hand[:] = [_same_deck_twin(c) for c in hand]
     if not other.bids_revealed:
         other.bids = [b if s == seat or b < 0 else (b + 1) for s, b in enumerate(other.bids)]
     other.dice.cursor += 5
     return other
+
+
+def _same_deck_twin(card: int) -> int:
+    """Another card id of the same deck (the deck is public, the card is not)."""
+    cards = DECK_CARDS[DECK_OF[card]]
+    return cards[(cards.index(card) + 1) % len(cards)]
 
 
 def test_observations_hide_bids_before_the_reveal_and_the_decks() -> None:

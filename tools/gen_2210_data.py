@@ -1,11 +1,11 @@
-"""Generate ``engine/r2210/board_data.py`` from ``../shared/rules/2210_board.json``.
+"""Generate ``engine/r2210/board_data.py`` and ``cards_data.py`` from ``../shared/rules/2210_*.json``.
 
-The engine reads no files at run time, so the RISK 2210 A.D. board facts live in a committed Python
-module; this script writes it and ``tests/engine/test_r2210_board.py`` checks the committed module equals
-what it renders from the JSON now.
+The engine reads no files at run time, so the RISK 2210 A.D. board and Command card facts live in
+committed Python modules; this script writes them and ``tests/engine/test_r2210_board.py`` and
+``test_r2210_cards.py`` check the committed modules equal what it renders from the JSON now.
 
-    .venv/bin/python -m tools.gen_board_2210            # rewrite the module
-    .venv/bin/python -m tools.gen_board_2210 --check    # exit 1 if the committed module is stale
+    .venv/bin/python -m tools.gen_2210_data            # rewrite the modules
+    .venv/bin/python -m tools.gen_2210_data --check    # exit 1 if a committed module is stale
 """
 
 from __future__ import annotations
@@ -17,14 +17,17 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCE = ROOT / ".." / "shared" / "rules" / "2210_board.json"
+RULES = ROOT / ".." / "shared" / "rules"
+SOURCE = RULES / "2210_board.json"
 TARGET = ROOT / "engine" / "r2210" / "board_data.py"
+CARDS_SOURCE = RULES / "2210_command_cards.json"
+CARDS_TARGET = ROOT / "engine" / "r2210" / "cards_data.py"
 
 _HEADER = '''# ruff: noqa: E501
-"""RISK 2210 A.D. board facts, generated from shared/rules/2210_board.json: do not edit by hand.
+"""RISK 2210 A.D. {what}, generated from shared/rules/{source}: do not edit by hand.
 
-Regenerate with ``python -m tools.gen_board_2210``; ``tests/engine/test_r2210_board.py`` fails when this
-module and the JSON differ. ``engine.r2210.board`` builds the board from these tuples.
+Regenerate with ``python -m tools.gen_2210_data``; ``tests/engine/{test}`` fails when this module and the
+JSON differ. ``engine.r2210.{user}`` builds on these tuples.
 """
 
 # fmt: off
@@ -100,10 +103,45 @@ _DOCS = {
 }
 
 
+DECK_ORDER = ("land", "diplomat", "naval", "space", "nuclear")
+"""The five Command decks in ``engine.r2210.actions.Commander`` order."""
+
+
+def card_rows(data: dict[str, Any]) -> dict[str, Any]:
+    """The Command cards module's constants: one row per kind of card, deck by deck."""
+    kinds = sorted(data["cards"], key=lambda c: DECK_ORDER.index(c["deck"]))
+    return {
+        "CARD_KINDS": tuple(
+            (c["id"], DECK_ORDER.index(c["deck"]), c["name"], c["copies"], c["power_up_cost"], c["timing"])
+            for c in kinds
+        ),
+        "DECK_SIZES": tuple(data["deck_totals"][d] for d in DECK_ORDER),
+    }
+
+
+_DOCS["CARD_KINDS"] = "(id, deck in Commander order, name, copies, power-up cost, timing), deck by deck"
+_DOCS["DECK_SIZES"] = "cards per deck: Land, Diplomat, Naval, Space, Nuclear"
+
+
 def render(data: dict[str, Any]) -> str:
-    """The module's text."""
-    out = [_HEADER]
-    for name, value in rows(data).items():
+    """The board module's text."""
+    header = _HEADER.format(
+        what="board facts", source="2210_board.json", test="test_r2210_board.py", user="board"
+    )
+    return _render(header, rows(data))
+
+
+def render_cards(data: dict[str, Any]) -> str:
+    """The Command cards module's text."""
+    header = _HEADER.format(
+        what="Command card facts", source="2210_command_cards.json", test="test_r2210_cards.py", user="cards"
+    )
+    return _render(header, card_rows(data))
+
+
+def _render(header: str, constants: dict[str, Any]) -> str:
+    out = [header]
+    for name, value in constants.items():
         out.append(f"\n# {_DOCS[name]}\n")
         if isinstance(value, tuple):
             out.append(f"{name} = (\n")
@@ -116,14 +154,15 @@ def render(data: dict[str, Any]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = render(json.loads(SOURCE.read_text()))
-    if "--check" in argv:
-        if TARGET.read_text() != text:
-            sys.stderr.write(f"{TARGET} is stale: run 'python -m tools.gen_board_2210' and commit it\n")
-            return 1
-        return 0
-    TARGET.write_text(text)
-    return 0
+    stale = 0
+    for source, target, renderer in ((SOURCE, TARGET, render), (CARDS_SOURCE, CARDS_TARGET, render_cards)):
+        text = renderer(json.loads(source.read_text()))
+        if "--check" not in argv:
+            target.write_text(text)
+        elif target.read_text() != text:
+            sys.stderr.write(f"{target} is stale: run 'python -m tools.gen_2210_data' and commit it\n")
+            stale = 1
+    return stale
 
 
 if __name__ == "__main__":
