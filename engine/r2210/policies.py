@@ -1,4 +1,5 @@
-"""A random 2210 player (for property tests and as the floor of the sample bots) and a game loop."""
+"""A random 2210 player (for property tests and as the floor of the sample bots), the safe default a seat
+gets when its clock runs out, and a game loop."""
 
 from __future__ import annotations
 
@@ -82,6 +83,38 @@ def random_action(legal: Legal2210, rng: random.Random) -> Action2210:
         chosen = tuple(c for c in there if rng.random() < 0.3)
         mods, chosen = _units(rng, mods_there, there, chosen, 1)
         return Fortify(source, pick(targets), mods, chosen)
+    raise ValueError(f"no decision in {phase.name}")
+
+
+def default_action(legal: Legal2210) -> Action2210:
+    """A safe legal answer from ``legal`` alone: stop where stopping is allowed, bid nothing, defend with
+    every die, move in the least, and otherwise the first choice offered."""
+    phase = legal.phase
+    if legal.can_end:
+        return EndPhase()
+    if phase == Phase.SETUP_CLAIM:
+        return Claim(legal.territories[0])
+    if phase in (Phase.SETUP_PLACE, Phase.DEPLOY):
+        return Place(legal.territories[0], legal.place_max)
+    if phase == Phase.SETUP_COMMANDERS:
+        first = legal.territories[0]
+        return PlaceCommanders(first, first, first)
+    if phase == Phase.BID:
+        return Bid(0)
+    if phase == Phase.CHOOSE_MARKER:
+        return ChooseMarker(legal.markers[0])
+    if phase == Phase.BONUS_CARD:
+        return TakeCard(Commander(next(d for d, n in enumerate(legal.card_decks) if n)))
+    if phase == Phase.ROLL:
+        return Roll(legal.dice_max)
+    if phase == Phase.DEFEND:
+        return Defend(legal.defend_max)
+    if phase == Phase.OCCUPY:
+        commanders = list(legal.must_move)
+        spare = [c for c in legal.occupy_commanders if c not in commanders]
+        while legal.occupy_mods + len(commanders) < legal.occupy_min:
+            commanders.append(spare.pop(0))
+        return Occupy(max(0, legal.occupy_min - len(commanders)), tuple(commanders))
     raise ValueError(f"no decision in {phase.name}")
 
 

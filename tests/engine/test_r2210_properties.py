@@ -31,10 +31,11 @@ from engine.r2210.actions import (
 )
 from engine.r2210.board import Kind
 from engine.r2210.cards import DECK_CARDS, DECK_OF
+from engine.r2210.events import visible_to
 from engine.r2210.game import apply, legal_actions, new_game_2210
 from engine.r2210.legal import Legal2210
 from engine.r2210.observe import observe_2210
-from engine.r2210.policies import random_action
+from engine.r2210.policies import default_action, random_action
 from engine.r2210.rules import Rules2210
 from engine.r2210.state import GameState2210
 from engine.rules import DefenderDice
@@ -129,7 +130,7 @@ def play(seats: int, seed: int, rules: Rules2210, deep: bool) -> GameState2210:
         seat = rng.choice(asked)
         legal = legal_actions(state, seat)
         if deep and steps % 7 == 0:
-            for action in every_action(legal):
+            for action in (*every_action(legal), default_action(legal)):
                 apply(state.clone(), action, seat)  # raises if a legal action does not apply
         apply(state, random_action(legal, rng), seat)
         if deep:
@@ -143,7 +144,7 @@ def play(seats: int, seed: int, rules: Rules2210, deep: bool) -> GameState2210:
 def test_thousands_of_random_games_reach_the_end(chunk: int) -> None:
     """004 YOUR MISSION: "The war lasts 5 years"; WINNING: "At the end of Year 5, the final score for the
     game is calculated". Every tenth game checks the invariants after every action and applies every
-    legal action (a bounded sample) to a copy every seventh decision."""
+    legal action (a bounded sample) and the timeout default to a copy every seventh decision."""
     for seed in range(chunk * CHUNK, (chunk + 1) * CHUNK):
         seats = 2 + seed % 4
         rules = Rules2210(defender_dice=DefenderDice.CHOOSE if seed % 3 == 0 else DefenderDice.MAX)
@@ -195,3 +196,39 @@ def test_observations_hide_bids_before_the_reveal_and_the_decks() -> None:
                     assert all(b == -1 for s, b in enumerate(view.bids) if s != seat)
             seat = rng.choice(state.asked)
             apply(state, random_action(legal_actions(state, seat), rng), seat)
+
+
+def test_a_game_is_its_seed_and_its_actions() -> None:
+    """docs/architecture.md: a game is (rules, seats, seed, actions); re-applying the actions reproduces
+    every state and every event."""
+    for seed in (3, 4):
+        rng = random.Random(seed)
+        state, first = new_game_2210(Rules2210(), 3, seed)
+        played, events = [], [first]
+        while not state.is_over():
+            seat = rng.choice(state.asked)
+            action = random_action(legal_actions(state, seat), rng)
+            played.append((seat, action))
+            events.append(apply(state, action, seat))
+        again, replayed = new_game_2210(Rules2210(), 3, seed)
+        assert replayed == events[0]
+        for (seat, action), expected in zip(played, events[1:], strict=True):
+            assert apply(again, action, seat) == expected
+        assert again.fingerprint() == state.fingerprint()
+
+
+def test_private_events_reach_only_their_seat() -> None:
+    """004: bids are secret until "Players reveal their bids at the same time"; "The actual cards
+    themselves are always kept secret"."""
+    state, _ = new_game_2210(Rules2210(), 3, 1)
+    rng = random.Random(1)
+    private_seen = 0
+    while not state.is_over():
+        seat = rng.choice(state.asked)
+        events = apply(state, random_action(legal_actions(state, seat), rng), seat)
+        for viewer in (-1, 0, 1, 2):
+            for event in visible_to(events, viewer):
+                assert not event.private or event.seat == viewer
+                assert event.kind not in ("bid", "cards_drawn") or event.seat == viewer
+        private_seen += sum(1 for e in events if e.private)
+    assert private_seen > 0
