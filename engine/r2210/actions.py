@@ -40,6 +40,9 @@ class Phase(enum.IntEnum):
     GAME_OVER = 12
     BONUS_CARD = 13
     """The 3-territory bonus: take the top card of a deck whose Commander you have in play."""
+    LOSSES = 14
+    """Rules option ``choose_losses``: a side that lost units with a commander among them picks which
+    (the attacker first, then the defender: a seat other than the one whose turn it is)."""
 
 
 class Commander(enum.IntEnum):
@@ -118,6 +121,13 @@ class Defend(NamedTuple):
     dice: int
 
 
+class Lose(NamedTuple):
+    """Which units a roll's losses remove: ``mods`` MODs and these commanders."""
+
+    mods: int
+    commanders: tuple[Commander, ...] = ()
+
+
 class Occupy(NamedTuple):
     mods: int
     commanders: tuple[Commander, ...] = ()
@@ -147,6 +157,7 @@ Action2210 = (
     | Declare
     | Roll
     | Defend
+    | Lose
     | Occupy
     | Fortify
     | EndPhase
@@ -165,6 +176,7 @@ ACTION_KINDS_2210: dict[str, type[Action2210]] = {
     "declare": Declare,
     "roll": Roll,
     "defend": Defend,
+    "lose": Lose,
     "occupy": Occupy,
     "fortify": Fortify,
     "end_phase": EndPhase,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.odds import roll_losses
-from engine.r2210.actions import Commander, Declare, Defend, Occupy, Phase, Roll
+from engine.r2210.actions import Commander, Declare, Defend, Lose, Occupy, Phase, Roll
 from engine.r2210.events import Event2210
 from engine.r2210.state import EMPTY, GameState2210
 from engine.r2210.year import after_move_in, eliminate_if_beaten, move_units
@@ -75,8 +75,12 @@ def _resolve(
     defender_faces = (8,) * defender_d8 + (6,) * (defence - defender_d8)
     a, d = state.dice.battle(attacker_faces, defender_faces)
     attacker_losses, defender_losses = roll_losses(a, d)
-    _lose(state, source, attacker_losses)
-    _lose(state, target, defender_losses)
+    owed: list[tuple[int, int]] = []
+    for t, n in ((source, attacker_losses), (target, defender_losses)):
+        if n and state.rules.choose_losses and state.commanders_in(t) and state.units(t) > n:
+            owed.append((t, n))
+        else:
+            _lose(state, t, n)
     events.append(
         Event2210(
             "rolled",
@@ -93,17 +97,40 @@ def _resolve(
             },
         )
     )
+    if owed:
+        # A capture takes every defender and costs the attacker nothing, so owed losses mean no capture.
+        state.losses_owed = owed
+        state.phase = Phase.LOSSES
+        state.to_act = state.owner[owed[0][0]]
+        return
     if state.units(target) > 0:
         state.pending = None
         state.phase = Phase.INVADE
         return
-    _capture(state, seat, source, target, contested=True, events=events)
     # 004: "move in at least as many units as the number of dice you rolled"; "If you successfully invade
     # a territory and you rolled one or more 8-sided dice, then you must move in the Commander(s)".
     must = tuple(c for c in d8 if state.commander(seat, c) == source)
     state.move_in = (min(dice, state.units(source) - 1), must)
     state.phase = Phase.OCCUPY
+    # Last: taking the defender's last unit may end the game.
+    _capture(state, seat, source, target, contested=True, events=events)
     eliminate_if_beaten(state, defender, seat, events)
+
+
+def lose(state: GameState2210, action: Lose, events: list[Event2210]) -> None:
+    """The chosen units go back to the recruitment pool (commanders leave play)."""
+    t, _ = state.losses_owed.pop(0)
+    seat = state.owner[t]
+    state.mods[t] -= action.mods
+    for c in action.commanders:
+        state.commander_at[seat * 5 + c] = EMPTY
+    events.append(Event2210("lost", seat, {"territory": t, **action._asdict()}))
+    if state.losses_owed:
+        state.to_act = state.owner[state.losses_owed[0][0]]
+        return
+    state.to_act = state.turn_seat
+    state.pending = None
+    state.phase = Phase.INVADE
 
 
 def _lose(state: GameState2210, t: int, losses: int) -> None:

@@ -22,6 +22,7 @@ from engine.r2210.actions import (
     EndPhase,
     Fortify,
     Hire,
+    Lose,
     Occupy,
     Phase,
     Place,
@@ -61,10 +62,13 @@ class Legal2210:
     d8: tuple[Commander, ...] = ()
     """In ROLL: commanders that may roll an 8-sided die."""
     defend_max: int = 0
+    lose: int = 0
+    """In LOSSES: how many units to remove from ``territories[0]``."""
     occupy_min: int = 0
     occupy_mods: int = 0
-    """In OCCUPY: MODs in the source (at least one unit stays behind)."""
+    """In OCCUPY: MODs in the source (at least one unit stays behind); in LOSSES: MODs in the territory."""
     occupy_commanders: tuple[Commander, ...] = ()
+    """In OCCUPY: commanders in the source; in LOSSES: commanders in the territory."""
     must_move: tuple[Commander, ...] = ()
     fortify: tuple[FortifyChoice, ...] = ()
     can_end: bool = False
@@ -121,6 +125,13 @@ class Legal2210:
         if phase == Phase.DEFEND and isinstance(action, Defend):
             ok = 1 <= action.dice <= self.defend_max
             return "" if ok else f"defend with 1 to {self.defend_max} dice, not {action.dice}"
+        if phase == Phase.LOSSES and isinstance(action, Lose):
+            c = action.commanders
+            if len(set(c)) != len(c) or not set(c) <= set(self.occupy_commanders):
+                return f"commanders there: {[x.name for x in self.occupy_commanders]} (each once)"
+            if not 0 <= action.mods <= self.occupy_mods or action.mods + len(c) != self.lose:
+                return f"remove exactly {self.lose} units ({self.occupy_mods} MODs there)"
+            return ""
         if phase == Phase.OCCUPY and isinstance(action, Occupy):
             return self._units_problem(
                 action.mods, action.commanders, self.occupy_mods, self.occupy_commanders, self.occupy_min
@@ -167,6 +178,7 @@ class Legal2210:
             "dice_max",
             "d8",
             "defend_max",
+            "lose",
             "occupy_min",
             "occupy_mods",
             "occupy_commanders",
@@ -239,6 +251,12 @@ def legal_for(state: GameState2210, seat: int) -> Legal2210:
         )
     if phase == Phase.FORTIFY:
         return Legal2210(phase, seat, fortify=_fortify(state, seat), can_end=True)
+    if phase == Phase.LOSSES:
+        t, n = state.losses_owed[0]
+        here = state.commanders_in(t)
+        return Legal2210(
+            phase, seat, territories=(t,), lose=n, occupy_mods=state.mods[t], occupy_commanders=here
+        )
     return Legal2210(phase, seat)
 
 

@@ -18,6 +18,7 @@ from engine.r2210.actions import (
     EndPhase,
     Fortify,
     Hire,
+    Lose,
     Occupy,
     Phase,
     Place,
@@ -69,6 +70,10 @@ def random_action(legal: Legal2210, rng: random.Random) -> Action2210:
         return Roll(dice, d8)
     if phase == Phase.DEFEND:
         return Defend(rng.randint(1, legal.defend_max))
+    if phase == Phase.LOSSES:
+        low = max(0, legal.lose - len(legal.occupy_commanders))
+        mods = rng.randint(low, min(legal.lose, legal.occupy_mods))
+        return Lose(mods, tuple(rng.sample(legal.occupy_commanders, legal.lose - mods)))
     if phase == Phase.OCCUPY:
         extra = tuple(c for c in legal.occupy_commanders if c not in legal.must_move and rng.random() < 0.3)
         commanders = (*legal.must_move, *extra)
@@ -109,6 +114,9 @@ def default_action(legal: Legal2210) -> Action2210:
         return Roll(legal.dice_max)
     if phase == Phase.DEFEND:
         return Defend(legal.defend_max)
+    if phase == Phase.LOSSES:
+        mods = min(legal.lose, legal.occupy_mods)
+        return Lose(mods, legal.occupy_commanders[: legal.lose - mods])
     if phase == Phase.OCCUPY:
         commanders = list(legal.must_move)
         spare = [c for c in legal.occupy_commanders if c not in commanders]

@@ -24,6 +24,9 @@ class Rules2210:
     region_bonus_energy: bool = True
     """Open point 6: region bonuses give energy as well as MODs (rulebook); off: MODs only (one FAQ line)."""
     defender_dice: DefenderDice = DefenderDice.MAX
+    choose_losses: bool = False
+    """004: "You may remove MODs in their place": off, losses are MODs first, then commanders in a fixed
+    order; on, the side with a commander among its losses is asked (``Phase.LOSSES``)."""
     starting_energy: int = 3
     commander_cost: int = 3
     station_cost: int = 5

@@ -66,6 +66,8 @@ class GameState2210:
         """The declared invasion (source, target)."""
         self.attack_dice: tuple[int, tuple[Commander, ...]] = (0, ())
         """In DEFEND: the attacker's dice and d8 commanders waiting for the defender's choice."""
+        self.losses_owed: list[tuple[Territory, int]] = []
+        """In LOSSES: (territory, units to remove) still to be chosen, the attacker's first."""
         self.move_in: tuple[int, tuple[Commander, ...]] = (0, ())
         """In OCCUPY: the least units to move, and the commanders that rolled d8 and must move in."""
         self.land_deck: list[int] = []

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import IllegalActionError
-from engine.r2210.actions import Commander, Declare, EndPhase, Occupy, Phase, Roll
+from engine.r2210.actions import Commander, Declare, EndPhase, Lose, Occupy, Phase, Roll
 from engine.r2210.events import Event2210
 from engine.r2210.game import apply, legal_actions
 from engine.r2210.state import GameState2210
@@ -92,6 +92,27 @@ def test_losses_are_taken_as_mods_before_commanders() -> None:
     apply(state, Declare(a, b), 0)
     apply(state, Roll(3, (X,)), 0)
     assert state.mods[b] == 0 and state.commanders_in(b) == (N,)  # then the Diplomat before the Naval
+
+
+def test_with_choose_losses_each_side_picks_which_units_it_loses() -> None:
+    """004: "you do not have to remove Commanders first when losses are suffered -- You may remove MODs in
+    their place" (rules option ``choose_losses``: the attacker, then the defender, is asked)."""
+    state = midturn(choose_losses=True)
+    a = put(state, 0, "Egypt", 2, (L, X))
+    b = put(state, 1, "Middle East", 3, (D,))
+    state.dice = FixedDice([6, 1, 1], [5, 2])  # type: ignore[assignment]
+    apply(state, Declare(a, b), 0)
+    apply(state, Roll(3, (L,)), 0)
+    legal = legal_actions(state, 0)
+    assert state.phase == Phase.LOSSES and state.asked == (0,) and legal.lose == 1
+    with pytest.raises(IllegalActionError, match="remove exactly 1 units"):
+        apply(state, Lose(1, (X,)), 0)
+    apply(state, Lose(0, (X,)), 0)
+    assert not state.in_play(0, X) and state.mods[a] == 2
+    assert state.asked == (1,) and legal_actions(state, 1).lose == 1
+    apply(state, Lose(0, (D,)), 1)
+    assert state.mods[b] == 3 and not state.in_play(1, D)
+    assert state.phase == Phase.INVADE and state.asked == (0,)
 
 
 def test_commanders_that_rolled_d8_must_move_in() -> None:
@@ -234,3 +255,17 @@ def test_eliminating_the_last_opponent_ends_and_scores_the_game() -> None:
     apply(state, Declare(a, c), 0)
     apply(state, Roll(1), 0)
     assert state.is_over() and state.end_reason == "conquest" and state.places == (1, 3, 2)
+
+
+def test_taking_the_last_station_and_unit_of_the_last_opponent_ends_the_game() -> None:
+    """004: a Space Station alone still controls its territory, but the player whose "last unit in play" is
+    defeated is eliminated; the station standing alone goes with it and the game ends with one seat left."""
+    state = midturn(2)
+    a = put(state, 0, "Egypt", 4)
+    b = put(state, 1, "Middle East", 1, station=True)
+    lone = put(state, 1, "Alden", 0, station=True)
+    state.dice = FixedDice([6], [1])  # type: ignore[assignment]
+    apply(state, Declare(a, b), 0)
+    apply(state, Roll(1), 0)
+    assert state.is_over() and state.asked == () and state.places == (1, 2)
+    assert state.station[lone] == -1 and state.owner[lone] == -1 and state.station[b] == 0

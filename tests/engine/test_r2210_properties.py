@@ -22,6 +22,7 @@ from engine.r2210.actions import (
     EndPhase,
     Fortify,
     Hire,
+    Lose,
     Occupy,
     Phase,
     Place,
@@ -105,6 +106,9 @@ def every_action(legal: Legal2210, cap: int = 40) -> list[Action2210]:
                 out += [Roll(dice, d8) for d8 in combinations(legal.d8, k)]
     elif phase == Phase.DEFEND:
         out += [Defend(d) for d in range(1, legal.defend_max + 1)]
+    elif phase == Phase.LOSSES:
+        for mods in range(min(legal.lose, legal.occupy_mods) + 1):
+            out += [Lose(mods, c) for c in combinations(legal.occupy_commanders, legal.lose - mods)]
     elif phase == Phase.OCCUPY:
         optional = [c for c in legal.occupy_commanders if c not in legal.must_move]
         for k in range(len(optional) + 1):
@@ -147,7 +151,10 @@ def test_thousands_of_random_games_reach_the_end(chunk: int) -> None:
     legal action (a bounded sample) and the timeout default to a copy every seventh decision."""
     for seed in range(chunk * CHUNK, (chunk + 1) * CHUNK):
         seats = 2 + seed % 4
-        rules = Rules2210(defender_dice=DefenderDice.CHOOSE if seed % 3 == 0 else DefenderDice.MAX)
+        rules = Rules2210(
+            defender_dice=DefenderDice.CHOOSE if seed % 3 == 0 else DefenderDice.MAX,
+            choose_losses=seed % 2 == 1,
+        )
         state = play(seats, seed, rules, deep=seed % 10 == 0)
         check_invariants(state)
         assert state.end_reason in ("year_5", "conquest")
