@@ -37,16 +37,19 @@ PROTOS := $(wildcard proto/conquest/v1/*.proto)
 PROTOC = $(PY) -m grpc_tools.protoc -Iproto --plugin=protoc-gen-mypy=$(VENV)/bin/protoc-gen-mypy \
 	--plugin=protoc-gen-mypy_grpc=$(VENV)/bin/protoc-gen-mypy_grpc
 
-# Python stubs are generated next to the .proto files and committed; `proto-check` fails when stale.
+# The Python stubs are generated into the SDK's package (sample_bots/python/conquest/v1, where both the
+# SDK's own distribution and the server's install take them from) and committed; `proto-check` fails when
+# they are stale.
+STUBS := sample_bots/python
 proto: install
-	$(PROTOC) --python_out=proto --grpc_python_out=proto --mypy_out=proto --mypy_grpc_out=proto $(PROTOS)
+	$(PROTOC) --python_out=$(STUBS) --grpc_python_out=$(STUBS) --mypy_out=$(STUBS) --mypy_grpc_out=$(STUBS) $(PROTOS)
 
 proto-check: install
 	rm -rf .proto-check && mkdir -p .proto-check
 	$(PROTOC) --python_out=.proto-check --grpc_python_out=.proto-check --mypy_out=.proto-check \
 		--mypy_grpc_out=.proto-check $(PROTOS)
 	@for f in $$(cd .proto-check && find . -type f); do \
-		cmp -s ".proto-check/$$f" "proto/$$f" || { echo "stale generated stub proto/$$f: run 'make proto' and commit"; exit 1; }; \
+		cmp -s ".proto-check/$$f" "$(STUBS)/$$f" || { echo "stale generated stub $(STUBS)/$$f: run 'make proto' and commit"; exit 1; }; \
 	done
 	rm -rf .proto-check
 	cd proto && ../$(VENV)/bin/buf lint
@@ -93,11 +96,17 @@ chromium:
 lint: install
 	$(VENV)/bin/ruff check --no-cache .  # a cache key ignores new first-party modules (conftest.py)
 	$(VENV)/bin/ruff format --no-cache --check .
-	$(VENV)/bin/mypy engine server benchmarks
+	$(VENV)/bin/mypy engine server benchmarks conquest_env examples
 	cd proto && ../$(VENV)/bin/buf lint
 
 bench-engine: install
 	$(PY) -m benchmarks.bench_engine
+
+# The numpy-only example (examples/train_numpy.py, docs/training.md): trains a policy in the environment
+# and prints its win rate against the random bot over 200 seeded duels.
+.PHONY: bench-train
+bench-train: install
+	$(PY) examples/train_numpy.py --duels 200
 
 # Win rates of the Python sample bots over a few hundred seeded in-process games (docs/benchmarks.md).
 .PHONY: bench-bots

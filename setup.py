@@ -20,6 +20,6 @@ else:
         compiled = tomllib.load(file)["tool"]["conquest"]["compiled"]
     # The build runs in pip's isolated environment, without the dependencies' type stubs: their types
     # are taken as Any here (they are Python objects either way); `make lint` type-checks strictly.
-    os.environ["MYPYPATH"] = "proto"  # the generated conquest.v1 stubs
+    os.environ["MYPYPATH"] = "sample_bots/python"  # the generated conquest.v1 stubs
     flags = ["--config-file=", "--ignore-missing-imports", "--python-version=3.11"]
     setup(ext_modules=mypycify([*flags, *compiled], opt_level="3"))

@@ -5,18 +5,24 @@ and per-game means of turns, attacks (Attack actions), dice rolls (Rolled events
 passes only play (the fastest of REPEATS is reported); an untimed pass replays the same games to count.
 The clock is read here, around whole games, never inside the engine.
 
+The last row, ``env``, is the training environment (``conquest_env``, PettingZoo's loop with a random agent
+choosing among the masked-in actions) in classic 4-player games: its steps/s, and that as a percentage of
+the engine's actions/s in the classic 4-player row of the same run (issue 22's bar: 20%).
+
     python -m benchmarks.bench_engine [--scale 0.5]
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import time
 from typing import NamedTuple
 
-from engine.actions import Attack, Phase
+from engine.actions import Action, Attack, Phase
 from engine.events import Rolled
 from engine.game import new_game
+from engine.observe import observe
 from engine.policies import Policy, aggressive_policy, play_game
 from engine.rules import preset
 from engine.state import Termination
@@ -89,14 +95,76 @@ def report(workload: Workload, r: Result) -> str:
     )
 
 
+ENV_GAMES = 6
+"""Classic 4-player games the env row plays (random agents: ~8,000 steps each, to the turn cap)."""
+
+
+def time_env(games: int, record: list[list[Action]] | None = None) -> tuple[int, float]:
+    """Steps of the PettingZoo environment with random masked-in actions, and the seconds they took;
+    with ``record``, each game's engine actions are appended to it (untimed runs only)."""
+    from conquest_env import ConquestEnv  # the optional training extra
+    from conquest_env.inputs import choices_of, engine_action
+
+    env = ConquestEnv("classic", 4)
+    rng = random.Random(FIRST_SEED)
+    steps = 0
+    start = time.perf_counter()
+    for seed in range(FIRST_SEED, FIRST_SEED + games):
+        env.reset(seed=seed)
+        if record is not None:
+            record.append([])
+        for _ in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = obs["action_mask"].nonzero()[0]
+            index = int(legal[rng.randrange(len(legal))])
+            if record is not None:
+                record[-1].append(engine_action(env.layout.decode(index, choices_of(env.legal_actions()))))
+            env.step(index)
+            steps += 1
+    return steps, time.perf_counter() - start
+
+
+def time_engine_alone(games: list[list[Action]]) -> float:
+    """Seconds for the engine alone to take the env's games' actions, with what the server builds for each
+    decision too (the seat's observation and the legal actions)."""
+    rules = preset("classic")
+    start = time.perf_counter()
+    for seed, actions in enumerate(games, FIRST_SEED):
+        state, _ = new_game(rules, 4, seed)
+        for action in actions:
+            state.legal_actions()
+            observe(state, state.to_act)
+            state.apply_unchecked(action)
+    return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every preset's game count")
     args = parser.parse_args()
+    engine_rate = 0.0
     for workload in WORKLOADS:
         games = max(1, int(workload.games * args.scale))
         seconds = min(time_games(workload, games) for _ in range(REPEATS))
-        print(report(workload, count_games(workload, games, seconds)), flush=True)
+        result = count_games(workload, games, seconds)
+        if workload.preset == "classic" and workload.seats == 4:
+            engine_rate = result.actions / result.seconds
+        print(report(workload, result), flush=True)
+    env_games = max(1, int(ENV_GAMES * args.scale))
+    steps, seconds = min((time_env(env_games) for _ in range(REPEATS)), key=lambda run: run[1])
+    played: list[list[Action]] = []
+    time_env(env_games, played)
+    alone = min(time_engine_alone(played) for _ in range(REPEATS))
+    print(
+        f"env  {steps / seconds:,.0f} steps/s = {100 * steps / seconds / engine_rate:.1f}% of the engine's "
+        f"{engine_rate:,.0f} actions/s (classic, 4 players, random masked actions, {env_games} games, "
+        f"{steps} steps; the engine alone takes the same actions, with observations and legal actions, "
+        f"at {steps / alone:,.0f}/s)",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Conquest's rules engine: pure, deterministic, no I/O.
 
-A game is (rules, board, seed, seats, actions): re-applying the actions reproduces every state.
+A game is (rules, board, seed, dice version, seats, actions): re-applying the actions reproduces every
+state. ``engine.dice`` derives every roll and shuffle from the seed (docs/protocol.md, "Randomness").
 
     >>> from engine import new_game, preset, aggressive_policy, play_game
     >>> state, _ = new_game(preset("classic"), seats=4, seed=7)

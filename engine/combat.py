@@ -5,18 +5,13 @@ The apply functions here take (state, action, events) like those of ``engine.tur
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from engine.actions import Attack, ChooseDefence, Occupy, Phase, PlayerStatus
 from engine.board import Territory
+from engine.dice import Dice
 from engine.events import Captured, CardsTaken, Eliminated, Event, Occupied, Rolled
 from engine.rules import DefenderDice
 from engine.state import GameState, Termination
 from engine.turns import finish, opponent
-
-DICE_BITS = 13
-"""Bits drawn per roll: 2**13 = 8192 is the smallest power of two holding 6**5 = 7776 outcomes."""
-FIVE_DICE = 6**5
 
 
 def _sorted_dice(count: int, encoded: int) -> tuple[int, ...]:
@@ -30,22 +25,16 @@ _DEFENDER_DICE = [[_sorted_dice(n, v) for v in range(6**2)] for n in range(3)]
 """[dice][digits 3..4 of the draw]: the defender's faces, highest first."""
 
 
-def roll_dice(
-    getrandbits: Callable[[int], int], attacker: int, defender: int
-) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def roll_dice(dice: Dice, attacker: int, defender: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """One roll of ``attacker`` (1..3) and ``defender`` (1..2) dice, each sorted highest first.
 
-    The exact derivation, so anyone can re-check a game's dice from its seed. Each roll takes one number
-    k uniform in 0..7775 (= 6**5 - 1) from the game's ``random.Random(seed)``: k = getrandbits(13),
-    drawn again while k >= 7776 (a rejection, so k is exactly uniform). Write k in base 6 as five digits,
-    die i = (k // 6**i) % 6 + 1 for i = 0..4: dice 0, 1, 2 are the attacker's, dice 3, 4 the defender's;
-    an attacker rolling fewer than 3 dice takes dice 0..attacker-1, a defender rolling 1 takes die 3, and
-    the other digits are discarded. As k is uniform over all 6**5 outcomes, the five dice are independent
-    and each uniform on 1..6.
+    The roll takes one number k uniform in 0..7775 (= 6**5 - 1) from the game's dice (``Dice.battle``).
+    Written in base 6 as five digits, die i = (k // 6**i) % 6 + 1 for i = 0..4: dice 0, 1, 2 are the
+    attacker's, dice 3, 4 the defender's; an attacker rolling fewer than 3 dice takes dice 0..attacker-1,
+    a defender rolling 1 takes die 3, and the other digits are discarded. As k is uniform over all 6**5
+    outcomes, the five dice are independent and each uniform on 1..6 (docs/protocol.md, "Randomness").
     """
-    k = getrandbits(DICE_BITS)
-    while k >= FIVE_DICE:
-        k = getrandbits(DICE_BITS)
+    k = dice.battle()
     return _ATTACKER_DICE[attacker][k % 216], _DEFENDER_DICE[defender][k // 216]
 
 
@@ -71,7 +60,7 @@ def _roll_on(state: GameState, defence_dice: int | None, events: list[Event]) ->
     assert action is not None
     src, dst = action.source, action.target
     armies = state.armies
-    getrandbits = state._rng.getrandbits
+    dice = state.dice
     choose = state.rules.defender_dice == _CHOOSE_DEFENCE
     while True:
         if choose and defence_dice is None and armies[dst] > 1:
@@ -82,7 +71,7 @@ def _roll_on(state: GameState, defence_dice: int | None, events: list[Event]) ->
         a = action.dice if action.dice < armies[src] else armies[src] - 1
         d = defence_dice or (2 if armies[dst] > 1 else 1)
         defence_dice = None
-        att, dfn = roll_dice(getrandbits, a, d)
+        att, dfn = roll_dice(dice, a, d)
         # Highest against highest, then second against second; ties go to the defender.
         att_loss = def_loss = 0
         if att[0] > dfn[0]:

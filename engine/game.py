@@ -21,6 +21,7 @@ from engine.actions import (
 )
 from engine.board import Board
 from engine.classic_map import CLASSIC
+from engine.dice import DICE_VERSION, DICE_VERSIONS
 from engine.errors import RulesConfigError
 from engine.events import Event
 from engine.goals import GOALS
@@ -66,18 +67,29 @@ APPLY_THEN_CHECK_GOAL: dict[type, Handler] = {kind: _then_check_goal(h) for kind
 """The same with the goal checked after each action (Capital and Secret Mission games only)."""
 
 
-def new_game(rules: Rules, seats: int, seed: int, board: Board = CLASSIC) -> tuple[GameState, list[Event]]:
+def new_game(
+    rules: Rules, seats: int, seed: int, board: Board = CLASSIC, dice_version: int = DICE_VERSION
+) -> tuple[GameState, list[Event]]:
     """Start a game: roll for the first player and deal (if the setup deals). Returns the state and events.
 
+    ``dice_version`` names how the randomness derives from the seed (``engine.dice``): new games use the
+    current one; a replay names the one it was played with.
+
     Raises:
-        RulesConfigError: the rules do not allow ``seats`` players, or the seed is not a whole number.
+        RulesConfigError: the rules do not allow ``seats`` players, the seed is not a whole number in
+            0..2**64-1, or the dice version does not exist.
     """
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise RulesConfigError(f"the seed must be a whole number, not {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 1 << 64:
+        raise RulesConfigError(f"the seed must be a whole number in 0..2**64-1, not {seed!r}")
+    if dice_version not in DICE_VERSIONS:
+        raise RulesConfigError(
+            f"dice version {dice_version!r} does not exist; versions are {', '.join(map(str, DICE_VERSIONS))}"
+        )
     if rules.neutral and board.size % 3:
         raise RulesConfigError(
             f"the neutral game deals 3 equal piles; {board.size} territories do not divide"
         )
     goal = GOALS[rules.objective]
-    state = GameState(rules, seats, seed, board, goal, APPLY if goal is None else APPLY_THEN_CHECK_GOAL)
+    handlers = APPLY if goal is None else APPLY_THEN_CHECK_GOAL
+    state = GameState(rules, seats, seed, board, goal, handlers, dice_version)
     return state, setup.start(state)

@@ -149,7 +149,7 @@ class MissionGoal(Goal):
 
     def deal(self, state: GameState, events: list[Event]) -> None:
         deck = mission_deck(state.rules, state.seats)
-        state._rng.shuffle(deck)
+        state.dice.shuffle(deck)
         for seat in range(state.seats):
             state.missions[seat] = deck[seat]
             events.append(MissionDealt(seat, deck[seat]))

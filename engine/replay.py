@@ -1,4 +1,5 @@
-"""Replays: a game is (rules, board, seed, seats, actions); re-simulating one reproduces every state.
+"""Replays: a game is (rules, board, seed, dice version, seats, actions); re-simulating one reproduces every
+state.
 
 The recorded result (places and the final state's fingerprint) lets ``verify`` prove a replay honest.
 """
@@ -13,6 +14,7 @@ from engine.actions import Action
 from engine.board import Board
 from engine.classic_map import CLASSIC
 from engine.codec import decode_action, encode_action
+from engine.dice import DICE_VERSION, DICE_VERSIONS
 from engine.errors import ActionError
 from engine.events import Event
 from engine.game import new_game
@@ -42,6 +44,9 @@ class Replay:
     """Recorded ``GameState.fingerprint()`` of the final state."""
     annotations: dict[int, str] = field(default_factory=dict)
     """Bot-written notes by action index (shown by replay viewers)."""
+    dice_version: int = DICE_VERSION
+    """How the game's randomness derives from ``seed`` (``engine.dice``); a file without the field
+    predates version 2 and is version 1."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,6 +55,7 @@ class Replay:
             "board": self.board,
             "rules": self.rules.to_dict(),
             "seed": self.seed,
+            "dice_version": self.dice_version,
             "seats": list(self.seats),
             "actions": [encode_action(a) for a in self.actions],
             "places": list(self.places),
@@ -66,6 +72,10 @@ class Replay:
         try:
             if data.get("format") != FORMAT_VERSION:
                 raise ReplayError(f"replay format {data.get('format')!r} is not {FORMAT_VERSION}")
+            dice_version = data.get("dice_version", 1)
+            if dice_version not in DICE_VERSIONS:
+                versions = ", ".join(str(v) for v in DICE_VERSIONS)
+                raise ReplayError(f"replay dice_version {dice_version!r} is not one of {versions}")
             if data["board"] not in BOARDS:
                 raise ReplayError(f"unknown board {data['board']!r}; boards: {', '.join(BOARDS)}")
             return Replay(
@@ -78,6 +88,7 @@ class Replay:
                 places=[int(p) for p in data.get("places", [])],
                 fingerprint=str(data.get("fingerprint", "")),
                 annotations={int(k): str(v) for k, v in data.get("annotations", {}).items()},
+                dice_version=dice_version,
             )
         except KeyError as missing:
             raise ReplayError(f"replay is missing the field {missing}") from None
@@ -97,7 +108,8 @@ class Replay:
         return Replay.from_dict(data)
 
     def start(self) -> tuple[GameState, list[Event]]:
-        return new_game(self.rules, len(self.seats), self.seed, BOARDS[self.board])
+        """Raises: RulesConfigError (seats, seed or dice version the rules do not take)."""
+        return new_game(self.rules, len(self.seats), self.seed, BOARDS[self.board], self.dice_version)
 
 
 def simulate(replay: Replay) -> tuple[GameState, list[Event]]:

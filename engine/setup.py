@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from engine.actions import ChooseHeadquarters, Claim, Phase, Place
 from engine.board import Territory
+from engine.dice import Dice
 from engine.events import (
     Claimed,
     Dealt,
@@ -36,17 +37,9 @@ def start(state: GameState) -> list[Event]:
     if setup in (SetupMode.CLAIM, SetupMode.ALLIED_CLAIM):
         state.phase = Phase.SETUP_CLAIM
         return events
-    if setup == SetupMode.DEALT:
-        order = list(range(state.board.size))
-        state._rng.shuffle(order)
-        for i, t in enumerate(order):
-            _occupy_at_setup(state, t, (state.first_seat + i) % state.seats)
-    else:
-        cards = list(range(state.board.size))
-        state._rng.shuffle(cards)
-        pile = state.board.size // 3
-        for i, t in enumerate(cards):
-            _occupy_at_setup(state, t, min(i // pile, state.seats))
+    owners = deal(state.dice, state.board.size, state.seats, state.first_seat, setup == _NEUTRAL_PILES)
+    for t, owner in enumerate(owners):
+        _occupy_at_setup(state, t, owner)
     events.append(Dealt(tuple(state.owner)))
     state.phase = Phase.SETUP_PLACE
     if sum(state.setup_left) == 0:
@@ -54,20 +47,41 @@ def start(state: GameState) -> list[Event]:
     return events
 
 
+def deal(dice: Dice, territories: int, seats: int, first_seat: int, neutral_piles: bool) -> list[int]:
+    """The owner of each territory after a deal: ``territories`` ids shuffled; in a dealt setup the i-th
+    goes to seat (first_seat + i) % seats; with neutral piles the first third to seat 0, the second to
+    seat 1 and the last to the neutral army (owner ``seats``)."""
+    order = list(range(territories))
+    dice.shuffle(order)
+    owners = [0] * territories
+    pile = territories // 3
+    for i, t in enumerate(order):
+        owners[t] = min(i // pile, seats) if neutral_piles else (first_seat + i) % seats
+    return owners
+
+
 def _roll_for_first(state: GameState, events: list[Event]) -> int:
-    """Everyone rolls one die; the highest starts; a tie for highest rolls again among the tied."""
-    tied = list(range(state.seats))
+    rounds, seat = roll_off(state.dice, state.seats)
+    events.append(FirstPlayerRolled(rounds, seat))
+    return seat
+
+
+def roll_off(dice: Dice, seats: int) -> tuple[tuple[tuple[int, ...], ...], int]:
+    """Everyone rolls one die; the highest starts; a tie for highest rolls again among the tied.
+
+    Returns each round's dice (one per seat, 0 for seats out of the round) and the seat that starts.
+    """
+    tied = list(range(seats))
     rounds: list[tuple[int, ...]] = []
     while True:
-        roll = [0] * state.seats
+        roll = [0] * seats
         for s in tied:
-            roll[s] = int(state._random() * 6) + 1
+            roll[s] = dice.die()
         rounds.append(tuple(roll))
         best = max(roll)
         tied = [s for s in tied if roll[s] == best]
         if len(tied) == 1:
-            events.append(FirstPlayerRolled(tuple(rounds), tied[0]))
-            return tied[0]
+            return tuple(rounds), tied[0]
 
 
 def _occupy_at_setup(state: GameState, t: Territory, owner: int) -> None:

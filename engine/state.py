@@ -1,4 +1,5 @@
-"""The game state: flat arrays indexed by territory id, one seeded RNG, and the questions asked of it.
+"""The game state: flat arrays indexed by territory id, one seeded stream of dice, and the questions asked
+of it.
 
 How each kind of action changes a state lives beside it: ``engine.setup`` (claiming, placing the starting
 armies, choosing headquarters), ``engine.turns`` (a turn's phases and the end of the game) and
@@ -16,7 +17,6 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
-import random
 from collections import deque
 from collections.abc import Callable
 from itertools import combinations
@@ -25,6 +25,7 @@ from typing import Any
 from engine.actions import Action, Attack, Phase
 from engine.actions import PlayerStatus as PlayerStatus  # re-exported: callers import it from here
 from engine.board import Board, CardDesign, Territory
+from engine.dice import DICE_VERSION, Dice, make_dice
 from engine.errors import MalformedActionError, NotYourTurnError
 from engine.events import Event
 from engine.legal import AttackOption, FortifyOption, LegalActions, check_well_formed
@@ -96,8 +97,6 @@ Handler = Callable[["GameState", Any, list[Event]], None]
 
 _STATE_FIELDS = (
     "_handlers",
-    "_random",
-    "_rng",
     "armies",
     "attack_phase",
     "attacker",
@@ -105,6 +104,7 @@ _STATE_FIELDS = (
     "bonus_used",
     "captured_this_turn",
     "deck",
+    "dice",
     "eliminated",
     "eliminated_by",
     "elimination_trade",
@@ -152,14 +152,15 @@ class GameState:
         board: Board,
         goal: Goal | None,
         handlers: dict[type, Handler],
+        dice_version: int = DICE_VERSION,
     ) -> None:
         """A new game before its first decision; ``engine.game.new_game`` makes one and starts it."""
         self.rules = rules
         self.board = board
         self.seats = seats
         self.seed = seed
-        self._rng = random.Random(seed)
-        self._random = self._rng.random
+        self.dice: Dice = make_dice(dice_version, seed)
+        """Every random choice of the game draws from it, in order (``engine.dice``)."""
         self.neutral = seats if rules.neutral else -1
         owners = seats + (1 if rules.neutral else 0)
         self.owner = [UNCLAIMED] * board.size
@@ -414,7 +415,9 @@ class GameState:
 
     def clone(self) -> GameState:
         # Compiled (mypyc), __new__ runs __init__.
-        other = GameState(self.rules, self.seats, self.seed, self.board, self.goal, self._handlers)
+        other = GameState(
+            self.rules, self.seats, self.seed, self.board, self.goal, self._handlers, self.dice.version
+        )
         for name in _STATE_FIELDS:
             setattr(other, name, getattr(self, name))
         other.owner = list(self.owner)
@@ -428,14 +431,11 @@ class GameState:
         other.eliminated_by = list(self.eliminated_by)
         other.headquarters = list(self.headquarters)
         other.missions = list(self.missions)
-        other._rng = random.Random()
-        other._rng.setstate(self._rng.getstate())
-        other._random = other._rng.random
+        other.dice = self.dice.copy()
         return other
 
     def snapshot(self) -> dict[str, Any]:
-        """Every fact of the state as plain data (the RNG as a digest of its internal state)."""
-        rng_digest = hashlib.sha256(repr(self._rng.getstate()).encode()).hexdigest()
+        """Every fact of the state as plain data (the dice as their stream's position)."""
         snapshot: dict[str, Any] = {
             "phase": self.phase.name,
             "turn": self.turn,
@@ -462,7 +462,7 @@ class GameState:
             ],
             "places": list(self.places),
             "end_reason": self.end_reason,
-            "rng": rng_digest,
+            "rng": self.dice.position(),
         }
         if self.rules.objective != Objective.CONQUEST or self.rules.allied_army:
             # Only in the variants, so classic fingerprints recorded before them still verify.

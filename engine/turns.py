@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import deque
 
 from engine.actions import EndPhase, Fortify, Phase, Place, PlayerStatus, TradeCards
+from engine.dice import Dice
 from engine.events import Drew, Event, Fortified, GameEnded, Placed, Traded, TurnEnded, TurnStarted
 from engine.state import GameState, Termination
 
@@ -30,11 +31,16 @@ _ALIVE = PlayerStatus.ALIVE
 def first_turn(state: GameState, events: list[Event]) -> None:
     """The setup (and a goal's stage before the first turn) is over: shuffle the draw pile and start."""
     reserved = state.goal.reserved_cards(state) if state.goal is not None else frozenset()
-    deck = [c for c in range(state.board.card_count) if c not in reserved]
-    state._rng.shuffle(deck)
-    state.deck = deque(deck)
+    state.deck = deque(shuffled_deck(state.dice, state.board.card_count, reserved))
     state.turn_seat = state.first_seat
     start_turn(state, state.first_seat, events)
+
+
+def shuffled_deck(dice: Dice, cards: int, reserved: frozenset[int]) -> list[int]:
+    """The draw pile, top card first: card ids 0..cards-1 without ``reserved``, in order, shuffled."""
+    deck = [c for c in range(cards) if c not in reserved]
+    dice.shuffle(deck)
+    return deck
 
 
 def start_turn(state: GameState, seat: int, events: list[Event]) -> None:

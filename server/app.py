@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, MutableMapping
 
 import grpc
 import structlog
@@ -35,6 +35,28 @@ from server.web.dashboard import start_dashboard
 
 SERVICE_NAME = bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
 log = structlog.get_logger("conquest.server")
+
+
+class Health(health.aio.HealthServicer):
+    """grpc.health.v1.Health for the server as a whole (service "") and for each of its services
+    (conquest.v1.BotService, conquest.v1.ArenaService): every one SERVING from the start, NOT_SERVING
+    while the database does not take results (``serving``) and for good once draining
+    (``enter_graceful_shutdown``, the base class's)."""
+
+    _server_status: MutableMapping[str, int]
+    """The base class's status of each service name (its type stubs leave it out)."""
+
+    def __init__(self) -> None:
+        super().__init__()  # "" starts SERVING
+        self.services = ("", SERVICE_NAME, arena_service.SERVICE_NAME)
+        for name in self.services:  # set before the server starts: ``set`` is a coroutine
+            self._server_status[name] = health_pb2.HealthCheckResponse.SERVING
+
+    async def serving(self, up: bool) -> None:
+        """Every service SERVING (``up``) or NOT_SERVING; no change once draining."""
+        status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
+        for name in self.services:
+            await self.set(name, status)
 
 
 class BotService:
@@ -146,12 +168,11 @@ def build_lobby(config: ServerConfig, store: Store | None) -> Lobby:
     return lobby
 
 
-async def start_recorder(
-    lobby: Lobby, health_servicer: health.aio.HealthServicer
-) -> asyncio.Task[None] | None:
+async def start_recorder(lobby: Lobby, health_servicer: Health) -> asyncio.Task[None] | None:
     """Before the server takes bots: record the games a crash left live as aborted and load the results
     still pending; then run the task that keeps running games' records and retries pending results. While
-    the database does not take results, health says NOT_SERVING and the lobby seats no new games.
+    the database does not take results, health says NOT_SERVING (for the server and each service) and the
+    lobby seats no new games.
 
     Returns the task (cancel it once the lobby has shut down), or None for a lobby without a Recorder.
     """
@@ -166,15 +187,14 @@ async def start_recorder(
         if up:
             lobby.resume()
         if lobby.accepting:  # while draining, health stays NOT_SERVING
-            serving = health_pb2.HealthCheckResponse
-            await health_servicer.set("", serving.SERVING if up else serving.NOT_SERVING)
+            await health_servicer.serving(up)
 
     return asyncio.create_task(recorder.run(database_changed), name="recorder")
 
 
 def build_server(
     config: ServerConfig, address: str, lobby: Lobby, store: Store | None
-) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer, Arena]:
+) -> tuple[grpc.aio.Server, int, Health, Arena]:
     """The gRPC server, its port, its health servicer and the Arena its ArenaService (and the web
     dashboard) read through. Give the dashboard this Arena: a second one over the same lobby would run a
     second tournament director and seat a resumed tournament's tables twice."""
@@ -182,7 +202,7 @@ def build_server(
     add_bot_service(BotService(lobby), server)
     arena = Arena(lobby, store)
     arena_pb2_grpc.add_ArenaServiceServicer_to_server(arena_service.ArenaService(arena), server)
-    health_servicer = health.aio.HealthServicer()  # the overall status "" starts SERVING
+    health_servicer = Health()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     services = (SERVICE_NAME, arena_service.SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
     reflection.enable_server_reflection(services, server)

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import NamedTuple
 
+from engine.state import Termination
+
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
 """The names a Hello may carry and a bot may be registered under."""
 
@@ -137,6 +139,18 @@ class SeatResult:
     round_trips: Mapping[str, Sequence[int]] = field(default_factory=dict)
     """Answered decisions by phase (lower-case Phase name): how many fell in each bucket of
     ``ROUND_TRIP_BUCKETS``, the last count for those above the last bound."""
+
+
+SHUTDOWN = "server_shutdown"
+"""A game ended by a server stop: the turn cap lowered to the current turn, that turn played with defaults."""
+ALL_FORFEITED = "all_forfeited"
+"""A game ended because every seat forfeited (ended the way a shutdown ends it)."""
+ABORTED = "aborted"
+"""A game live when the server crashed, ended where its record stopped (recorded only: no GameOver)."""
+GAME_OVER_REASONS = (*(t.value for t in Termination), SHUTDOWN, ALL_FORFEITED)
+"""Every ``GameOver.reason``: the engine's ways a game ends, then the server's ways of cutting one short."""
+END_REASONS = (*GAME_OVER_REASONS, ABORTED)
+"""Every ``GameResult.reason`` (``GameSummary.reason``, ``GameRecord.reason`` in storage)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ lobby (live games) run on the event loop.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import AsyncGenerator, Iterable, Sequence
 from datetime import datetime
@@ -285,7 +286,9 @@ class Arena:
         return arena_pb2.GetReplayResponse(game_id=game_id, replay_json=json.dumps(record.to_dict()))
 
     def recorded_stream(self, game_id: str) -> list[arena_pb2.WatchGameResponse]:
-        """A finished game as a spectator stream: its start, one event batch per action, GameOver."""
+        """A finished game as a spectator stream from its start: the board as its setup left it (what each
+        bot's GameStarted showed), the setup's events from sequence 0 (the roll for the first player, the
+        deal), one event batch per action, GameOver."""
         game = self._finished(game_id)
         replay = self.store.replay(game_id)
         state, setup = replay.start()
@@ -299,14 +302,13 @@ class Arena:
                     rules=convert.rules_info(replay.rules, seats),
                     map=convert.map_info(state.board),
                     observation=wire.observation(observe(state, -1)),
-                    next_sequence=len(setup),
+                    next_sequence=0,
                     live=False,
                 )
             )
         ]
-        sequence = len(setup)
-        for action in replay.actions:
-            events = state.apply(action)
+        sequence = 0
+        for events in itertools.chain([setup], (state.apply(action) for action in replay.actions)):
             batch = [wire.event_to_pb(public_view(e, None), sequence + i) for i, e in enumerate(events)]
             sequence += len(events)
             if batch:

@@ -28,8 +28,8 @@ from server.arena.tournaments import (
 )
 from server.ops.config import QueueConfig, ServerConfig, TimeControl
 from server.play.lobby import Appointment, Lobby
-from server.play.runner import SHUTDOWN, GameRunner
-from server.records import NAME_PATTERN
+from server.play.runner import GameRunner
+from server.records import NAME_PATTERN, SHUTDOWN
 from server.storage import (
     InvalidInputError,
     NotFoundError,

@@ -1,6 +1,6 @@
 """The ``conquest`` command: ``build_parser`` asks each command module of ``server.cli`` to register its
 subcommands (``add_commands``), each run by a ``cmd_<name>`` function in that module: ``serve.py`` (serve,
-health), ``practice.py``, ``match.py``, ``demo.py``, ``replay.py`` (replay show, verify, render) and
+health), ``practice.py``, ``match.py``, ``demo.py``, ``replay.py`` (replay show, verify, events, render) and
 ``arena.py`` (the Arena API commands: bot, leaderboard, games, challenge, tournament, replay download).
 Every subcommand, as in docs/cli.md (tests/cli/test_cli_docs.py keeps both in step):
 
@@ -15,6 +15,7 @@ conquest demo [--address HOST:PORT] [--database-url URL] [--games N] [--replay-d
         [--dashboard-port PORT]
 conquest replay show FILE
 conquest replay verify FILE [FILE ...]
+conquest replay events FILE
 conquest replay render FILE [-o|--output game.html]
 conquest replay download GAME_ID -o|--output FILE [--server HOST:PORT]
 conquest bot register NAME [--server HOST:PORT] [--admin-token TOKEN]

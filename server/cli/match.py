@@ -18,6 +18,7 @@ import os
 import re
 import shlex
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -68,7 +69,7 @@ class Entrant:
     house: str | None = None
     """The HOUSE_POLICIES name of a house seat."""
     log: Path | None = None
-    process: asyncio.subprocess.Process | None = None
+    process: subprocess.Popen[bytes] | None = None
 
 
 def parse_entrants(specs: Sequence[str]) -> list[Entrant]:
@@ -260,10 +261,15 @@ class Match:
             command = command.replace(placeholder, shlex.quote(value))
         entrant.log = self.replay_dir / "bots" / f"{entrant.name}.log"
         entrant.log.parent.mkdir(parents=True, exist_ok=True)
+        # subprocess.Popen, not the event loop's subprocess support: the loop (uvloop's libuv) fork()s, which
+        # runs gRPC's fork handlers while the server's gRPC threads are busy, and the gRPC core prints
+        # "Other threads are currently calling into gRPC, skipping fork() handlers" for each bot. Popen
+        # starts the child with vfork(), which runs no fork handlers; the child only exec()s the shell.
         with entrant.log.open("wb") as log:  # the child keeps its own copy of the descriptor
-            entrant.process = await asyncio.create_subprocess_shell(
+            entrant.process = subprocess.Popen(
                 command,
-                stdin=asyncio.subprocess.DEVNULL,
+                shell=True,
+                stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
                 start_new_session=True,
@@ -289,7 +295,7 @@ class Match:
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         while not ready():
             for entrant in self.entrants:
-                if entrant.process is not None and entrant.process.returncode is not None:
+                if entrant.process is not None and entrant.process.poll() is not None:
                     raise MatchError(
                         f"bot {entrant.name} ({entrant.spec}) exited with code {entrant.process.returncode} "
                         f"before the match ended{_tail(entrant)}"
@@ -311,14 +317,14 @@ class Match:
         for process in processes:
             _signal_group(process, signal.SIGTERM)
         deadline = time.monotonic() + STOP_GRACE_S
-        for process in processes:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(process.wait(), max(0.0, deadline - time.monotonic()))
-        while any(_group_alive(p) for p in processes) and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)  # the shell may be gone while the bot it started still exits
+        # Until the shells have exited and so have the bots they started (a shell may be gone while its bot
+        # still exits).
+        while any(p.poll() is None or _group_alive(p) for p in processes) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
         for process in processes:
             _signal_group(process, signal.SIGKILL)
-            await process.wait()
+            while process.poll() is None:
+                await asyncio.sleep(0.01)
 
     def _game_over(self, runner: GameRunner) -> None:
         if not runner.state.is_over():
@@ -368,12 +374,12 @@ class Match:
         return "\n".join(lines)
 
 
-def _signal_group(process: asyncio.subprocess.Process, signum: signal.Signals) -> None:
+def _signal_group(process: subprocess.Popen[bytes], signum: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signum)  # the bot's shell and everything it started
 
 
-def _group_alive(process: asyncio.subprocess.Process) -> bool:
+def _group_alive(process: subprocess.Popen[bytes]) -> bool:
     try:
         os.killpg(process.pid, 0)
     except ProcessLookupError:

@@ -1,4 +1,5 @@
-"""``conquest replay show|verify|render``: a finished game's replay file, printed, re-simulated or drawn.
+"""``conquest replay show|verify|events|render``: a finished game's replay file, printed, re-simulated,
+listed event by event or drawn.
 
 ``replay download`` (from a running server's Arena API) is registered by ``server.cli.arena``.
 """
@@ -6,15 +7,21 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+from google.protobuf import json_format
 
 from engine.codec import encode_action
-from engine.events import GameEnded, TurnStarted
-from engine.replay import ReplayError, simulate
+from engine.events import Event, GameEnded, TurnStarted
+from engine.replay import Replay, ReplayError, simulate
+from engine.state import GameState
 from server.play.replays import load_replay_file, verify_record
+from server.play.wire import event_to_pb
 
 
 def cmd_replay_verify(args: argparse.Namespace) -> int:
@@ -29,19 +36,28 @@ def cmd_replay_verify(args: argparse.Namespace) -> int:
             continue
         checked = "seed commitment, " if data.get("seed_commitment") else ""
         print(
-            f"OK   {path}: {len(replay.actions)} actions re-simulated; {checked}places {list(state.places)} "
-            "and final state match"
+            f"OK   {path}: {len(replay.actions)} actions re-simulated (dice version "
+            f"{replay.dice_version}); {checked}places {list(state.places)} and final state match"
         )
     return 1 if failed else 0
 
 
-def cmd_replay_show(args: argparse.Namespace) -> int:
+def _simulated(path: Path, command: str) -> tuple[Replay, dict[str, Any], GameState, list[Event]] | None:
+    """The replay in ``path`` re-simulated, or None after telling why not (on stderr)."""
     try:
-        replay, data = load_replay_file(args.file)
+        replay, data = load_replay_file(path)
         state, events = simulate(replay)
     except ReplayError as bad:
-        print(f"conquest replay show: {bad}", file=sys.stderr)
+        print(f"conquest replay {command}: {bad}", file=sys.stderr)
+        return None
+    return replay, data, state, events
+
+
+def cmd_replay_show(args: argparse.Namespace) -> int:
+    simulated = _simulated(args.file, "show")
+    if simulated is None:
         return 1
+    replay, data, state, events = simulated
     print(f"game {replay.game_id or '(no id)'}  queue {data.get('queue', '?')}  rules {replay.rules.name}")
     print(f"seed {replay.seed}  commitment {data.get('seed_commitment', '(not recorded)')}")
     outcomes = data.get("outcomes") or [""] * len(replay.seats)
@@ -57,6 +73,21 @@ def cmd_replay_show(args: argparse.Namespace) -> int:
         print("annotations:")
         for index, note in sorted(replay.annotations.items()):
             print(f"  action {index} {encode_action(replay.actions[index])}: {note}")
+    return 0
+
+
+def cmd_replay_events(args: argparse.Namespace) -> int:
+    """Every event of the game, nothing hidden, one proto3 JSON ``GameEvent`` per line (zeros and empty
+    lists written out): what a verifier in another language re-derives the rolls and shuffles against
+    (docs/protocol.md, "Randomness")."""
+    simulated = _simulated(args.file, "events")
+    if simulated is None:
+        return 1
+    for sequence, event in enumerate(simulated[3]):
+        message = json_format.MessageToDict(
+            event_to_pb(event, sequence), always_print_fields_with_no_presence=True
+        )
+        print(json.dumps(message, separators=(",", ":")))
     return 0
 
 
@@ -103,7 +134,8 @@ def turn_digest(events: Sequence[object], seats: Sequence[str]) -> list[str]:
 def add_commands(
     commands: argparse._SubParsersAction[argparse.ArgumentParser],
 ) -> argparse._SubParsersAction[argparse.ArgumentParser]:
-    """Register ``replay show|verify|render``; returns the ``replay`` subcommands for others to extend."""
+    """Register ``replay show|verify|events|render``; returns the ``replay`` subcommands for others to
+    extend."""
     replay = commands.add_parser("replay", help="inspect or verify replay files")
     replay_commands = replay.add_subparsers(dest="replay_command", required=True)
     show = replay_commands.add_parser("show", help="print a replay's players, result and turns")
@@ -114,6 +146,11 @@ def add_commands(
     )
     verify.add_argument("files", type=Path, nargs="+", metavar="FILE")
     verify.set_defaults(run=cmd_replay_verify)
+    events = replay_commands.add_parser(
+        "events", help="print every event of a replay (nothing hidden), one GameEvent as JSON per line"
+    )
+    events.add_argument("file", type=Path)
+    events.set_defaults(run=cmd_replay_events)
     render = replay_commands.add_parser(
         "render", help="write a replay as one self-contained HTML page (the dashboard's replay viewer)"
     )

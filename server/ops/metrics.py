@@ -120,7 +120,7 @@ class Metrics:
         )
         self.rejections = Counter(
             "conquest_decision_rejections_total",
-            "Decisions rejected, by reason (malformed, illegal, stale, late, not_your_game).",
+            "Decisions rejected, by reason (malformed, illegal, stale, late, not_your_game, game_over).",
             ["reason"],
             registry=r,
         )

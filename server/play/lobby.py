@@ -18,6 +18,7 @@ import structlog
 from conquest.v1 import bot_pb2
 from server.ops.config import QueueConfig, ServerConfig
 from server.ops.metrics import Metrics
+from server.play import messages
 from server.play.convert import rules_info
 from server.play.matchmaker import Matchmaker
 from server.play.pairing import LADDER, MatchPolicy
@@ -30,7 +31,11 @@ from server.records import INITIAL, NAME_RULE, HelloError, Identity, Skill, name
 
 log = structlog.get_logger("conquest.lobby")
 MATCH_RETRY_S = 1.0
+ENDED_GAMES_KEPT = 4096
+"""How many ended games the lobby remembers, to tell a late Decision for one that its game is over."""
 """How often a queue whose ready bots are too far apart in rating is matched again (windows widen)."""
+QUEUE_STATUS_INTERVAL_S = 10.0
+"""How often a bot waiting in a queue for a game is told how the queue stands (bot.proto QueueStatus)."""
 
 
 @dataclass(eq=False)
@@ -84,12 +89,17 @@ class Lobby:
             for queue in self.queues:
                 self.matchmaker.remember(queue, ratings.recent_tables(queue, policy.memory))
         self.runners: dict[str, GameRunner] = {}
+        self._ended: dict[str, tuple[str, frozenset[str]]] = {}
+        """The latest ended games (``ENDED_GAMES_KEPT``, oldest first): game id -> (its end's reason, the
+        names of the bots that held its seats)."""
         self.appointments: list[Appointment] = []
         """Games waiting for their named bots, oldest first."""
         self._appointed: dict[str, Appointment] = {}
         """game id -> the appointment it plays."""
         self._retries: dict[str, asyncio.TimerHandle] = {}
         """Queues whose ready bots could not be matched yet: matched again when the timer fires."""
+        self._status_timer: asyncio.TimerHandle | None = None
+        """Set while some bot waits in a queue: it is told how the queue stands when the timer fires."""
         self.tasks: set[asyncio.Task[None]] = set()
         self.sessions: set[Session] = set()
         self.accepting = True
@@ -190,14 +200,7 @@ class Lobby:
         a Decision here is for no game of the bot's."""
         kind = request.WhichOneof("message")
         if kind == "decision":
-            decision = request.decision
-            self.metrics.rejections.labels("not_your_game").inc()
-            mine = ", ".join(session.games) or "none"
-            session.error(
-                "unknown_game",
-                f"you have no seat in game {decision.game_id!r}; your games: {mine}",
-                game_id=decision.game_id,
-            )
+            self._refuse_decision(session, request.decision)
         elif kind in ("join_queue", "leave_queue"):
             joining = kind == "join_queue"
             name = request.join_queue.queue if joining else request.leave_queue.queue
@@ -211,21 +214,32 @@ class Lobby:
                 self.matchmaker.leave(name, session)
                 session.queues.discard(name)
             log.info(kind, bot=session.identity.name, session_id=session.session_id, queue=name)
-            waiting = self.matchmaker.waiting_count(name)
-            self.metrics.queue_depth.labels(name).set(waiting)
-            session.send(
-                bot_pb2.ConnectResponse(
-                    queue_status=bot_pb2.QueueStatus(queue=name, joined=joining, waiting=waiting)
-                )
-            )
+            self.metrics.queue_depth.labels(name).set(self.matchmaker.waiting_count(name))
+            session.send(self._queue_status(name, session, joining))
             if joining:
                 self._match(name)
+                self._watch_waiting()
         elif kind == "hello":
             session.error("unexpected_hello", "this session is already open; send Hello only once")
         else:
             session.error(
                 "empty_message", "a ConnectRequest must set hello, join_queue, leave_queue or decision"
             )
+
+    def _refuse_decision(self, session: Session, decision: bot_pb2.Decision) -> None:
+        """A Decision for no running game of the bot's: ``game_over`` if the bot held a seat in that game
+        and it has ended (an answer that crossed its GameOver), else ``unknown_game``."""
+        game_id = decision.game_id
+        reason, holders = self._ended.get(game_id, ("", frozenset()))
+        if session.identity.name in holders:
+            self.metrics.rejections.labels("game_over").inc()
+            session.send(messages.game_over_error(game_id, reason, decision.request_id))
+            return
+        self.metrics.rejections.labels("not_your_game").inc()
+        mine = ", ".join(session.games) or "none"
+        session.error(
+            "unknown_game", f"you have no seat in game {game_id!r}; your games: {mine}", game_id=game_id
+        )
 
     def close_session(self, session: Session) -> None:
         """The stream ended: leave the queues; the session's seats wait out their reconnect grace."""
@@ -321,12 +335,10 @@ class Lobby:
         ):
             for waited in seating.waited_s:
                 self.metrics.queue_wait.labels(queue).observe(waited)
-            waiting = self.matchmaker.waiting_count(queue)
-            self.metrics.queue_depth.labels(queue).set(waiting)
+            self.metrics.queue_depth.labels(queue).set(self.matchmaker.waiting_count(queue))
             for session in seating.done:  # reached its JoinQueue.games limit
                 session.queues.discard(queue)
-                status = bot_pb2.QueueStatus(queue=queue, joined=False, waiting=waiting)
-                session.send(bot_pb2.ConnectResponse(queue_status=status))
+                session.send(self._queue_status(queue, session, False))
             players: list[Session | HouseSeat] = [*seating.sessions, *house_seats(config.house_opponents)]
             if config.house_opponents:
                 secrets.SystemRandom().shuffle(players)  # the bots' seats among the house's are random too
@@ -337,6 +349,40 @@ class Lobby:
             return
         if self.accepting and queue not in self._retries and self.matchmaker.stalled(queue, held):
             self._retries[queue] = asyncio.get_running_loop().call_later(MATCH_RETRY_S, self._retry, queue)
+
+    def _queue_status(self, queue: str, session: Session, joined: bool) -> bot_pb2.ConnectResponse:
+        status = bot_pb2.QueueStatus(
+            queue=queue,
+            joined=joined,
+            waiting=self.matchmaker.waiting_count(queue),
+            seats=self.matchmaker.players[queue],
+            ready=self.matchmaker.ready_count(queue),
+            waited_ms=round(1000 * self.matchmaker.waited_s(queue, session)),
+        )
+        return bot_pb2.ConnectResponse(queue_status=status)
+
+    def _waiting(self) -> list[tuple[str, Session]]:
+        """Every (queue, member) waiting for a game there: it has a free game slot."""
+        waiting = self.matchmaker.waiting
+        return [(q, s) for q in waiting for s in waiting[q] if s.free_slots() > 0 and not s.closed]
+
+    def _watch_waiting(self) -> None:
+        """Tell the waiting bots how their queues stand in ``QUEUE_STATUS_INTERVAL_S`` (unless due sooner)."""
+        if self._status_timer is None and self.accepting:
+            loop = asyncio.get_running_loop()
+            self._status_timer = loop.call_later(QUEUE_STATUS_INTERVAL_S, self._tell_waiting)
+
+    def _tell_waiting(self) -> None:
+        """Each bot waiting for a game hears how long it has waited and how many seats are filled
+        (bot.proto QueueStatus), unless it joined less than half an interval ago (the answer to its
+        JoinQueue said so); then again an interval later while anyone waits."""
+        self._status_timer = None
+        waiting = self._waiting()
+        for queue, session in waiting:
+            if self.matchmaker.waited_s(queue, session) >= QUEUE_STATUS_INTERVAL_S / 2:
+                session.send(self._queue_status(queue, session, True))
+        if waiting:
+            self._watch_waiting()
 
     def _retry(self, queue: str) -> None:
         del self._retries[queue]
@@ -396,6 +442,10 @@ class Lobby:
 
     def _game_ended(self, runner: GameRunner) -> None:
         del self.runners[runner.game_id]
+        holders = frozenset(s.name for s in runner.seats if isinstance(s, RemoteSeat))
+        self._ended[runner.game_id] = (runner.reason or "unfinished", holders)
+        if len(self._ended) > ENDED_GAMES_KEPT:
+            del self._ended[next(iter(self._ended))]
         if self.ratings is not None:
             bot_ids = [s.bot_id for s in runner.seats if isinstance(s, RemoteSeat) and s.bot_id is not None]
             self.ratings.forget(runner.queue.name, bot_ids)
@@ -414,6 +464,7 @@ class Lobby:
         self._seat_appointments()  # a freed slot goes to a waiting appointment first
         for queue in sorted(queues):  # then it may complete a waiting game
             self._match(queue)
+        self._watch_waiting()  # its bots may wait in their queues now
 
     async def shutdown(self, grace_s: float) -> None:
         """Stop seating bots, let running games finish for ``grace_s``, then end the rest (recorded as cut
@@ -422,6 +473,9 @@ class Lobby:
         for retry in self._retries.values():
             retry.cancel()
         self._retries.clear()
+        if self._status_timer is not None:
+            self._status_timer.cancel()
+            self._status_timer = None
         if self.tasks:
             await asyncio.wait(set(self.tasks), timeout=grace_s)
         for runner in list(self.runners.values()):

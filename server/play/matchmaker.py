@@ -77,6 +77,16 @@ class Matchmaker:
     def waiting_count(self, queue: str) -> int:
         return len(self.waiting[queue])
 
+    def ready_count(self, queue: str) -> int:
+        """Members with a free game slot: the seats of the next game filled so far."""
+        return len(self._ready(queue, frozenset()))
+
+    def waited_s(self, queue: str, session: Session) -> float:
+        """How long ``session`` has waited since it joined ``queue`` or was last seated from it (0: not a
+        member)."""
+        since = self._since.get((queue, session))
+        return 0.0 if since is None else self.clock() - since
+
     def _ready(self, queue: str, held: Set[Session]) -> list[Session]:
         return [s for s in self.waiting[queue] if s.free_slots() > 0 and not s.closed and s not in held]
 

@@ -71,6 +71,7 @@ def game_started(
         _serialized_time_control(queue.time_control),
         commitment,
         _observation(observe(state, seat), arrays),
+        state.dice.version,
     )
     return wire.serialized_response("game_started", started)
 
@@ -120,15 +121,30 @@ def snapshot(
     )
 
 
-def seat_forfeited(game_id: str, seat: int, why: str) -> bot_pb2.ConnectResponse:
-    error = bot_pb2.Error(
-        code="seat_forfeited",
-        message=f"game {game_id}: seat {seat} forfeited after {why}; it plays on with default actions "
-        "and you get no more DecisionRequests for it",
-        fatal=False,
-        game_id=game_id,
-    )
+def _game_error(game_id: str, code: str, message: str) -> bot_pb2.ConnectResponse:
+    """A non-fatal Error about one game."""
+    error = bot_pb2.Error(code=code, message=message, fatal=False, game_id=game_id)
     return bot_pb2.ConnectResponse(error=error)
+
+
+def seat_forfeited(game_id: str, seat: int, why: str) -> bot_pb2.ConnectResponse:
+    return _game_error(
+        game_id,
+        "seat_forfeited",
+        f"game {game_id}: seat {seat} forfeited after {why}; it plays on with default actions and you get "
+        "no more DecisionRequests for it",
+    )
+
+
+def game_over_error(game_id: str, reason: str, request_id: int) -> bot_pb2.ConnectResponse:
+    """The Error for a Decision that came after its game ended (the game's runner, while it records the
+    game, and the lobby, once it has forgotten it, answer alike)."""
+    return _game_error(
+        game_id,
+        "game_over",
+        f"game {game_id!r} is over ({reason}): request {request_id} was not applied; its GameOver gives "
+        "the result",
+    )
 
 
 def decision_rejected(

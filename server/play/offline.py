@@ -16,7 +16,7 @@ from typing import Any
 from conquest.v1 import bot_pb2
 from conquest_bots.roster import BOTS, Matchup
 from conquest_sdk import Bot, Game, Turn
-from engine import new_game, observe, preset
+from engine import GameState, new_game, observe, preset
 from server.play import convert, wire
 
 
@@ -39,27 +39,39 @@ def play(kinds: Sequence[str | Bot], preset_name: str, seed: int, **rules_option
     rules = preset(preset_name, **rules_options)
     seats = len(kinds)
     state, _ = new_game(rules, seats, seed)
-    started = {
-        "game_id": f"eval-{seed}",
-        "players": [bot_pb2.Player(seat=s, name=str(k)) for s, k in enumerate(kinds)],
-        "rules": convert.rules_info(rules, seats),
-        "map": convert.map_info(state.board),
-    }
-    games = [Game(bot_pb2.GameStarted(seat=s, **started)) for s in range(seats)]  # type: ignore[arg-type]
+    games = seat_games(state, [str(k) for k in kinds], f"eval-{seed}")
     bots = [BOTS[k](seed * 10 + s) if isinstance(k, str) else k for s, k in enumerate(kinds)]
+    for bot, game in zip(bots, games, strict=True):
+        bot.on_game_started(game)
     decisions = 0
     while not state.is_over():
         seat = state.to_act
-        request = bot_pb2.DecisionRequest(
-            game_id=games[seat].game_id,
-            request_id=decisions,
-            observation=wire.observation(observe(state, seat)),
-            legal=wire.legal_actions(state.legal_actions()),
-        )
-        action = bots[seat].decide(games[seat], Turn(request))
+        action = bots[seat].decide(games[seat], Turn(decision_request(state, games[seat], decisions)))
         state.apply(convert.action_from_pb(action), seat)
         decisions += 1
     return GameResult(state.places, state.turn, decisions, state.end_reason)
+
+
+def seat_games(state: GameState, names: Sequence[str], game_id: str) -> list[Game]:
+    """Each seat's ``Game``, from the GameStarted the server would send it for ``state``'s game."""
+    seats = state.seats
+    started = {
+        "game_id": game_id,
+        "players": [bot_pb2.Player(seat=s, name=name) for s, name in enumerate(names)],
+        "rules": convert.rules_info(state.rules, seats, state.board),
+        "map": convert.map_info(state.board),
+    }
+    return [Game(bot_pb2.GameStarted(seat=s, **started)) for s in range(seats)]  # type: ignore[arg-type]
+
+
+def decision_request(state: GameState, game: Game, request_id: int) -> bot_pb2.DecisionRequest:
+    """The DecisionRequest the server would send the seat to act in ``state`` (no clock, no events)."""
+    return bot_pb2.DecisionRequest(
+        game_id=game.game_id,
+        request_id=request_id,
+        observation=wire.observation(observe(state, state.to_act)),
+        legal=wire.legal_actions(state.legal_actions()),
+    )
 
 
 def _hero_game(args: tuple[Matchup, int]) -> tuple[bool, GameResult]:

@@ -4,8 +4,8 @@ crash found afterwards.
 Beside each ``<game_id>.json`` replay file (``server.play.replays``), ``replay_dir`` holds two records:
 
 - ``<game_id>.live`` while a game runs: JSON lines, first a header with what rebuilds the game (queue,
-  rules, board, seed, seats, bot ids, seed commitment, start time), then the actions played so far, one
-  line per batch. The header is written as the game starts and the actions are appended every
+  rules, board, seed, dice version, seats, bot ids, seed commitment, start time), then the actions played
+  so far, one line per batch. The header is written as the game starts and the actions are appended every
   ``LIVE_FLUSH_S``, both by ``Recorder.run``'s task in a worker thread: nothing is written per decision on
   the event loop. The file is removed once the game's replay file is written. One left at start is a game
   that was live at a crash: ``Recorder.recover`` replays it to where it got, ends it there as at a turn cap
@@ -47,6 +47,7 @@ from server.play.results import Outcome, seat_outcome
 from server.play.runner import GameRunner
 from server.play.seats import RemoteSeat
 from server.records import (
+    ABORTED,
     DatabaseUnavailable,
     GameAlreadyRecorded,
     GameResult,
@@ -56,8 +57,6 @@ from server.records import (
 
 log = structlog.get_logger("conquest.recorder")
 
-ABORTED = "aborted"
-"""The reason of a game that was live when the server crashed (docs/protocol.md, GameOver reasons)."""
 LIVE_FLUSH_S = 1.0
 """How often the actions of running games are appended to their ``.live`` records."""
 RETRY_FIRST_S = 0.5
@@ -339,6 +338,7 @@ def _header(runner: GameRunner) -> dict[str, Any]:
         "rules": replay.rules.to_dict(),
         "board": replay.board,
         "seed": replay.seed,
+        "dice_version": replay.dice_version,
         "seats": list(replay.seats),
         "bot_ids": [s.bot_id if isinstance(s, RemoteSeat) else None for s in runner.seats],
         "seed_commitment": runner.commitment,
@@ -363,6 +363,7 @@ def aborted_record(live: Path) -> GameRecord:
         seats,
         board=str(header["board"]),
         game_id=str(header["game_id"]),
+        dice_version=int(header.get("dice_version", 1)),  # a record written before version 2: 1
     )
     state, _ = replay.start()
     for line in lines[1:]:

@@ -43,14 +43,13 @@ from server.play.results import Outcome, game_over, game_result, seat_outcomes
 from server.play.seats import Connection, HouseSeat, RemoteSeat, Seat
 from server.play.session import Outgoing
 from server.play.spectators import Spectator, Spectators
+from server.records import ALL_FORFEITED, SHUTDOWN
 
 ANNOTATION_LIMIT = 200
 REQUEST_FATES = ("open", "answered", "timed out", "replaced", "cancelled")
 OPEN = REQUEST_FATES.index("open")
 PHASE_LABELS = {phase: phase.name.lower() for phase in Phase}
 """A phase's name in metric labels and stored round trips (``Enum.name`` is a property: slow per call)."""
-SHUTDOWN = "server_shutdown"
-ALL_FORFEITED = "all_forfeited"
 
 log = structlog.get_logger("conquest.runner")
 
@@ -112,7 +111,9 @@ class GameRunner:
         """``metrics.decision_round_trip``'s counts by phase label, each looked up once (as above)."""
         self.state, setup_events = new_game(queue.rules, len(self.seats), seed)
         self._names = [s.name for s in self.seats]
-        self.replay = Replay(queue.rules, seed, self._names, game_id=game_id)
+        self.replay = Replay(
+            queue.rules, seed, self._names, game_id=game_id, dice_version=self.state.dice.version
+        )
         self.reason = ""
         self._asked = bytearray()
         """The seat each request was sent to, by request id - 1 (ids count from 1 in each game)."""
@@ -145,25 +146,37 @@ class GameRunner:
         self.log.info("game_started", players=self._names)
         for index, seat in enumerate(self.seats):
             seat_send(seat, self.game_started(index))
+        # try/except, not try/finally: a compiled ``finally`` that an exception passes through leaves that
+        # exception as the thread's handled one (mypyc 2.4), and every later compiled ``finally`` left
+        # normally (``Alarm.wait``'s, this one's) raises it again: one game's bug would end every later game.
         try:
-            while not self.state.is_over():
-                if self._failure is not None:
-                    raise self._failure
-                if self._stopping or self._all_forfeited():
-                    if self._asking is not None:
-                        self._close_request(self._asking.seat, "cancelled")
-                        self._asking = None
-                    self._cut_short(SHUTDOWN if self._stopping else ALL_FORFEITED)
-                    break
+            await self._play()
+        except BaseException:
+            self._ended()
+            raise
+        await self._finish()
+        self._ended()
+
+    async def _play(self) -> None:
+        """Play until the game is over (or cut short: ``stop``, every seat forfeited)."""
+        while not self.state.is_over():
+            if self._failure is not None:
+                raise self._failure
+            if self._stopping or self._all_forfeited():
                 if self._asking is not None:
-                    await self._watch(self._asking)
-                else:
-                    await self._play_unasked()
-        finally:
-            if self.state.is_over():
-                await self._finish()
-            self._spectators.end()
-            self.on_finish(self)
+                    self._close_request(self._asking.seat, "cancelled")
+                    self._asking = None
+                self._cut_short(SHUTDOWN if self._stopping else ALL_FORFEITED)
+                return
+            if self._asking is not None:
+                await self._watch(self._asking)
+            else:
+                await self._play_unasked()
+
+    def _ended(self) -> None:
+        """Told to the spectators and the lobby, whether the game finished or its task failed."""
+        self._spectators.end()
+        self.on_finish(self)
 
     def stop(self) -> None:
         """End the game at once (server shutdown): ranked as at a turn cap reached now."""
@@ -215,11 +228,10 @@ class GameRunner:
 
     def _ask(self, index: int, seat: RemoteSeat, legal: LegalActions) -> None:
         """Send the seat its DecisionRequest and make sure this game's task wakes by its deadline."""
-        started = _monotonic()
         seat.clock.defending = legal.phase == Phase.DEFEND  # its own short allowance, mid-turn
+        started = self._send_request(index, seat, legal, None)  # the clock starts as the request is sent
         deadline = started + seat.clock.budget_ms() / 1000
-        sent_at = self._send_request(index, seat, legal, started)
-        self._asking = asking = _Asking(index, seat, legal, started, deadline, sent_at)
+        self._asking = asking = _Asking(index, seat, legal, started, deadline, started)
         self._alarm.wake_by(self._wake_time(asking))
 
     def _wake_time(self, asking: _Asking) -> float:
@@ -293,15 +305,18 @@ class GameRunner:
                 return
         self._alarm.wake()  # a house or forfeited seat's move, a stop, or the end: the game task's
 
-    def _send_request(self, index: int, seat: RemoteSeat, legal: LegalActions, started: float) -> float:
-        """Send a DecisionRequest with the time left since ``started``; returns when it was sent."""
+    def _send_request(
+        self, index: int, seat: RemoteSeat, legal: LegalActions, started: float | None
+    ) -> float:
+        """Send a DecisionRequest with the time left since ``started`` (None: a first send, whose clock
+        starts now, so it carries the time control's own figures); returns when it was sent."""
         self._asked.append(index)
         self._fates.append(OPEN)
         request_id = len(self._asked)
         seat.open_request = request_id
         seat.resumed = False
         now = _monotonic()
-        elapsed_ms = _round((now - started) * 1000)
+        elapsed_ms = 0 if started is None else _round((now - started) * 1000)
         allowed = seat.clock.time_allowed_ms()
         message = messages.decision_request(
             self.game_id,
@@ -375,6 +390,12 @@ class GameRunner:
             except Exception as bug:  # the game's, not the stream's: its task ends it, the stream goes on
                 self._failure = bug
                 self._alarm.wake()
+            return
+        if self.state.is_over():  # its GameOver is on its way (the game is being recorded)
+            self.metrics.rejections.labels("game_over").inc()
+            seat.send(
+                messages.game_over_error(self.game_id, self.reason or self.state.end_reason, request_id)
+            )
             return
         asked, outcome = -1, ""
         if 0 < request_id <= len(self._asked):

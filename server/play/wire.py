@@ -191,6 +191,7 @@ _STARTED_QUEUE: Final = _key(_STARTED, "queue")
 _STARTED_TIME_CONTROL: Final = _key(_STARTED, "time_control")
 _STARTED_SEED_COMMITMENT: Final = _key(_STARTED, "seed_commitment")
 _STARTED_OBSERVATION: Final = _key(_STARTED, "observation")
+_STARTED_DICE_VERSION: Final = _key(_STARTED, "dice_version")
 _REQUEST = bot_pb2.DecisionRequest.DESCRIPTOR
 _REQUEST_GAME_ID: Final = _key(_REQUEST, "game_id")
 _REQUEST_ID: Final = _key(_REQUEST, "request_id")
@@ -295,6 +296,7 @@ def serialized_game_started(
     time_control: bytes,
     seed_commitment: str,
     observation: bytes,
+    dice_version: int,
 ) -> bytes:
     """A serialized GameStarted; the rules, map, time control and observation go in serialized."""
     out: list[bytes] = []
@@ -308,6 +310,7 @@ def serialized_game_started(
     _delimited(out, _STARTED_TIME_CONTROL, time_control)
     _text(out, _STARTED_SEED_COMMITMENT, seed_commitment)
     _delimited(out, _STARTED_OBSERVATION, observation)
+    _number(out, _STARTED_DICE_VERSION, dice_version)
     return b"".join(out)
 
 

@@ -11,7 +11,9 @@ from arena_support import ADMIN, QUEUE, Player, admin, play_game
 from raw_client import events_in
 
 from conquest.v1 import arena_pb2
+from engine.events import public_view
 from engine.replay import Replay, simulate
+from server.play import wire
 
 Code = grpc.StatusCode
 
@@ -229,5 +231,10 @@ async def test_watch_game_streams_a_finished_game_from_its_record(start_arena) -
     assert snapshot.next_sequence + len(events) == len(recorded)
     assert [e.sequence for e in events] == list(range(snapshot.next_sequence, len(recorded)))
     assert all(e.drew.card == -1 for e in events if e.WhichOneof("kind") == "drew")
+    # Issue 23: "`WatchGame` of a finished game starts after the setup events, not "from its start" as
+    # documented" (docs/arena.md: "the stream replays the recorded game from its start").
+    assert snapshot.next_sequence == 0, "from the start: the setup's events are streamed too"
+    assert events == [wire.event_to_pb(public_view(e, None), i) for i, e in enumerate(recorded)]
+    assert events[0].WhichOneof("kind") == "first_player_rolled", "the first event is the setup's roll-off"
     refused = await _refusal(_read_all(arena.WatchGame(arena_pb2.WatchGameRequest(game_id="nope"))))
     assert refused.code() == Code.NOT_FOUND and "no game 'nope'" in refused.details()

@@ -49,12 +49,14 @@ def test_each_bot_plays_every_rule_set_with_defence_choices(kind: str, preset_na
     seats = 2 if preset_name == "allied_two_player" else 4
     seen: set[int] = set()
     allied = 0
-    for seed in (1, 2):
+    for seed in range(1, 6):  # at least two games; more while a short one (Capital Risk) missed a phase
         bots = [Recorder(BOTS[kind](seed)), *(Recorder(BOTS["aggressive"](s)) for s in range(1, seats))]
         result = play(bots, preset_name, seed, defender_dice="choose", turn_cap=60)
         assert sorted(result.places)[0] == 1
         seen |= bots[0].phases
         allied += bots[0].for_allied
+        if seed >= 2 and NEW_PHASES[preset_name] <= seen:
+            break
     assert NEW_PHASES[preset_name] <= seen
     if preset_name == "allied_two_player":
         assert allied > 0, "never commanded the Allied Army"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from conquest.v1 import bot_pb2
 from conquest_bots.random_bot import RandomBot
 from conquest_sdk import Client
+from conquest_sdk.client import queue_status_line
 
 
 def _joins(client: Client) -> list[bot_pb2.JoinQueue]:
@@ -36,3 +37,20 @@ async def test_join_asks_the_server_for_only_the_games_still_wanted() -> None:
     unlimited = Client(RandomBot(1), "localhost:0", name="me", queues=["classic-2"])
     unlimited._on_welcome(bot_pb2.Welcome())
     assert [j.games for j in _joins(unlimited)] == [0]  # 0: no limit
+
+
+def test_queue_status_says_why_the_bot_waits() -> None:
+    """Issue 23: "a bot waiting in a queue should learn why it waits (how many seats are filled, how long
+    it has waited), which the SDK logs"; the README points a lone bot at `conquest practice`."""
+    lone = bot_pb2.QueueStatus(queue="classic-2", joined=True, waiting=1, seats=2, ready=1, waited_ms=30_400)
+    line = queue_status_line(lone)
+    assert line.startswith("queue classic-2: waited 30 s; 1 of 2 seats filled, a game starts when 1 more bot")
+    assert "conquest practice" in line
+    three = bot_pb2.QueueStatus(queue="classic-4", joined=True, waiting=1, seats=4, ready=1)
+    assert "joined; 1 of 4 seats filled, a game starts when 3 more bots join" in queue_status_line(three)
+    full = bot_pb2.QueueStatus(queue="classic-2", joined=True, waiting=2, seats=2, ready=2)
+    assert queue_status_line(full) == "queue classic-2: joined; 2 of 2 seats filled"
+    apart = bot_pb2.QueueStatus(queue="classic-2", joined=True, waiting=2, seats=2, ready=2, waited_ms=9_600)
+    assert "waited 10 s; 2 bots ready for a game of 2" in queue_status_line(apart)
+    assert "rating" in queue_status_line(apart)
+    assert queue_status_line(bot_pb2.QueueStatus(queue="classic-2")) == "queue classic-2: left"

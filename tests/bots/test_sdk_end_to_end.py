@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -19,6 +20,7 @@ from conquest_bots.strategist import StrategistBot
 from conquest_sdk import Bot, Client, Game, Turn
 from engine import preset
 from server.ops.config import QueueConfig
+from server.play import lobby
 
 CONTROL = no_timebank(2000, reconnect_grace_ms=10_000)
 TIGHT = no_timebank(300, reconnect_grace_ms=10_000)
@@ -223,3 +225,26 @@ async def test_sdk_tells_every_event_once_in_order(address: str, live: bool) -> 
             assert told_between > 3, bot.calls
         else:
             assert told_between == 1, bot.calls  # the last events, before GameOver
+
+
+async def test_a_bot_alone_in_a_queue_logs_why_it_waits(
+    address: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23: "tried as a new user would, the bot connects and then waits forever, silently, because
+    nobody else is in the queue ... a bot waiting in a queue should learn why it waits (how many seats
+    are filled, how long it has waited), which the SDK logs" (the server's interval shortened here)."""
+    monkeypatch.setattr(lobby, "QUEUE_STATUS_INTERVAL_S", 0.2)
+    caplog.set_level(logging.INFO, logger="conquest_sdk")
+    client = Client(RandomBot(3), address, name="lonely", queues=["classic-3"], games=1)
+    running = asyncio.create_task(client.run())
+    for _ in range(100):
+        await asyncio.sleep(0.05)
+        if sum("waited" in r.getMessage() for r in caplog.records) >= 2:
+            break
+    client.stop()
+    await asyncio.wait_for(running, 10)
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("queue classic-3")]
+    assert "queue classic-3: joined; 1 of 3 seats filled, a game starts when 2 more bots join" in lines[0]
+    waits = [line for line in lines if "waited" in line]
+    assert len(waits) >= 2, lines
+    assert all("1 of 3 seats filled" in line and "conquest practice" in line for line in waits)

@@ -83,4 +83,4 @@ def test_the_command_list_is_complete() -> None:
         "conquest bot rotate",
         "conquest tournament create",
     } <= names
-    assert "conquest replay" not in names and len(names) == 19
+    assert "conquest replay" not in names and len(names) == 20

@@ -7,6 +7,8 @@ from __future__ import annotations
 import contextlib
 import re
 import socket
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,9 @@ import pytest
 from server.cli import demo
 from server.cli.main import main
 from server.cli.match import MatchError, parse_entrants
+
+DEMO_TIMEOUT_S = 20
+"""One game of the demo's ladder takes a few seconds."""
 
 
 def _games_by_bot(output: str) -> dict[str, int]:
@@ -100,3 +105,22 @@ def test_match_refuses_a_token_placeholder() -> None:
     """Issue 21, item 8: a `{token}` in a `conquest match` command would put a token on a command line."""
     with pytest.raises(MatchError, match=r"environment variable CONQUEST_TOKEN.*remove \{token\}"):
         parse_entrants(["random", "./bot --address {address} --token {token}"])
+
+
+GRPC_CORE_LINE = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ \S+:\d+\]", re.MULTILINE)
+"""A line the gRPC C core logs itself, e.g. ``I1125 13:27:33.166277   26134 fork_posix.cc:71] Other threads
+are currently calling into gRPC, skipping fork() handlers``."""
+
+
+def test_the_demos_screen_holds_no_grpc_core_line(tmp_path: Path) -> None:
+    """Issue 23: "`make run` shows four gRPC C-core lines (`fork_posix.cc:71] Other threads are currently
+    calling into gRPC, skipping fork() handlers`) before the first game: a newcomer's first screen should
+    hold only the product's own words." `conquest demo` as `make run` starts it, for one game (bounded)."""
+    command = [sys.executable, "-m", "server.cli.main", "demo", "--address", "127.0.0.1:0", "--games", "1"]
+    command += ["--database-url", f"sqlite:///{tmp_path / 'ladder.sqlite3'}", "--replay-dir", str(tmp_path)]
+    command += ["--dashboard-port", "0"]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=DEMO_TIMEOUT_S, cwd=tmp_path)
+    screen = run.stdout + run.stderr
+    assert run.returncode == 0, screen
+    assert "\n#1 game " in run.stdout, screen
+    assert not GRPC_CORE_LINE.findall(screen), screen

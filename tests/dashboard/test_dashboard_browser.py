@@ -262,6 +262,55 @@ async def test_hostile_names_and_annotations_are_text_in_the_rendered_page(
     assert errors == []
 
 
+TRANSPORT = {
+    "first": "first step",
+    "prev-turn": "previous turn",
+    "prev": "previous step",
+    "play": "play",
+    "next": "next step",
+    "next-turn": "next turn",
+    "last": "last step",
+}
+
+
+async def _icon_size(page: Page, go: str) -> dict[str, float]:
+    return await page.eval_on_selector(  # type: ignore[no-any-return]
+        f'.controls [data-go="{go}"] svg',
+        "s => ({w: s.getBoundingClientRect().width, h: s.getBoundingClientRect().height})",
+    )
+
+
+async def test_the_replay_transport_buttons_show_drawn_icons_with_labels(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Issue 23: "The replay viewer's transport buttons draw as empty boxes in Chromium with Debian's
+    default fonts (the glyphs are missing); use icons that do not depend on fonts, with accessible labels,
+    and test that they show." Each button holds an inline SVG of non-zero size and no text, and says what
+    it does in aria-label; play turns into pause and back."""
+    source = tmp_path / "duel.json"
+    source.write_text(json.dumps(piled_duel(6).to_dict()))
+    output = tmp_path / "duel.html"
+    assert main(["replay", "render", str(source), "-o", str(output)]) == 0
+    page, errors = await open_page(browser, output.as_uri())
+    await page.wait_for_selector("svg.board")
+    for go, label in TRANSPORT.items():
+        button = page.locator(f'.controls [data-go="{go}"]')
+        assert await button.get_attribute("aria-label") == label
+        assert (await button.inner_text()).strip() == "", f"{go} draws a font glyph"
+        size = await _icon_size(page, go)
+        assert size["w"] > 0 and size["h"] > 0, f"{go}'s icon is not drawn: {size}"
+        assert await page.locator(f'.controls [data-go="{go}"] svg path').count() == 1
+    play = page.locator('.controls [data-go="play"]')
+    await play.click()
+    assert await play.get_attribute("aria-label") == "pause"
+    assert (await _icon_size(page, "play"))["w"] > 0
+    await play.click()
+    assert await play.get_attribute("aria-label") == "play"
+    await page.get_by_role("button", name="last step").click()
+    assert await page.get_attribute("main", "data-step") == str(len(piled_duel(6).actions))
+    assert errors == []
+
+
 async def test_hostile_annotations_are_text_in_the_dashboard(site: Site, browser: Browser) -> None:
     """Issue 21: "Data from bots (names, annotations) is inert in every page": a game whose bot annotated
     every decision with a hostile string, in the dashboard's replay viewer under its

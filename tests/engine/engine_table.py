@@ -11,6 +11,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 
 from engine import CLASSIC, CardDesign, EndPhase, GameState, Phase, PlayerStatus, Rules, new_game, preset
+from engine.dice import DiceV1
 from engine.events import Event
 
 T = CLASSIC.territory_id
@@ -87,8 +88,9 @@ Roll = tuple[tuple[int, ...], tuple[int, ...]]
 
 
 class ScriptedDice(random.Random):
-    """The game's RNG with the next rolls fixed, encoded the way ``engine.combat.roll_dice`` decodes them:
-    one draw k per roll, attacker die i in base-6 digit i, defender die j in digit 3 + j."""
+    """A generator whose next draws are fixed rolls, encoded the way ``engine.combat.roll_dice`` decodes
+    them: one draw k per roll, attacker die i in base-6 digit i, defender die j in digit 3 + j (read by
+    ``DiceV1.battle`` through ``getrandbits``)."""
 
     def __init__(self, rolls: Iterable[Roll]) -> None:
         super().__init__(0)
@@ -106,4 +108,6 @@ class ScriptedDice(random.Random):
 
 def force_dice(state: GameState, *rolls: Roll) -> None:
     """Make the state's next attack rolls show these faces, in order."""
-    state._rng = ScriptedDice(rolls)
+    dice = DiceV1(0)
+    dice.rng = ScriptedDice(rolls)
+    state.dice = dice

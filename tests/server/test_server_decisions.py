@@ -192,3 +192,30 @@ async def test_reconnect_while_another_seat_decides_leaves_no_stale_request(star
         m.decision_rejected.reason for m in back.log if m.WhichOneof("message") == "decision_rejected"
     ]
     assert rejected == []
+
+
+async def test_a_decision_for_a_game_that_has_ended_is_told_the_game_is_over(start_server):
+    """Issue 23: "A late answer that arrives after its game ended gets `unknown_game` "you have no seat in
+    game ..."; it should say the game is over (and the rejection table should list the case)"."""
+    server = await start_server()
+    bots = [server.bot(), server.bot()]
+    for i, bot in enumerate(bots):
+        await bot.hello(f"late-{i}")
+        await bot.join("classic-2")
+    overs = await asyncio.gather(*(bot.play_until_over(random.Random(i)) for i, bot in enumerate(bots)))
+    game_id = overs[0].game_id
+    for _ in range(200):  # the game is recorded and forgotten by the lobby just after its GameOver
+        if game_id not in server.lobby.runners:
+            break
+        await asyncio.sleep(0.01)
+    requests = [m.decision_request for m in bots[0].log if m.WhichOneof("message") == "decision_request"]
+    bots[0].decide(requests[-1], game_pb2.Action(end_phase=game_pb2.EndPhaseAction()))
+    error = (await bots[0].expect("error")).error
+    assert (error.code, error.game_id, error.fatal) == ("game_over", game_id, False)
+    assert f"game {game_id!r} is over ({overs[0].reason})" in error.message
+    assert f"request {requests[-1].request_id} was not applied" in error.message
+
+    outsider = server.bot()  # a bot that had no seat in it is still told it has none
+    await outsider.hello("outsider")
+    outsider.decide(requests[-1], game_pb2.Action(end_phase=game_pb2.EndPhaseAction()))
+    assert (await outsider.expect("error")).error.code == "unknown_game"

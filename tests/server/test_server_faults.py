@@ -230,6 +230,14 @@ async def _until(
     raise AssertionError(f"health never became {health_pb2.HealthCheckResponse.ServingStatus.Name(status)}")
 
 
+async def _each_service(health: health_pb2_grpc.HealthStub, status: int) -> None:
+    """Issue 23: "Register each [service in health], and report `NOT_SERVING` while draining or while the
+    database is unavailable": each service's status is the overall one."""
+    for service in ("conquest.v1.BotService", "conquest.v1.ArenaService"):
+        reply = await health.Check(health_pb2.HealthCheckRequest(service=service))
+        assert reply.status == status, service
+
+
 def bots_named(bots: list[RawBot]) -> list[tuple[str, RawBot]]:
     return list(zip(("ann", "bob"), bots, strict=True))
 
@@ -310,10 +318,12 @@ async def test_while_the_database_is_locked_no_game_is_seated_and_its_results_wa
                 plays = (bot.play_until_over(random.Random(i)) for i, bot in enumerate(bots))
                 over = (await asyncio.gather(*plays))[0]
                 await _until(health, check, health_pb2.HealthCheckResponse.NOT_SERVING)
+                await _each_service(health, health_pb2.HealthCheckResponse.NOT_SERVING)
                 assert metrics.get_sample_value("conquest_database_up") == 0
                 assert server.lobby.paused and not server.lobby.runners, "bots wait in the queue, unseated"
             second = [(await bot.expect("game_started", timeout=60)).game_started.game_id for bot in bots]
             await _until(health, check, health_pb2.HealthCheckResponse.SERVING)
+            await _each_service(health, health_pb2.HealthCheckResponse.SERVING)
         assert metrics.get_sample_value("conquest_database_up") == 1
         assert second[0] == second[1] != over.game_id
         assert [g.id for g in server.store.games()] == [over.game_id], "recorded once, after the lock"

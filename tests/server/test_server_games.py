@@ -27,6 +27,7 @@ async def test_full_three_player_game_ends_with_a_ranking_and_a_verifiable_repla
     assert {s.game_id for s in started} == {game_id}
     assert sorted(s.seat for s in started) == [0, 1, 2]
     assert len(started[0].map.territories) == 42
+    assert started[0].dice_version == 2  # issue 23: the derivation is named in GameStarted and the replay
     overs = await asyncio.gather(*(bot.play_until_over(random.Random(i)) for i, bot in enumerate(bots)))
     over = overs[0]
     assert all(o == over for o in overs)
@@ -41,6 +42,7 @@ async def test_full_three_player_game_ends_with_a_ranking_and_a_verifiable_repla
     state = verify_record(replay, data)
     assert list(state.places) == [r.place for r in over.results]
     assert replay.seed == over.seed
+    assert data["dice_version"] == replay.dice_version == 2
     assert data["outcomes"] == [Outcome.Name(r.outcome) for r in over.results]
     # Brief: replays include "annotations from Decision.annotation"
     assert replay.annotations and all(n.startswith("random reply to") for n in replay.annotations.values())

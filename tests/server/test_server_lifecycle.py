@@ -254,6 +254,10 @@ async def test_sigterm_drains_games_within_the_grace_time_and_records_them(tmp_p
         while (status := (await health.Check(check)).status) == health_pb2.HealthCheckResponse.SERVING:
             await asyncio.sleep(0.05)
         assert status == health_pb2.HealthCheckResponse.NOT_SERVING
+        for service in ("conquest.v1.BotService", "conquest.v1.ArenaService"):  # issue 23: "Register each,
+            # and report NOT_SERVING while draining or while the database is unavailable"
+            by_name = await health.Check(health_pb2.HealthCheckRequest(service=service))
+            assert by_name.status == health_pb2.HealthCheckResponse.NOT_SERVING, service
         assert await asyncio.to_thread(main, probe) == 1
         assert capsys.readouterr().out == "NOT_SERVING\n"
         late = RawBot(port)

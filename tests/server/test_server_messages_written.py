@@ -247,6 +247,7 @@ def test_game_started_parses_as_the_message_built_whole(tmp_path):
             time_control=queue.time_control.to_pb(),
             seed_commitment=runner.commitment,
             observation=observation_built_whole(observe(runner.state, index)),
+            dice_version=2,
         )
         assert bot_pb2.ConnectResponse.FromString(runner.game_started(index)).game_started == whole
 

@@ -1,4 +1,5 @@
-"""House seats, replay files, `conquest replay show|verify`, and the shutdown that records in-flight games."""
+"""House seats, replay files, `conquest replay show|verify|events`, and the shutdown that records
+in-flight games."""
 
 from __future__ import annotations
 
@@ -7,9 +8,14 @@ import os
 import signal
 import subprocess
 import sys
+from collections import deque
 from pathlib import Path
 
 from engine import aggressive_policy, preset
+from engine.combat import roll_dice
+from engine.dice import DiceV2
+from engine.setup import roll_off
+from engine.turns import shuffled_deck
 from server.cli.main import main
 from server.ops.config import QueueConfig
 from server.play.replays import DirectoryReplayWriter, load_replay_file, seed_commitment, verify_record
@@ -64,6 +70,48 @@ async def test_replay_show_prints_players_result_and_a_digest_per_turn(tmp_path,
     assert "game housegame" in out and "result: conquest" in out
     assert "1. seat" in out and "house-0" in out and "won" in out
     assert "turn   1 house-" in out and "rolled" in out
+
+
+async def test_replay_events_give_a_verifier_every_outcome_to_re_derive_from_the_seed(tmp_path, capsys):
+    """Issue 23: a verifier must "re-derive every roll and shuffle from the revealed seed and compare with
+    the events". `conquest replay events` prints them (proto3 JSON, nothing hidden); walking them with one
+    version 2 stream as docs/protocol.md says reproduces the roll-off, the deck's draws and every roll."""
+    path = await house_game(tmp_path)
+    data = json.loads(Path(path).read_text())
+    assert data["dice_version"] == 2
+    capsys.readouterr()  # the game's own log lines
+    assert main(["replay", "events", path]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [int(e["sequence"]) for e in events] == list(range(len(events)))
+    stream = DiceV2(data["seed"])
+    seats = len(data["seats"])
+    rounds, first = roll_off(stream, seats)
+    assert events[0]["firstPlayerRolled"] == {"rolls": [d for r in rounds for d in r], "seat": first}
+    deck: deque[int] = deque()
+    rolls = draws = 0
+    for event in events:
+        if "turnStarted" in event and not deck and not draws:
+            deck.extend(shuffled_deck(stream, 44, frozenset()))
+        elif "drew" in event:
+            assert event["drew"]["card"] == deck.popleft()
+            draws += 1
+        elif "traded" in event:
+            deck.extend(event["traded"]["cards"])
+        elif "rolled" in event:
+            r = event["rolled"]
+            a, d = roll_dice(stream, len(r["attackerDice"]), len(r["defenderDice"]))
+            assert (r["attackerDice"], r["defenderDice"]) == (list(a), list(d))
+            rolls += 1
+    assert rolls and draws
+
+
+def test_replay_verify_names_the_dice_version_and_still_verifies_version_1_replays(capsys):
+    """Issue 23: "version it in the replay so every existing replay still verifies": a file written before
+    version 2 (no dice_version) verifies under version 1."""
+    fixture = Path(__file__).parents[1] / "engine" / "fixtures" / "v1-classic.json"
+    assert main(["replay", "verify", str(fixture)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("OK") and "(dice version 1)" in out and "seed commitment" in out
 
 
 async def test_shutdown_ends_and_records_in_flight_games(start_server):

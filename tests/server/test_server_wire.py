@@ -38,6 +38,25 @@ async def test_health_is_serving_and_reflection_lists_bot_service(start_server):
         assert "grpc.health.v1.Health" in names
 
 
+async def test_health_answers_for_each_service_by_name(start_server):
+    """Issue 23: "Health answers only the empty service name; `conquest.v1.BotService` and
+    `conquest.v1.ArenaService` are `NOT_FOUND`. Register each" (and reflection lists both)."""
+    server = await start_server()
+    async with grpc.aio.insecure_channel(f"localhost:{server.port}") as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        for name in ("", "conquest.v1.BotService", "conquest.v1.ArenaService"):
+            reply = await health.Check(health_pb2.HealthCheckRequest(service=name))
+            assert reply.status == health_pb2.HealthCheckResponse.SERVING, name
+        with pytest.raises(grpc.aio.AioRpcError) as unknown:
+            await health.Check(health_pb2.HealthCheckRequest(service="conquest.v1.NoSuchService"))
+        assert unknown.value.code() == grpc.StatusCode.NOT_FOUND
+        stream = reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo(
+            iter([reflection_pb2.ServerReflectionRequest(list_services="")])
+        )
+        listed = {s.name for s in (await anext(aiter(stream))).list_services_response.service}
+        assert {"conquest.v1.BotService", "conquest.v1.ArenaService"} <= listed
+
+
 async def test_no_bot_ever_receives_another_seats_cards(start_server):
     """Issue 3: "never receives another seat's cards" / "observations never contain other seats' cards"."""
     server = await start_server()

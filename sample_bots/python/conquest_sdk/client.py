@@ -282,7 +282,8 @@ class Client:
         self._check_done()
 
     def _on_queue_status(self, status: bot_pb2.QueueStatus) -> None:
-        log.debug("queue %s: joined=%s, %d waiting", status.queue, status.joined, status.waiting)
+        # Joined and waiting is news; leaving is the bot's own doing (LeaveQueue, or its games are played).
+        log.log(logging.INFO if status.joined else logging.DEBUG, "%s", queue_status_line(status))
 
     def _on_error(self, error: bot_pb2.Error) -> None:
         if error.fatal and error.code not in RETRYABLE:
@@ -343,6 +344,30 @@ class Client:
         request = turn.request
         decision = bot_pb2.Decision(game_id=request.game_id, request_id=request.request_id, action=action)
         outbox.put_nowait(bot_pb2.ConnectRequest(decision=decision))
+
+
+def queue_status_line(status: bot_pb2.QueueStatus) -> str:
+    """What a QueueStatus means, in words: the server sends one when you join or leave a queue and every
+    10 s while you wait there for a game, so a bot in an empty queue says why it waits."""
+    if not status.joined:
+        return f"queue {status.queue}: left"
+    if not status.seats:  # a server older than QueueStatus.seats
+        return f"queue {status.queue}: joined; {status.waiting} bots in the queue"
+    waited = f"waited {status.waited_ms / 1000:.0f} s" if status.waited_ms else "joined"
+    filled = f"{min(status.ready, status.seats)} of {status.seats} seats filled"
+    missing = status.seats - status.ready
+    if missing > 0:
+        more = "1 more bot joins" if missing == 1 else f"{missing} more bots join"
+        return (
+            f"queue {status.queue}: {waited}; {filled}, a game starts when {more} (on `conquest practice` "
+            "built-in opponents fill the other seats at once)"
+        )
+    if not status.waited_ms:
+        return f"queue {status.queue}: {waited}; {filled}"
+    return (
+        f"queue {status.queue}: {waited}; {status.ready} bots ready for a game of {status.seats}: a table "
+        "forms among bots near each other's rating, a window that widens as they wait"
+    )
 
 
 async def _drain(

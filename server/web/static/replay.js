@@ -18,6 +18,33 @@ const ReplayViewer = (() => {
       `<line class="cursor" x1="0" x2="0" y1="0" y2="${h}"/></svg></figure>`;
   }
 
+  // The transport buttons' icons are drawn, not typed: the media-control characters (⏮ ⏪ ⏯ ...) are
+  // missing from many systems' fonts (Debian's defaults among them), where they showed as empty boxes.
+  // 16×16 paths in the button's text colour; each button is named by its aria-label.
+  const ICONS = {
+    first: "M2 3h2v10H2z M9 3v10L4 8z M14 3v10L9 8z",
+    "prev-turn": "M8 3v10L3 8z M13 3v10L8 8z",
+    prev: "M4 3h2v10H4z M13 3v10L7 8z",
+    play: "M4 2v12l10-6z",
+    pause: "M4 3h3v10H4z M9 3h3v10H9z",
+    next: "M3 3v10l6-5z M10 3h2v10h-2z",
+    "next-turn": "M3 3v10l5-5z M8 3v10l5-5z",
+    last: "M2 3v10l5-5z M7 3v10l5-5z M12 3h2v10h-2z",
+  };
+  const LABELS = {
+    first: "first step", "prev-turn": "previous turn", prev: "previous step", play: "play", pause: "pause",
+    next: "next step", "next-turn": "next turn", last: "last step",
+  };
+
+  function icon(name) {
+    return `<svg class="icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false"><path d="${ICONS[name]}"/></svg>`;
+  }
+
+  function transport(go, title) {
+    const play = go === "play" ? ' class="play"' : "";
+    return `<button type="button" data-go="${go}"${play} title="${title}" aria-label="${LABELS[go]}">${icon(go)}</button>`;
+  }
+
   function actionText(step, data) {
     if (!step.action) return "setup";
     const [kind, ...f] = step.action;
@@ -48,13 +75,13 @@ const ReplayViewer = (() => {
       <header class="game-head"><h2>Replay ${esc(data.game_id)}</h2>
         <p>${esc(data.queue)} · rules ${esc(data.rules)} · ${esc(data.reason)} · ${result}</p></header>
       <div class="controls" role="toolbar" aria-label="replay controls">
-        <button data-go="first" title="first step (Home)">⏮</button>
-        <button data-go="prev-turn" title="previous turn (PageUp)">⏪</button>
-        <button data-go="prev" title="previous step (←)">◀</button>
-        <button data-go="play" class="play" title="play / pause (Space)">▶</button>
-        <button data-go="next" title="next step (→)">▶|</button>
-        <button data-go="next-turn" title="next turn (PageDown)">⏩</button>
-        <button data-go="last" title="last step (End)">⏭</button>
+        ${transport("first", "first step (Home)")}
+        ${transport("prev-turn", "previous turn (PageUp)")}
+        ${transport("prev", "previous step (←)")}
+        ${transport("play", "play / pause (Space)")}
+        ${transport("next", "next step (→)")}
+        ${transport("next-turn", "next turn (PageDown)")}
+        ${transport("last", "last step (End)")}
         <input type="range" class="seek" min="0" max="${last}" value="0" aria-label="step">
         <label>turn <input type="number" class="turn-input" min="0" value="0"></label>
         <label>speed <select class="speed"><option value="400">slow</option><option value="120" selected>normal</option><option value="25">fast</option></select></label>
@@ -123,7 +150,9 @@ const ReplayViewer = (() => {
         if (index >= last) show(0);
         timer = setInterval(() => (index >= last ? play(false) : show(index + 1)), Number(root.querySelector(".speed").value));
       }
-      playButton.textContent = timer ? "❚❚" : "▶";
+      const shown = timer ? "pause" : "play";
+      playButton.innerHTML = icon(shown);
+      playButton.setAttribute("aria-label", LABELS[shown]);
     }
 
     const moves = {

@@ -1021,7 +1021,11 @@ class GameSnapshot(_message.Message):
     queue: _builtins.str
     """The queue it is played in."""
     next_sequence: _builtins.int
-    """The sequence number of the first event after this snapshot (events before it are already shown)."""
+    """The sequence number of the first event that follows this snapshot (events before it are already
+    shown; a count of events, no unit). A finished game's stream starts at 0: its snapshot is the board as
+    the setup left it, and the setup's events (roll for the first player, deal) come first, as a bot's
+    first DecisionRequest carries them after its GameStarted.
+    """
     live: _builtins.bool
     """True for a game in progress; false for a finished game streamed from its recorded start."""
     @_builtins.property

@@ -157,7 +157,7 @@ class ConnectResponse(_message.Message):
 
     @_builtins.property
     def queue_status(self) -> Global___QueueStatus:
-        """Your queue membership changed."""
+        """Your queue membership changed, or (every 10 s while you wait for a game) how the queue stands."""
 
     @_builtins.property
     def error(self) -> Global___Error:
@@ -430,13 +430,18 @@ Global___LeaveQueue: _TypeAlias = LeaveQueue  # noqa: Y015
 
 @_typing.final
 class QueueStatus(_message.Message):
-    """Your queue membership after a JoinQueue or LeaveQueue."""
+    """Your queue membership after a JoinQueue or LeaveQueue, and every 10 s while you wait in the queue for a
+    game (a free game slot and no table yet): how many seats are filled and how long you have waited.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     QUEUE_FIELD_NUMBER: _builtins.int
     JOINED_FIELD_NUMBER: _builtins.int
     WAITING_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    READY_FIELD_NUMBER: _builtins.int
+    WAITED_MS_FIELD_NUMBER: _builtins.int
     queue: _builtins.str
     """The queue."""
     joined: _builtins.bool
@@ -445,16 +450,29 @@ class QueueStatus(_message.Message):
     """
     waiting: _builtins.int
     """Bots waiting in the queue, including you."""
+    seats: _builtins.int
+    """Bots one game of this queue seats (its players less the seats the server's house opponents take)."""
+    ready: _builtins.int
+    """Bots in the queue with a free game slot now, including you when you have one: the seats filled so
+    far. A game starts once `ready` reaches `seats` (on a ladder, among bots near each other's rating).
+    """
+    waited_ms: _builtins.int
+    """How long you have waited in this queue, in milliseconds: since you joined it or were last seated
+    from it.
+    """
     def __init__(
         self,
         *,
         queue: _builtins.str = ...,
         joined: _builtins.bool = ...,
         waiting: _builtins.int = ...,
+        seats: _builtins.int = ...,
+        ready: _builtins.int = ...,
+        waited_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["joined", b"joined", "queue", b"queue", "waiting", b"waiting"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["joined", b"joined", "queue", b"queue", "ready", b"ready", "seats", b"seats", "waited_ms", b"waited_ms", "waiting", b"waiting"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -501,6 +519,7 @@ class GameStarted(_message.Message):
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     OBSERVATION_FIELD_NUMBER: _builtins.int
+    DICE_VERSION_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Identifies the game in every later message."""
     seat: _builtins.int
@@ -510,6 +529,11 @@ class GameStarted(_message.Message):
     seed_commitment: _builtins.str
     """Hex SHA-256 of "<seed>:<game_id>" (seed in decimal): the dice and deck are fixed by the seed before
     the game starts; GameOver reveals the seed so you can check this and re-simulate every roll.
+    """
+    dice_version: _builtins.int
+    """How every roll and shuffle of this game derives from its seed (a version number, no unit): 2 is the
+    SHA-256 stream of docs/protocol.md, "Randomness: how every roll and shuffle is derived"; 1 (games
+    recorded before it) is CPython's random.Random(seed). The replay file records it as "dice_version".
     """
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
@@ -543,10 +567,11 @@ class GameStarted(_message.Message):
         time_control: Global___TimeControl | None = ...,
         seed_commitment: _builtins.str = ...,
         observation: _game_pb2.Observation | None = ...,
+        dice_version: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["map", b"map", "observation", b"observation", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "map", b"map", "observation", b"observation", "players", b"players", "queue", b"queue", "rules", b"rules", "seat", b"seat", "seed_commitment", b"seed_commitment", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice_version", b"dice_version", "game_id", b"game_id", "map", b"map", "observation", b"observation", "players", b"players", "queue", b"queue", "rules", b"rules", "seat", b"seat", "seed_commitment", b"seed_commitment", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1,0 +1,262 @@
+"""The PettingZoo AEC environment: agents are seats, each step is one decision of the seat to act.
+
+An agent's observation is what its seat gets over the wire (``engine.observe``), encoded by
+``conquest_sdk.encoding`` as ``{"observation": float32 vector, "action_mask": int8 vector}``; the raw
+``Observation`` and ``LegalActions`` are there too (``raw_observation``, ``legal_actions``), and
+``step_action`` plays an engine action directly.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from conquest_env.inputs import choices_of, engine_action, layout_for, view_of
+from conquest_sdk.encoding import Choices
+from engine import (
+    CLASSIC,
+    Action,
+    Board,
+    GameState,
+    IllegalActionError,
+    LegalActions,
+    Observation,
+    PlayerStatus,
+    Rules,
+    Termination,
+    default_action,
+    new_game,
+    observe,
+    preset,
+)
+
+Reward = Literal["win", "placement", "territory"]
+REWARDS: tuple[Reward, ...] = ("win", "placement", "territory")
+"""win: +1 for first place, -1 otherwise, when the seat's game ends; placement: from +1 (first) to -1
+(last) likewise; territory: after every step, the change in the seat's share of the territories."""
+InvalidAction = Literal["raise", "penalty"]
+OBSERVATION_HIGH = 1e6
+"""The observation space's upper bound (armies and counts stay far below it)."""
+
+ObsDict = dict[str, npt.NDArray[Any]]
+
+
+class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pettingzoo has no types
+    """One game of ``rules`` (a preset name or ``engine.Rules``; ``rules_options`` change a preset as the
+    server's queues do: turn_cap, defender_dice, card rules ...) for ``seats`` players.
+
+    ``invalid_action``: "raise" (an ``engine.IllegalActionError`` naming the decision and what was legal;
+    the state is unchanged) or "penalty" (the engine's safe default is played instead and the seat gets
+    ``-penalty``).
+    """
+
+    metadata = {"name": "conquest_v0", "is_parallelizable": False, "render_modes": []}  # noqa: RUF012
+
+    def __init__(
+        self,
+        rules: str | Rules = "classic",
+        seats: int = 4,
+        *,
+        rules_options: dict[str, Any] | None = None,
+        reward: Reward = "win",
+        invalid_action: InvalidAction = "raise",
+        penalty: float = 1.0,
+        board: Board = CLASSIC,
+    ) -> None:
+        super().__init__()
+        self.rules = preset(rules, **(rules_options or {})) if isinstance(rules, str) else rules
+        self.rules.starting_armies_for(seats)  # RulesConfigError for a seat count the rules do not allow
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
+        if invalid_action not in ("raise", "penalty"):
+            raise ValueError(f"invalid_action must be 'raise' or 'penalty', not {invalid_action!r}")
+        self.seats = seats
+        self.board = board
+        self.reward = reward
+        self.invalid_action = invalid_action
+        self.penalty = penalty
+        self.layout = layout_for(self.rules, seats, board)
+        self.possible_agents = [f"seat_{s}" for s in range(seats)]
+        self._seat = {a: s for s, a in enumerate(self.possible_agents)}
+        self._obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, OBSERVATION_HIGH, (self.layout.observation_size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self.layout.actions,), np.int8),
+            }
+        )
+        self._act_space = spaces.Discrete(self.layout.actions)
+        self._seeds = random.Random()
+        self.game: GameState | None = None
+        """The engine's game (None before ``reset``)."""
+        self.decisions = 0
+        """Decisions taken in this game so far."""
+        self._decision: tuple[LegalActions, Choices, npt.NDArray[np.int8]] | None = None
+        self._shares = [0.0] * seats
+        self._finished = 0
+        """Seats eliminated so far, as last seen by ``_after_move``."""
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self._obs_space
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self._act_space
+
+    # ------------------------------------------------------------------ the game
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game on engine seed ``seed``; without one, on the next seed drawn from the last seed given
+        (so a seeded env replays its whole sequence of games)."""
+        if seed is not None:
+            self._seeds = random.Random(seed)
+            game_seed = seed
+        else:
+            game_seed = self._seeds.getrandbits(62)
+        self.game, _ = new_game(self.rules, self.seats, game_seed, self.board)
+        self.decisions = 0
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self._decision = None
+        self._shares = self._territory_shares()
+        self._finished = 0
+        self.agent_selection = self.possible_agents[self.game.to_act]
+
+    def observe(self, agent: str) -> ObsDict:
+        state = self._game()
+        seat = self._seat[agent]
+        view = view_of(observe(state, seat))
+        if seat == state.to_act:
+            _, choices, mask = self._current()
+            third = choices.third_army
+        else:
+            mask, third = np.zeros(self.layout.actions, np.int8), False
+        return {"observation": self.layout.observation(view, third), "action_mask": mask}
+
+    def raw_observation(self, agent: str) -> Observation:
+        """What ``agent``'s seat sees now, as the engine's Observation (the wire's Observation)."""
+        return observe(self._game(), self._seat[agent])
+
+    def legal_actions(self) -> LegalActions:
+        """The compact legal actions of the agent to act (``agent_selection``)."""
+        return self._current()[0]
+
+    def step(self, action: int | None) -> None:
+        """Play action index ``action`` (masked in) for ``agent_selection``; None for a finished agent.
+
+        Raises:
+            engine.IllegalActionError: with invalid_action="raise", an index outside the mask (or None
+                for an agent still playing); the message names the decision and the legal choices.
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        legal, choices, mask = self._current()
+        index = -1 if action is None else int(action)
+        if 0 <= index < self.layout.actions and mask[index]:
+            # Unchecked: every masked-in index is legal (tests/train/test_train_mask.py).
+            self._play(engine_action(self.layout.decode(index, choices)), 0.0, checked=False)
+            return
+        what = "no action (None)" if action is None else self.layout.describe(index)
+        if self.invalid_action == "raise":
+            allowed = np.flatnonzero(mask)
+            shown = ", ".join(str(i) for i in allowed[:16]) + (" ..." if len(allowed) > 16 else "")
+            raise IllegalActionError(
+                f"{what} is not legal for {agent} at decision {self.decisions} "
+                f"({legal.phase.name}); masked-in actions: [{shown}]; legal now: {legal.describe()}"
+            )
+        self._play(default_action(legal), -self.penalty, checked=False)
+
+    def step_action(self, action: Action) -> None:
+        """Play the engine action ``action`` for ``agent_selection`` (checked by the engine).
+
+        Raises:
+            engine.ActionError: ``action`` is not legal now; the state is unchanged.
+        """
+        self._play(action, 0.0, checked=True)
+
+    def _play(self, action: Action, penalty: float, checked: bool) -> None:
+        state = self._game()
+        agent = self.agent_selection
+        if checked:
+            state.apply(action, self._seat[agent], self._current()[0])
+        else:
+            state.apply_unchecked(action)
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        self.decisions += 1
+        self._decision = None
+        self.rewards[agent] += penalty
+        self._after_move()
+        self._accumulate_rewards()
+
+    def _after_move(self) -> None:
+        state = self._game()
+        if self.reward == "territory":
+            shares = self._territory_shares()
+            for s, a in enumerate(self.possible_agents):
+                if a in self.rewards:
+                    self.rewards[a] += shares[s] - self._shares[s]
+            self._shares = shares
+        over = state.is_over()
+        if not over:
+            self.agent_selection = self.possible_agents[state.to_act]
+            if len(state.eliminated) == self._finished:
+                return  # nobody's game ended: the common case, kept short
+        self._finished = len(state.eliminated)
+        for a in self.agents:
+            s = self._seat[a]
+            if self.terminations[a] or self.truncations[a]:
+                continue
+            if over:
+                place = state.places[s]
+            elif state.status[s] == PlayerStatus.ELIMINATED:
+                place = self.seats - state.eliminated.index(s)
+            else:
+                continue
+            self.rewards[a] += self._final_reward(place)
+            if over and state.end_reason == Termination.TURN_CAP and state.status[s] == PlayerStatus.ALIVE:
+                self.truncations[a] = True  # still playing when the turn cap stopped the game
+            else:
+                self.terminations[a] = True
+        self._deads_step_first()
+
+    def _final_reward(self, place: int) -> float:
+        if self.reward == "win":
+            return 1.0 if place == 1 else -1.0
+        if self.reward == "placement":
+            return 1.0 - 2.0 * (place - 1) / (self.seats - 1)
+        return 0.0
+
+    def _territory_shares(self) -> list[float]:
+        counts = self._game().territory_count
+        return [counts[s] / self.board.size for s in range(self.seats)]
+
+    def _current(self) -> tuple[LegalActions, Choices, npt.NDArray[np.int8]]:
+        """The legal actions, choices and mask of the open decision (made once per decision)."""
+        if self._decision is None:
+            legal = self._game().legal_actions()
+            choices = choices_of(legal)
+            mask = self.layout.mask(choices)
+            mask.flags.writeable = False  # handed out by observe() and trusted by step(): nobody edits it
+            self._decision = (legal, choices, mask)
+        return self._decision
+
+    def _game(self) -> GameState:
+        if self.game is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.game
+
+
+def env(**kwargs: Any) -> ConquestEnv:
+    """PettingZoo's usual constructor name: ``conquest_env.aec.env(rules="capital", seats=4)``."""
+    return ConquestEnv(**kwargs)

@@ -1,0 +1,114 @@
+"""The Gymnasium wrapper: one learning seat against fixed opponents, seeded and reproducible.
+
+An opponent is an engine policy (``GameState -> Action``, e.g. ``engine.aggressive_policy``), the name
+"random" or "aggressive" (the engine's policies of those names), the name of another Python sample bot
+(``conquest_bots.roster.BOTS``, e.g. "strategist": it plays on the messages the server would send it), or
+an ``Encoded`` policy (a trained ``policy(observation, mask) -> index``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import gymnasium as gym
+import numpy as np
+import numpy.typing as npt
+
+from conquest_env.aec import ConquestEnv, ObsDict
+from engine import Action, GameState, Rules, aggressive_policy, random_policy
+
+EngineOpponent = Callable[[GameState], Action]
+
+
+class Encoded(NamedTuple):
+    """An opponent that plays a trained ``policy(observation, mask) -> action index``."""
+
+    policy: Callable[[npt.NDArray[np.float32], npt.NDArray[np.int8]], int]
+
+
+Opponent = str | EngineOpponent | Encoded
+
+
+class ConquestGymEnv(gym.Env[ObsDict, int]):
+    """Seat ``seat`` of a game of ``rules`` learns; the other seats are ``opponents`` in seat order (one
+    per other seat). Other keyword arguments go to ``ConquestEnv`` (rules_options, reward,
+    invalid_action, penalty). An episode ends when the learner's game ends (or it is eliminated)."""
+
+    metadata = {"render_modes": []}  # noqa: RUF012
+
+    def __init__(
+        self,
+        rules: str | Rules = "classic",
+        opponents: Sequence[Opponent] = ("random",),
+        seat: int = 0,
+        **options: Any,
+    ) -> None:
+        self.env = ConquestEnv(rules, len(opponents) + 1, **options)
+        if not 0 <= seat <= len(opponents):
+            raise ValueError(f"seat must be 0..{len(opponents)} for {len(opponents) + 1} seats, not {seat}")
+        self.seat = seat
+        self.agent = self.env.possible_agents[seat]
+        self.opponent_specs = list(opponents)
+        self.observation_space = self.env.observation_space(self.agent)
+        self.action_space = self.env.action_space(self.agent)
+        self._opponents: dict[str, EngineOpponent | Encoded] = {}
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[ObsDict, dict[str, Any]]:
+        super().reset(seed=seed)
+        game_seed = int(self.np_random.integers(2**62)) if seed is None else seed
+        self.env.reset(seed=game_seed)
+        others = [a for a in self.env.possible_agents if a != self.agent]
+        specs = zip(others, self.opponent_specs, strict=True)
+        self._opponents = {
+            agent: _opponent(spec, game_seed * 16 + k) for k, (agent, spec) in enumerate(specs)
+        }
+        self._play_others()
+        return self.env.observe(self.agent), {}
+
+    def step(self, action: int) -> tuple[ObsDict, float, bool, bool, dict[str, Any]]:
+        """Play the learner's ``action`` (an index; see ``ConquestEnv.step`` for one outside the mask),
+        then the opponents until the learner is to act again or its game is over."""
+        self.env.step(action)
+        self._play_others()
+        env = self.env
+        # The learner's rewards since its action; a finished learner is never stepped out of the game.
+        reward = env._cumulative_rewards[self.agent]
+        terminated, truncated = env.terminations[self.agent], env.truncations[self.agent]
+        return env.observe(self.agent), float(reward), terminated, truncated, {}
+
+    def _learner_finished(self) -> bool:
+        return self.env.terminations[self.agent] or self.env.truncations[self.agent]
+
+    def _play_others(self) -> None:
+        """Play every other seat until the learner is to act or finished."""
+        env = self.env
+        while env.agents and env.agent_selection != self.agent and not self._learner_finished():
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+            else:
+                opponent = self._opponents[agent]
+                if isinstance(opponent, Encoded):
+                    obs = env.observe(agent)
+                    env.step(opponent.policy(obs["observation"], obs["action_mask"]))
+                else:
+                    assert env.game is not None
+                    env.step_action(opponent(env.game))
+
+
+def _opponent(spec: Opponent, seed: int) -> EngineOpponent | Encoded:
+    if isinstance(spec, Encoded):
+        return spec
+    if spec == "random":
+        return random_policy(random.Random(seed))
+    if spec == "aggressive":
+        return aggressive_policy
+    if isinstance(spec, str):
+        from conquest_env.sample_bots import sample_bot  # imports the server's message builders
+
+        return sample_bot(spec, seed)
+    return spec
