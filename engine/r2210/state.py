@@ -254,7 +254,7 @@ class GameState2210:
             if name in ("rules", "board"):
                 continue
             if name == "dice":
-                value = [value.seed, value.cursor]
+                value = value.position()
             elif isinstance(value, Phase):
                 value = value.name
             out[name] = value

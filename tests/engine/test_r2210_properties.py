@@ -178,7 +178,7 @@ def _hidden_changed(state: GameState2210, seat: int) -> GameState2210:
             hand[:] = [_same_deck_twin(c) for c in hand]
     if not other.bids_revealed:
         other.bids = [b if s == seat or b < 0 else (b + 1) for s, b in enumerate(other.bids)]
-    other.dice.cursor += 5
+    other.dice.uniform(6)  # the stream moves on: no observation may show where it is
     return other
 
 
