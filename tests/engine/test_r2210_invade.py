@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import IllegalActionError
-from engine.r2210.actions import Commander, Declare, EndPhase, Lose, Occupy, Phase, Roll
+from engine.errors import IllegalActionError, NotYourTurnError
+from engine.r2210.actions import Commander, Declare, Defend, EndPhase, Lose, Occupy, Phase, Roll
 from engine.r2210.events import Event2210
 from engine.r2210.game import apply, legal_actions
 from engine.r2210.state import GameState2210
+from engine.rules import DefenderDice
 from tests.engine.r2210_support import FixedDice, midturn, put
 
 L, D, N, S, X = Commander.LAND, Commander.DIPLOMAT, Commander.NAVAL, Commander.SPACE, Commander.NUCLEAR
@@ -269,3 +270,30 @@ def test_taking_the_last_station_and_unit_of_the_last_opponent_ends_the_game() -
     apply(state, Roll(1), 0)
     assert state.is_over() and state.asked == () and state.places == (1, 2)
     assert state.station[lone] == -1 and state.owner[lone] == -1 and state.station[b] == 0
+
+
+def test_the_defender_chooses_its_dice_and_the_other_seat_defends_the_neutral() -> None:
+    """004: "first you, as the attacker, then your opponent, as the defender, must announce the number of
+    dice you intend to roll"; "The defender may roll either 1 or 2 dice"; 2210_NOTES point 17: for the
+    two-player neutral, "the non-attacking player decides its losses and dice" (``defender_dice="choose"``:
+    a decision asked of a seat that is not the one whose turn it is)."""
+    state = midturn(3, defender_dice=DefenderDice.CHOOSE)
+    a = put(state, 0, "Egypt", 4)
+    b = put(state, 2, "Middle East", 3)
+    dice = FixedDice([6, 6, 6], [1, 1])
+    state.dice = dice  # type: ignore[assignment]
+    apply(state, Declare(a, b), 0)
+    apply(state, Roll(3), 0)
+    assert state.phase == Phase.DEFEND and state.asked == (2,) and legal_actions(state, 2).defend_max == 2
+    with pytest.raises(NotYourTurnError):
+        apply(state, Defend(1), 0)
+    apply(state, Defend(1), 2)
+    assert dice.faces[-1] == ((6, 6, 6), (6,)) and state.asked == (0,) and state.mods[b] == 2
+    duel = midturn(2, defender_dice=DefenderDice.CHOOSE)
+    a = put(duel, 0, "Egypt", 4)
+    n = put(duel, duel.neutral, "Middle East", 3)
+    put(duel, 1, "Alden", 1)
+    duel.dice = FixedDice([6, 6, 6], [1, 1])  # type: ignore[assignment]
+    apply(duel, Declare(a, n), 0)
+    apply(duel, Roll(2), 0)
+    assert duel.asked == (1,)
