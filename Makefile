@@ -96,7 +96,7 @@ chromium:
 lint: install
 	$(VENV)/bin/ruff check --no-cache .  # a cache key ignores new first-party modules (conftest.py)
 	$(VENV)/bin/ruff format --no-cache --check .
-	$(VENV)/bin/mypy engine server benchmarks conquest_env examples
+	$(VENV)/bin/mypy engine server benchmarks conquest_env examples tools
 	cd proto && ../$(VENV)/bin/buf lint
 
 bench-engine: install

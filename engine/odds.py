@@ -22,6 +22,18 @@ from functools import cache
 from itertools import product
 
 
+def roll_losses(attack: list[int], defence: list[int]) -> tuple[int, int]:
+    """(attacker losses, defender losses) of one roll, each side's dice highest first: highest against
+    highest, then second against second, ties to the defender (also RISK 2210 A.D.'s 6- and 8-sided dice)."""
+    attacker_losses = defender_losses = 0
+    for a, d in zip(attack, defence, strict=False):
+        if a > d:
+            defender_losses += 1
+        else:
+            attacker_losses += 1
+    return attacker_losses, defender_losses
+
+
 @cache
 def roll_outcomes(attacker_dice: int, defender_dice: int) -> dict[tuple[int, int], Fraction]:
     """Probability of each (attacker losses, defender losses) for one roll of the given dice."""
@@ -33,13 +45,7 @@ def roll_outcomes(attacker_dice: int, defender_dice: int) -> dict[tuple[int, int
     for faces in product(range(1, 7), repeat=attacker_dice + defender_dice):
         attack = sorted(faces[:attacker_dice], reverse=True)
         defence = sorted(faces[attacker_dice:], reverse=True)
-        attacker_losses = defender_losses = 0
-        for a, d in zip(attack, defence, strict=False):
-            if a > d:
-                defender_losses += 1
-            else:
-                attacker_losses += 1
-        key = (attacker_losses, defender_losses)
+        key = roll_losses(attack, defence)
         counts[key] = counts.get(key, 0) + 1
     total = 6 ** (attacker_dice + defender_dice)
     return {k: Fraction(v, total) for k, v in sorted(counts.items())}

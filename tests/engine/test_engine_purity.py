@@ -19,7 +19,7 @@ FORBIDDEN_CALLS = {"open", "print", "input"}
 
 
 def _modules() -> list[Path]:
-    return sorted(p for p in ENGINE.glob("*.py") if p.name != BENCHMARK)
+    return sorted(p for p in ENGINE.rglob("*.py") if p.name != BENCHMARK)
 
 
 def _imports(tree: ast.AST) -> set[str]:
@@ -32,7 +32,7 @@ def _imports(tree: ast.AST) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(ENGINE)))
 def test_engine_module_does_no_io_and_reads_no_clock(path: Path) -> None:
     tree = ast.parse(path.read_text())
     assert not _imports(tree) & FORBIDDEN_MODULES, f"{path.name} imports {_imports(tree) & FORBIDDEN_MODULES}"

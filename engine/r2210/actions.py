@@ -1,0 +1,183 @@
+"""The decisions of a RISK 2210 A.D. game: phases, commanders, and one NamedTuple per kind of action."""
+
+from __future__ import annotations
+
+import enum
+from typing import NamedTuple
+
+from engine.r2210.board import Territory
+
+
+class Phase(enum.IntEnum):
+    """Where a 2210 game stands; ``GameState2210.asked`` says which seats decide in it."""
+
+    SETUP_CLAIM = 0
+    """004: "place one 1.0-MOD into any unoccupied Land territory that does not contain a Devastation
+    Marker", one at a time, in turn."""
+    SETUP_PLACE = 1
+    """004: "Then place MODs, three at a time, into any territory under your control"."""
+    SETUP_COMMANDERS = 2
+    """004: "place, in turn order, your Land and Diplomat Commanders and a Space Station (at one time)"."""
+    BID = 3
+    """Every living seat at once: a secret bid of energy for turn order."""
+    CHOOSE_MARKER = 4
+    """In bid order, a seat picks a Turn Order marker."""
+    DEPLOY = 5
+    """Place this turn's recruited MODs."""
+    BUY = 6
+    """Hire Commanders, then build Space Stations, then buy Command cards (all at once, which ends it)."""
+    INVADE = 7
+    """Declare an invasion, or stop invading."""
+    ROLL = 8
+    """The declared invasion: how many dice, and which commanders roll 8-sided dice."""
+    DEFEND = 9
+    """The defender chooses its dice (rules option ``defender_dice="choose"``): asked of a seat that is
+    not the one whose turn it is."""
+    OCCUPY = 10
+    """Move into the captured territory."""
+    FORTIFY = 11
+    """One move along a path of your territories, or end the turn."""
+    GAME_OVER = 12
+    BONUS_CARD = 13
+    """The 3-territory bonus: take the top card of a deck whose Commander you have in play."""
+    LOSSES = 14
+    """Rules option ``choose_losses``: a side that lost units with a commander among them picks which
+    (the attacker first, then the defender: a seat other than the one whose turn it is)."""
+
+
+class Commander(enum.IntEnum):
+    LAND = 0
+    DIPLOMAT = 1
+    NAVAL = 2
+    SPACE = 3
+    NUCLEAR = 4
+
+
+COMMANDERS = tuple(Commander)
+
+
+class Claim(NamedTuple):
+    territory: Territory
+
+
+class Place(NamedTuple):
+    territory: Territory
+    mods: int
+
+
+class PlaceCommanders(NamedTuple):
+    """Setup: the Land Commander, the Diplomat and the Space Station, at one time."""
+
+    land: Territory
+    diplomat: Territory
+    station: Territory
+
+
+class Bid(NamedTuple):
+    energy: int
+
+
+class ChooseMarker(NamedTuple):
+    marker: int
+    """1 moves first."""
+
+
+class Hire(NamedTuple):
+    commander: Commander
+    territory: Territory
+
+
+class BuildStation(NamedTuple):
+    territory: Territory
+
+
+class BuyCards(NamedTuple):
+    """Step 3 of a turn: how many cards to buy from each deck (Land, Diplomat, Naval, Space, Nuclear),
+    chosen before looking at any of them."""
+
+    counts: tuple[int, ...]
+
+
+class TakeCard(NamedTuple):
+    """The 3-territory bonus card: the top card of this deck (a ``Commander`` value)."""
+
+    deck: Commander
+
+
+class Declare(NamedTuple):
+    """Declare an invasion of ``target`` from ``source`` (an empty target is taken without dice)."""
+
+    source: Territory
+    target: Territory
+
+
+class Roll(NamedTuple):
+    dice: int
+    d8: tuple[Commander, ...] = ()
+    """Commanders in the source that roll an 8-sided die (each replaces one of the ``dice``)."""
+
+
+class Defend(NamedTuple):
+    dice: int
+
+
+class Lose(NamedTuple):
+    """Which units a roll's losses remove: ``mods`` MODs and these commanders."""
+
+    mods: int
+    commanders: tuple[Commander, ...] = ()
+
+
+class Occupy(NamedTuple):
+    mods: int
+    commanders: tuple[Commander, ...] = ()
+
+
+class Fortify(NamedTuple):
+    source: Territory
+    target: Territory
+    mods: int
+    commanders: tuple[Commander, ...] = ()
+
+
+class EndPhase(NamedTuple):
+    """End buying (BUY), invading (INVADE) or the turn without a move (FORTIFY)."""
+
+
+Action2210 = (
+    Claim
+    | Place
+    | PlaceCommanders
+    | Bid
+    | ChooseMarker
+    | Hire
+    | BuildStation
+    | BuyCards
+    | TakeCard
+    | Declare
+    | Roll
+    | Defend
+    | Lose
+    | Occupy
+    | Fortify
+    | EndPhase
+)
+
+ACTION_KINDS_2210: dict[str, type[Action2210]] = {
+    "claim": Claim,
+    "place": Place,
+    "place_commanders": PlaceCommanders,
+    "bid": Bid,
+    "choose_marker": ChooseMarker,
+    "hire": Hire,
+    "build_station": BuildStation,
+    "buy_cards": BuyCards,
+    "take_card": TakeCard,
+    "declare": Declare,
+    "roll": Roll,
+    "defend": Defend,
+    "lose": Lose,
+    "occupy": Occupy,
+    "fortify": Fortify,
+    "end_phase": EndPhase,
+}

@@ -1,0 +1,264 @@
+"""A RISK 2210 A.D. game's state: flat per-territory arrays, per-seat energy and commanders, one dice stream.
+
+Control (004): "You control a territory if: 1. Any of your units are positioned there. (A unit is a MOD or a
+Commander.) 2. A Space Station of your color is positioned there." ``owner[t]`` is that controller (-1:
+nobody); units and a station in one territory always belong to the same owner.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from engine.r2210.actions import COMMANDERS, Commander, Phase
+from engine.r2210.board import Board2210, Kind, Territory
+from engine.r2210.dice import Dice
+from engine.r2210.rules import Rules2210
+
+EMPTY = -1
+NOBODY = -1
+
+
+class GameState2210:
+    """One 2210 game. Seats 0..seats-1; in the two-player game the neutral army is owner ``seats``."""
+
+    def __init__(self, rules: Rules2210, seats: int, seed: int, board: Board2210) -> None:
+        self.rules = rules
+        self.board = board
+        self.seats = seats
+        self.seed = seed
+        self.dice = Dice(seed)
+        self.neutral = seats if seats == 2 else -1
+        n = board.size
+        self.owner = [NOBODY] * n
+        self.mods = [0] * n
+        self.station = [NOBODY] * n
+        """Owner of the Space Station in each territory (-1: none)."""
+        self.devastated = [False] * n
+        self.commander_at = [EMPTY] * (seats * len(COMMANDERS))
+        """Territory of seat s's commander c at index s*5+c (-1: not in play)."""
+        self.energy = [0] * seats
+        self.alive = [True] * seats
+        self.eliminated: list[int] = []
+        self.setup_left = [0] * seats
+        self.setup_batch = 0
+        """MODs placed so far in the current three-at-a-time setup turn."""
+        self.first_seat = 0
+        self.year = 0
+        self.order: tuple[int, ...] = ()
+        """Seats by Turn Order marker this year: order[0] holds marker 1."""
+        self.marker = [0] * seats
+        self.bids = [-1] * seats
+        """This year's bids (-1: not yet bid); hidden from other seats until all have bid."""
+        self.bids_revealed = False
+        self.choosers: list[int] = []
+        """Seats still to choose a marker, in bid order."""
+        self.turn_index = -1
+        self.phase = Phase.SETUP_CLAIM
+        self.to_act = 0
+        self.recruits = 0
+        self.built_station = False
+        """A station was built this turn: commanders are hired before stations (004)."""
+        self.contested_captures = 0
+        self.bonus_taken = False
+        self.pending: tuple[Territory, Territory] | None = None
+        """The declared invasion (source, target)."""
+        self.attack_dice: tuple[int, tuple[Commander, ...]] = (0, ())
+        """In DEFEND: the attacker's dice and d8 commanders waiting for the defender's choice."""
+        self.losses_owed: list[tuple[Territory, int]] = []
+        """In LOSSES: (territory, units to remove) still to be chosen, the attacker's first."""
+        self.move_in: tuple[int, tuple[Commander, ...]] = (0, ())
+        """In OCCUPY: the least units to move, and the commanders that rolled d8 and must move in."""
+        self.land_deck: list[int] = []
+        self.water_deck: list[int] = []
+        self.lunar_deck: list[int] = []
+        self.land_discard: list[int] = []
+        self.command_decks: list[list[int]] = [[] for _ in COMMANDERS]
+        """The five Command decks (Land, Diplomat, Naval, Space, Nuclear), top first; never reshuffled."""
+        self.hands: list[list[int]] = [[] for _ in range(seats)]
+        """Each seat's Command cards (ids into ``engine.r2210.cards``): secret; their decks are public."""
+        self.card_discard: list[int] = []
+        self.bonus_card_due = False
+        """The 3-territory bonus card is owed once the move-in is done."""
+        self.scores: tuple[int, ...] = ()
+        self.places: tuple[int, ...] = ()
+        self.end_reason = ""
+
+    # ------------------------------------------------------------------ queries
+
+    def is_over(self) -> bool:
+        return self.phase == Phase.GAME_OVER
+
+    @property
+    def asked(self) -> tuple[int, ...]:
+        """Every seat asked to decide now: all living seats at once in BID, else the one seat to act."""
+        if self.phase == Phase.GAME_OVER:
+            return ()
+        if self.phase == Phase.BID:
+            return tuple(s for s in range(self.seats) if self.alive[s] and self.bids[s] < 0)
+        return (self.to_act,)
+
+    @property
+    def turn_seat(self) -> int:
+        """Whose turn it is (-1 outside the turns: setup, bids, markers, game over)."""
+        if self.turn_index < 0 or self.phase in (Phase.BID, Phase.CHOOSE_MARKER, Phase.GAME_OVER):
+            return -1
+        return self.order[self.turn_index]
+
+    def commander(self, seat: int, kind: Commander) -> Territory:
+        return self.commander_at[seat * 5 + kind]
+
+    def in_play(self, seat: int, kind: Commander) -> bool:
+        return self.commander_at[seat * 5 + kind] >= 0
+
+    def commanders_in(self, t: Territory) -> tuple[Commander, ...]:
+        """The commanders standing in ``t`` (all of its owner's)."""
+        seat = self.owner[t]
+        if not 0 <= seat < self.seats:
+            return ()
+        base = seat * 5
+        return tuple(c for c in COMMANDERS if self.commander_at[base + c] == t)
+
+    def units(self, t: Territory) -> int:
+        """MODs plus commanders in ``t`` (a Space Station is not a unit)."""
+        seat = self.owner[t]
+        if not 0 <= seat < self.seats:
+            return self.mods[t]
+        return self.mods[t] + self.commander_at[seat * 5 : seat * 5 + 5].count(t)
+
+    def controlled(self, seat: int) -> tuple[Territory, ...]:
+        owner = self.owner
+        return tuple([t for t in range(len(owner)) if owner[t] == seat])
+
+    def stations_of(self, seat: int) -> int:
+        return sum(1 for s in self.station if s == seat)
+
+    def region_bonus(self, seat: int) -> tuple[int, int, int]:
+        """(MODs, energy, points) from the regions ``seat`` fully controls.
+
+        004: "If a continent/colony contains a territory (territories) with a Devastation Marker(s) and you
+        control all other territories within that continent/colony, then you receive the full bonus."
+        """
+        mods = energy = points = 0
+        for region in self.board.regions:
+            live = [t for t in region.members if not self.devastated[t]]
+            if live and all(self.owner[t] == seat for t in live):
+                mods += region.bonus_mods
+                energy += region.bonus_energy
+                points += region.bonus_points
+        return mods, energy, points
+
+    def score(self, seat: int) -> int:
+        """004 WINNING: 1 point per territory controlled plus continent and colony bonuses."""
+        return len(self.controlled(seat)) + self.region_bonus(seat)[2]
+
+    def units_on_board(self, seat: int) -> int:
+        mods = sum(m for t, m in enumerate(self.mods) if self.owner[t] == seat)
+        return mods + sum(1 for c in COMMANDERS if self.in_play(seat, c))
+
+    def d8_commanders(self, source: Territory, target: Territory) -> tuple[Commander, ...]:
+        """Commanders in ``source`` that may roll an 8-sided die invading ``target`` (004's table)."""
+        kinds = (self.board.kinds[source], self.board.kinds[target])
+        rolls = {
+            Commander.DIPLOMAT: False,
+            Commander.LAND: Kind.LAND in kinds,
+            Commander.NAVAL: Kind.WATER in kinds,
+            Commander.SPACE: Kind.LUNAR in kinds,
+            Commander.NUCLEAR: True,
+        }
+        return tuple(c for c in self.commanders_in(source) if rolls[c])
+
+    def invasions(self, seat: int) -> tuple[tuple[Territory, Territory], ...]:
+        """Every (source, target) ``seat`` may declare an invasion of now.
+
+        004: "you must have a Naval Commander in order to invade into or out of Water territories"; "you
+        must have a Space Commander to invade into or out of Lunar territories"; "From a Space Station, an
+        invading force can travel to any one of the three lunar landing sites"; "You cannot attack a Land
+        territory containing a Space Station from a landing site on the moon"; devastated territories are
+        "completely impassable".
+        """
+        owner, devastated, board = self.owner, self.devastated, self.board
+        kinds, neighbours = board.kinds, board.neighbours
+        naval = self.in_play(seat, Commander.NAVAL)
+        space = self.in_play(seat, Commander.SPACE)
+        water, lunar = Kind.WATER, Kind.LUNAR
+        out: list[tuple[Territory, Territory]] = []
+        for s in self.controlled(seat):
+            if self.units(s) < 2:
+                continue
+            ks = kinds[s]
+            if (ks == water and not naval) or (ks == lunar and not space):
+                continue
+            for t in neighbours[s]:
+                if owner[t] == seat or devastated[t]:
+                    continue
+                kt = kinds[t]
+                if (kt == water and not naval) or (kt == lunar and not space):
+                    continue
+                out.append((s, t))
+            if space and ks == Kind.LAND and self.station[s] == seat:
+                out.extend((s, t) for t in board.landing_sites if owner[t] != seat)
+        return tuple(out)
+
+    def fortify_component(self, seat: int, start: Territory) -> tuple[Territory, ...]:
+        """Territories reachable from ``start`` through ``seat``'s own, with the Moon-Earth link.
+
+        004: "When fortifying from the Moon to Earth (or vice-versa) you must be able to travel from a Lunar
+        landing site down to a Space Station you control (or the other way around)."
+        """
+        owner, board = self.owner, self.board
+        sites = tuple(s for s in board.landing_sites if owner[s] == seat)
+        stations = tuple(
+            t for t in range(board.size) if self.station[t] == seat and board.kinds[t] == Kind.LAND
+        )
+        seen = {start}
+        frontier = [start]
+        while frontier:
+            t = frontier.pop()
+            links: tuple[Territory, ...] = board.neighbours[t]
+            if t in sites:
+                links += stations
+            if t in stations:
+                links += sites
+            for n in links:
+                if n not in seen and owner[n] == seat:
+                    seen.add(n)
+                    frontier.append(n)
+        seen.discard(start)
+        return tuple(sorted(seen))
+
+    # ------------------------------------------------------------------ copies and snapshots
+
+    def card_decks_open(self, seat: int) -> tuple[int, ...]:
+        """Cards ``seat`` may take from each deck now: the deck's size if its Commander is in play, else 0.
+
+        004: "You may only buy a Command card if you have the corresponding Commander in play"; "Once a
+        Command card deck is exhausted, no more cards of that type may be bought."
+        """
+        return tuple(len(self.command_decks[c]) if self.in_play(seat, c) else 0 for c in COMMANDERS)
+
+    def clone(self) -> GameState2210:
+        other = GameState2210.__new__(GameState2210)
+        for name, value in vars(self).items():
+            setattr(other, name, list(value) if isinstance(value, list) else value)
+        other.command_decks = [list(d) for d in self.command_decks]
+        other.hands = [list(h) for h in self.hands]
+        other.dice = self.dice.clone()
+        return other
+
+    def snapshot(self) -> dict[str, Any]:
+        """Every fact of the state as plain data."""
+        out: dict[str, Any] = {}
+        for name, value in sorted(vars(self).items()):
+            if name in ("rules", "board"):
+                continue
+            if name == "dice":
+                value = value.position()
+            elif isinstance(value, Phase):
+                value = value.name
+            out[name] = value
+        return out
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(json.dumps(self.snapshot(), sort_keys=True, default=list).encode()).hexdigest()
