@@ -102,6 +102,9 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         self._shares = [0.0] * seats
         self._finished = 0
         """Seats eliminated so far, as last seen by ``_after_move``."""
+        self._paid = False
+        """The last step put a reward in ``rewards`` (else every one is 0 and the per-step clearing and
+        accumulating of PettingZoo's bookkeeping are skipped)."""
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._obs_space
@@ -195,12 +198,15 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         else:
             state.apply_unchecked(action)
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
+        if self._paid:
+            self._clear_rewards()
         self.decisions += 1
         self._decision = None
+        self._paid = penalty != 0.0
         self.rewards[agent] += penalty
         self._after_move()
-        self._accumulate_rewards()
+        if self._paid:
+            self._accumulate_rewards()
 
     def _after_move(self) -> None:
         state = self._game()
@@ -210,6 +216,7 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
                 if a in self.rewards:
                     self.rewards[a] += shares[s] - self._shares[s]
             self._shares = shares
+            self._paid = True
         over = state.is_over()
         if not over:
             self.agent_selection = self.possible_agents[state.to_act]
@@ -227,6 +234,7 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
             else:
                 continue
             self.rewards[a] += self._final_reward(place)
+            self._paid = True
             if over and state.end_reason == Termination.TURN_CAP and state.status[s] == PlayerStatus.ALIVE:
                 self.truncations[a] = True  # still playing when the turn cap stopped the game
             else:

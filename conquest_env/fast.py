@@ -33,6 +33,7 @@ from engine.legal import LegalActions
 from engine.observe import Observation
 
 _PLACE, _TRADE, _OCCUPY, _FORTIFY = 1, 2, 3, 4
+_ALIVE = int(PlayerStatus.ALIVE)
 _READ = {"place": _PLACE, "trade_cards": _TRADE, "occupy": _OCCUPY, "fortify": _FORTIFY}
 """The action blocks whose counts or cards come from the legal actions: how ``action`` reads them."""
 
@@ -80,6 +81,8 @@ class Encoder:
         self._fortify_first = [-1] * (t * t)
         for i, (a, b) in enumerate(layout.fortify_pairs):
             self._fortify_first[a * t + b] = off["fortify"] + i * BUCKETS
+        self._move_buckets = [(), *(buckets(1, most) for most in (1, 2, 3))]
+        """By min(most, 3): the buckets of a move of 1..most armies."""
         # By index: the action when the index alone names it (made by the plain decode), else None and how
         # to read the index (the counts or cards come from the legal actions).
         self._fixed: list[Action | None] = [None] * self._actions
@@ -141,7 +144,7 @@ class Encoder:
         for k in range(s):
             other = (seat + k) % s
             v[self._hand_sizes + k] = float(hand_sizes[other])
-            if statuses[other] == PlayerStatus.ALIVE:
+            if int(statuses[other]) == _ALIVE:
                 v[self._alive + k] = 1.0
         v[self._phase + int(obs.phase)] = 1.0
         turn_seat: int = obs.turn_seat
@@ -199,7 +202,7 @@ class Encoder:
             for b in buckets(legal.occupy_min, legal.occupy_max):
                 out[self._occupy + b] = 1
         for free in legal.fortify:
-            kept = buckets(1, free.max_armies)
+            kept = self._move_buckets[min(free.max_armies, 3)]
             for target in free.targets:
                 at = self._fortify_first[free.source * t + target]
                 for b in kept:
