@@ -227,4 +227,3 @@ class Encoder:
         source, target = self.layout.fortify_pairs[local // BUCKETS]
         most = next((f.max_armies for f in legal.fortify if f.source == source and target in f.targets), 1)
         return Fortify(source, target, bucket_count(1, most, local % BUCKETS))
-

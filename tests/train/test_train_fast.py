@@ -1,7 +1,8 @@
-"""The environment's fast room (``conquest_env.fast``) against the plain construction (``conquest_sdk.encoding``
-over ``conquest_env.inputs``, what the SDK builds from a DecisionRequest). Issue 22: "The same encoding on
-the wire: the SDK builds the identical arrays and mask from a `DecisionRequest`"; the project's rule:
-"Speed tricks live only in the named fast rooms, each pinned by a test against the plain construction".
+"""The environment's fast room (``conquest_env.fast``) against the plain construction
+(``conquest_sdk.encoding`` over ``conquest_env.inputs``, what the SDK builds from a DecisionRequest).
+Issue 22: "The same encoding on the wire: the SDK builds the identical arrays and mask from a
+`DecisionRequest`"; the project's rule: "Speed tricks live only in the named fast rooms, each pinned by a
+test against the plain construction".
 
 Every decision of random games over every rules preset: every seat's observation vector (the seat to act
 and the others, so each seat's kept vector is updated across many changes), the mask, and the action of
@@ -14,21 +15,11 @@ import random
 
 import numpy as np
 import pytest
+from test_train_mask import GAMES  # every preset, with the options that open the rarer decisions
 
 from conquest_env.fast import Encoder
 from conquest_env.inputs import choices_of, engine_action, layout_for, view_of
 from engine import CLASSIC, new_game, observe, preset, random_legal_action
-
-GAMES = [
-    ("classic", 4, {}),
-    ("classic", 6, {"defender_dice": "choose"}),
-    ("classic_dealt", 3, {"fortify": "connected"}),
-    ("classic_two_player", 2, {"defender_dice": "choose"}),
-    ("allied_two_player", 2, {"defender_dice": "choose"}),
-    ("capital", 4, {}),
-    ("secret_mission", 5, {}),
-    ("older_edition", 4, {"fortify": "connected"}),
-]
 
 
 @pytest.mark.parametrize(("preset_name", "seats", "options"), GAMES, ids=[g[0] for g in GAMES])
