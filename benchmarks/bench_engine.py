@@ -102,7 +102,9 @@ ENV_GAMES = 6
 def time_env(games: int, record: list[list[Action]] | None = None) -> tuple[int, float]:
     """Steps of the PettingZoo environment with random masked-in actions, and the seconds they took;
     with ``record``, each game's engine actions are appended to it (untimed runs only)."""
-    from conquest_env import ConquestEnv  # the optional training extra
+    import numpy as np  # the optional training extra, as is conquest_env
+
+    from conquest_env import ConquestEnv
     from conquest_env.inputs import choices_of, engine_action
 
     env = ConquestEnv("classic", 4)
@@ -118,7 +120,7 @@ def time_env(games: int, record: list[list[Action]] | None = None) -> tuple[int,
             if terminated or truncated:
                 env.step(None)
                 continue
-            legal = obs["action_mask"].nonzero()[0]
+            legal = obs["action_mask"].view(np.bool_).nonzero()[0]
             index = int(legal[rng.randrange(len(legal))])
             if record is not None:
                 record[-1].append(engine_action(env.layout.decode(index, choices_of(env.legal_actions()))))

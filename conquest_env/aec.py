@@ -16,8 +16,8 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from conquest_env.inputs import choices_of, engine_action, layout_for, view_of
-from conquest_sdk.encoding import Choices
+from conquest_env.fast import Encoder
+from conquest_env.inputs import layout_for
 from engine import (
     CLASSIC,
     Action,
@@ -81,6 +81,9 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         self.invalid_action = invalid_action
         self.penalty = penalty
         self.layout = layout_for(self.rules, seats, board)
+        self._encoder = Encoder(self.layout)
+        self._no_mask = np.zeros(self.layout.actions, np.int8)
+        self._no_mask.flags.writeable = False
         self.possible_agents = [f"seat_{s}" for s in range(seats)]
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
         self._obs_space = spaces.Dict(
@@ -95,10 +98,13 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         """The engine's game (None before ``reset``)."""
         self.decisions = 0
         """Decisions taken in this game so far."""
-        self._decision: tuple[LegalActions, Choices, npt.NDArray[np.int8]] | None = None
+        self._decision: tuple[LegalActions, npt.NDArray[np.int8]] | None = None
         self._shares = [0.0] * seats
         self._finished = 0
         """Seats eliminated so far, as last seen by ``_after_move``."""
+        self._paid = False
+        """The last step put a reward in ``rewards`` (else every one is 0 and the per-step clearing and
+        accumulating of PettingZoo's bookkeeping are skipped)."""
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._obs_space
@@ -126,6 +132,7 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._skip_agent_selection = None
         self._decision = None
+        self._encoder.reset()
         self._shares = self._territory_shares()
         self._finished = 0
         self.agent_selection = self.possible_agents[self.game.to_act]
@@ -133,13 +140,12 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
     def observe(self, agent: str) -> ObsDict:
         state = self._game()
         seat = self._seat[agent]
-        view = view_of(observe(state, seat))
         if seat == state.to_act:
-            _, choices, mask = self._current()
-            third = choices.third_army
+            legal, mask = self._current()
+            third = legal.army >= 0
         else:
-            mask, third = np.zeros(self.layout.actions, np.int8), False
-        return {"observation": self.layout.observation(view, third), "action_mask": mask}
+            mask, third = self._no_mask, False
+        return {"observation": self._encoder.observation(observe(state, seat), third), "action_mask": mask}
 
     def raw_observation(self, agent: str) -> Observation:
         """What ``agent``'s seat sees now, as the engine's Observation (the wire's Observation)."""
@@ -160,11 +166,11 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        legal, choices, mask = self._current()
+        legal, mask = self._current()
         index = -1 if action is None else int(action)
         if 0 <= index < self.layout.actions and mask[index]:
             # Unchecked: every masked-in index is legal (tests/train/test_train_mask.py).
-            self._play(engine_action(self.layout.decode(index, choices)), 0.0, checked=False)
+            self._play(self._encoder.action(index, legal), 0.0, checked=False)
             return
         what = "no action (None)" if action is None else self.layout.describe(index)
         if self.invalid_action == "raise":
@@ -192,12 +198,15 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         else:
             state.apply_unchecked(action)
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
+        if self._paid:
+            self._clear_rewards()
         self.decisions += 1
         self._decision = None
+        self._paid = penalty != 0.0
         self.rewards[agent] += penalty
         self._after_move()
-        self._accumulate_rewards()
+        if self._paid:
+            self._accumulate_rewards()
 
     def _after_move(self) -> None:
         state = self._game()
@@ -207,6 +216,7 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
                 if a in self.rewards:
                     self.rewards[a] += shares[s] - self._shares[s]
             self._shares = shares
+            self._paid = True
         over = state.is_over()
         if not over:
             self.agent_selection = self.possible_agents[state.to_act]
@@ -224,6 +234,7 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
             else:
                 continue
             self.rewards[a] += self._final_reward(place)
+            self._paid = True
             if over and state.end_reason == Termination.TURN_CAP and state.status[s] == PlayerStatus.ALIVE:
                 self.truncations[a] = True  # still playing when the turn cap stopped the game
             else:
@@ -241,14 +252,12 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         counts = self._game().territory_count
         return [counts[s] / self.board.size for s in range(self.seats)]
 
-    def _current(self) -> tuple[LegalActions, Choices, npt.NDArray[np.int8]]:
-        """The legal actions, choices and mask of the open decision (made once per decision)."""
+    def _current(self) -> tuple[LegalActions, npt.NDArray[np.int8]]:
+        """The legal actions and the mask of the open decision (made once per decision). The mask is
+        read-only: observe() hands it out and step() trusts it."""
         if self._decision is None:
             legal = self._game().legal_actions()
-            choices = choices_of(legal)
-            mask = self.layout.mask(choices)
-            mask.flags.writeable = False  # handed out by observe() and trusted by step(): nobody edits it
-            self._decision = (legal, choices, mask)
+            self._decision = (legal, self._encoder.mask(legal))
         return self._decision
 
     def _game(self) -> GameState:

@@ -134,6 +134,11 @@ def test_with_penalty_an_action_outside_the_mask_plays_the_safe_default_and_cost
     env.step(env.layout.offsets["end_phase"])
     assert env.game is not None and env.game.owner[0] == int(agent[-1])  # default: claim the lowest id
     assert env._cumulative_rewards[agent] == -0.5
+    # Rewards are per step: the next legal step leaves the penalty behind (the env skips zeroing rewards
+    # only after steps that paid none).
+    assert env.rewards[agent] == -0.5
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert set(env.rewards.values()) == {0.0} and env._cumulative_rewards[agent] == -0.5
 
 
 def test_the_mask_handed_out_cannot_be_edited_into_accepting_an_illegal_action() -> None:

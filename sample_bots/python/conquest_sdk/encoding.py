@@ -223,7 +223,7 @@ class Layout:
             out[off["choose_headquarters"] + np.array(choices.headquarters, np.intp)] = 1
         if choices.place_territories:
             base = off["place"] + BUCKETS * np.array(choices.place_territories, np.intp)
-            for b in _buckets(choices.place_min, choices.place_max):
+            for b in buckets(choices.place_min, choices.place_max):
                 out[base + b] = 1
         if choices.trades:
             out[off["trade_cards"] : off["trade_cards"] + min(len(choices.trades), TRADE_SLOTS)] = 1
@@ -235,7 +235,7 @@ class Layout:
         if choices.defend_max:
             out[off["choose_defence"] : off["choose_defence"] + choices.defend_max] = 1
         if choices.occupy_max:
-            for b in _buckets(choices.occupy_min, choices.occupy_max):
+            for b in buckets(choices.occupy_min, choices.occupy_max):
                 out[off["occupy"] + b] = 1
         if choices.fortifies:
             first = self._fortify_first
@@ -262,7 +262,7 @@ class Layout:
             return kind, (local,)
         if kind == "place":
             territory, b = divmod(local, BUCKETS)
-            return kind, (territory, _count(choices.place_min, choices.place_max, b))
+            return kind, (territory, bucket_count(choices.place_min, choices.place_max, b))
         if kind == "trade_cards":
             if local >= len(choices.trades):
                 raise ValueError(f"trade slot {local} is empty: {len(choices.trades)} card sets are offered")
@@ -275,12 +275,12 @@ class Layout:
         if kind == "choose_defence":
             return kind, (local + 1,)
         if kind == "occupy":
-            return kind, (_count(choices.occupy_min, choices.occupy_max, local),)
+            return kind, (bucket_count(choices.occupy_min, choices.occupy_max, local),)
         if kind == "fortify":
             pair, b = divmod(local, BUCKETS)
             source, target = self.fortify_pairs[pair]
             most = next((m for s, t, m in choices.fortifies if s == source and t == target), 1)
-            return kind, (source, target, _count(1, most, b))
+            return kind, (source, target, bucket_count(1, most, b))
         return kind, ()
 
     def describe(self, index: int) -> str:
@@ -317,15 +317,16 @@ def _lay_out(sizes: dict[str, int]) -> tuple[dict[str, int], int]:
     return starts, at
 
 
-def _buckets(least: int, most: int) -> tuple[int, ...]:
+def buckets(least: int, most: int) -> tuple[int, ...]:
     """The buckets that give distinct counts in least..most."""
     middle = (least + most) // 2
     return tuple(b for b, keep in enumerate((least < most, least < middle < most, True)) if keep)
 
 
 _MOVE_BUCKETS = {1: (2,), 2: (0, 2), 3: (0, 1, 2)}
-"""``_buckets(1, most)`` by min(most, 3): the distinct buckets of a move of 1..most armies."""
+"""``buckets(1, most)`` by min(most, 3): the distinct buckets of a move of 1..most armies."""
 
 
-def _count(least: int, most: int, bucket: int) -> int:
+def bucket_count(least: int, most: int, bucket: int) -> int:
+    """The army count ``bucket`` stands for in least..most."""
     return (least, (least + most) // 2, most)[bucket]
