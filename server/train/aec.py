@@ -16,7 +16,6 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from conquest_env.inputs import choices_of, engine_action, layout_for, view_of
 from conquest_sdk.encoding import Choices
 from engine import (
     CLASSIC,
@@ -34,6 +33,7 @@ from engine import (
     observe,
     preset,
 )
+from server.train.inputs import choices_of, engine_action, layout_for, view_of
 
 Reward = Literal["win", "placement", "territory"]
 REWARDS: tuple[Reward, ...] = ("win", "placement", "territory")
@@ -258,5 +258,5 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
 
 
 def env(**kwargs: Any) -> ConquestEnv:
-    """PettingZoo's usual constructor name: ``conquest_env.aec.env(rules="capital", seats=4)``."""
+    """PettingZoo's usual constructor name: ``server.train.aec.env(rules="capital", seats=4)``."""
     return ConquestEnv(**kwargs)
