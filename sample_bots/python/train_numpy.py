@@ -8,7 +8,7 @@ the script reports the trained policy's win rate over 200 seeded duels it never 
 
     python sample_bots/python/train_numpy.py --duels 200 --save policy.npz      # `make bench-train`
     conquest practice --queue classic-2 --opponent random &
-    python sample_bots/python/train_numpy.py --load policy.npz --play localhost:50051 --games 5
+    python sample_bots/python/train_numpy.py --load policy.npz --play localhost:50051 --games-played 5
 """
 
 from __future__ import annotations
