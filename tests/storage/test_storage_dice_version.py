@@ -10,13 +10,15 @@ import zlib
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import create_engine, insert
+from sqlalchemy import create_engine, event, insert, text
 from storage_support import ADMIN, START, play
 
 from engine.dice import DICE_VERSION
 from server.storage import Bot, Store
 from server.storage.database import MIGRATIONS
 from server.storage.models import GameRow, ReplayRow
+
+TABLES = ("games", "game_seats", "replays")
 
 
 def test_a_recorded_game_lists_the_dice_version_its_replay_has(store: Store) -> None:
@@ -68,3 +70,23 @@ def test_games_recorded_before_revision_0005_get_the_version_their_replay_record
     engine.dispose()
     with Store.open(db_url, admin_token=ADMIN) as store:
         assert {g.id: g.dice_version for g in store.games()} == {"v2": 2, "v1": 1}
+
+
+def test_going_back_to_revision_0004_keeps_every_game_whole(db_url: str) -> None:
+    """The downgrade drops the column alone: every game keeps its seats and replay, even on SQLite with
+    foreign keys on (as the store opens it), where copying the games table would cascade to both."""
+    with Store.open(db_url, admin_token=ADMIN) as store:
+        bots = [store.register_bot(n, admin_token=ADMIN).bot for n in ("alice", "bob")]
+        store.record_game(*play("g1", bots))
+    engine = create_engine(db_url)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", lambda connection, _: connection.execute("PRAGMA foreign_keys=ON"))
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0004")
+    with engine.connect() as connection:
+        counts = [connection.execute(text(f"SELECT count(*) FROM {t}")).scalar() for t in TABLES]
+    engine.dispose()
+    assert dict(zip(TABLES, counts, strict=True)) == {"games": 1, "game_seats": 2, "replays": 1}

@@ -34,5 +34,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("games") as batch:
-        batch.drop_column("dice_version")
+    # A plain DROP COLUMN (SQLite 3.35 or later has it), not a batch table copy: with SQLite's foreign keys
+    # on, dropping the old games table to swap the copy in would cascade to every game's seats and replay.
+    op.drop_column("games", "dice_version")
