@@ -69,3 +69,31 @@ def test_look_alikes_registered_before_the_rule_are_kept_and_no_new_one_is_added
         with pytest.raises(AlreadyExistsError, match="too like the registered bot 'alice'"):
             store.register_bot("aLiCe", admin_token=ADMIN)
         assert store.register_bot("carol", admin_token=ADMIN).bot.name == "carol"
+
+
+def test_a_database_with_rated_bots_upgrades_past_revision_0004(db_url: str) -> None:
+    """Revision 0004 copies the bots table (SQLite changes a constraint so); the ratings, tokens and seats
+    that refer to the bots must neither stop the upgrade (a foreign key refusing the old table's drop) nor
+    go with it. The server opens a ladder database of the revision before as it was."""
+    engine = create_engine(db_url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0003")
+        connection.execute(
+            text("INSERT INTO bots (name, token_hash, created_at) VALUES ('alice', :hash, :at)"),
+            {"hash": "0" * 64, "at": now},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO ratings (bot_id, queue, mu, sigma, games, wins, place_sum, timeouts, forfeits, "
+                "updated_at) VALUES (1, 'classic-4', 27.5, 6.0, 3, 2, 4, 0, 0, :at)"
+            ),
+            {"at": now},
+        )
+    engine.dispose()
+    with Store.open(db_url, admin_token=ADMIN) as store:
+        assert [b.name for b in store.bots()] == ["alice"]
+        assert [(s.bot, s.games, s.wins) for s in store.leaderboard("classic-4")] == [("alice", 3, 2)]
