@@ -8,14 +8,11 @@ import dataclasses
 import json
 import zlib
 
-from alembic import command
-from alembic.config import Config
-from sqlalchemy import create_engine, event, insert, text
-from storage_support import ADMIN, START, play
+from sqlalchemy import insert, text
+from storage_support import ADMIN, START, at_revision, play
 
 from engine.dice import DICE_VERSION
 from server.storage import Bot, Store
-from server.storage.database import MIGRATIONS
 from server.storage.models import GameRow, ReplayRow
 
 TABLES = ("games", "game_seats", "replays")
@@ -36,12 +33,7 @@ def test_games_recorded_before_revision_0005_get_the_version_their_replay_record
     (a replay written before version 2 has no "dice_version": 1)."""
     seats = [Bot(number, name, START, None, None) for number, name in enumerate(("alice", "bob"), 1)]
     games = {"v2": play("v2", seats, seed=1), "v1": play("v1", seats, seed=2)}
-    engine = create_engine(db_url)
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "0004")
+    with at_revision(db_url, "0004") as connection:
         for game_id, (result, replay) in games.items():
             connection.execute(
                 insert(GameRow.__table__),  # at 0004: no dice_version column, none inserted
@@ -67,7 +59,6 @@ def test_games_recorded_before_revision_0005_get_the_version_their_replay_record
                 insert(ReplayRow.__table__),
                 {"game_id": game_id, "data": zlib.compress(encoded), "size": len(encoded)},
             )
-    engine.dispose()
     with Store.open(db_url, admin_token=ADMIN) as store:
         assert {g.id: g.dice_version for g in store.games()} == {"v2": 2, "v1": 1}
 
@@ -78,15 +69,6 @@ def test_going_back_to_revision_0004_keeps_every_game_whole(db_url: str) -> None
     with Store.open(db_url, admin_token=ADMIN) as store:
         bots = [store.register_bot(n, admin_token=ADMIN).bot for n in ("alice", "bob")]
         store.record_game(*play("g1", bots))
-    engine = create_engine(db_url)
-    if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", lambda connection, _: connection.execute("PRAGMA foreign_keys=ON"))
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.downgrade(config, "0004")
-    with engine.connect() as connection:
+    with at_revision(db_url, "0004", down=True, foreign_keys=True) as connection:
         counts = [connection.execute(text(f"SELECT count(*) FROM {t}")).scalar() for t in TABLES]
-    engine.dispose()
     assert dict(zip(TABLES, counts, strict=True)) == {"games": 1, "game_seats": 2, "replays": 1}
