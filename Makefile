@@ -96,17 +96,17 @@ chromium:
 lint: install
 	$(VENV)/bin/ruff check --no-cache .  # a cache key ignores new first-party modules (conftest.py)
 	$(VENV)/bin/ruff format --no-cache --check .
-	$(VENV)/bin/mypy engine server benchmarks conquest_env examples tools
+	$(VENV)/bin/mypy engine server benchmarks sample_bots/python/train_numpy.py tests/engine/make_2210_data.py
 	cd proto && ../$(VENV)/bin/buf lint
 
 bench-engine: install
 	$(PY) -m benchmarks.bench_engine
 
-# The numpy-only example (examples/train_numpy.py, docs/training.md): trains a policy in the environment
+# The numpy-only example (sample_bots/python/train_numpy.py, docs/training.md): trains a policy in the environment
 # and prints its win rate against the random bot over 200 seeded duels.
 .PHONY: bench-train
 bench-train: install
-	$(PY) examples/train_numpy.py --duels 200
+	$(PY) sample_bots/python/train_numpy.py --duels 200
 
 # Win rates of the Python sample bots over a few hundred seeded in-process games (docs/benchmarks.md).
 .PHONY: bench-bots

@@ -5,7 +5,7 @@ and per-game means of turns, attacks (Attack actions), dice rolls (Rolled events
 passes only play (the fastest of REPEATS is reported); an untimed pass replays the same games to count.
 The clock is read here, around whole games, never inside the engine.
 
-The last row, ``env``, is the training environment (``conquest_env``, PettingZoo's loop with a random agent
+The last row, ``env``, is the training environment (``server.train``, PettingZoo's loop with a random agent
 choosing among the masked-in actions) in classic 4-player games: its steps/s, and that as a percentage of
 the engine's actions/s in the classic 4-player row of the same run (issue 22's bar: 20%).
 
@@ -102,10 +102,10 @@ ENV_GAMES = 6
 def time_env(games: int, record: list[list[Action]] | None = None) -> tuple[int, float]:
     """Steps of the PettingZoo environment with random masked-in actions, and the seconds they took;
     with ``record``, each game's engine actions are appended to it (untimed runs only)."""
-    import numpy as np  # the optional training extra, as is conquest_env
+    import numpy as np  # the optional training extra, as is server.train
 
-    from conquest_env import ConquestEnv
-    from conquest_env.inputs import choices_of, engine_action
+    from server.train import ConquestEnv
+    from server.train.inputs import choices_of, engine_action
 
     env = ConquestEnv("classic", 4)
     rng = random.Random(FIRST_SEED)

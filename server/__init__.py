@@ -8,6 +8,8 @@
 - ``server.storage``: the database (bots, tokens, games, ratings, challenges, tournaments).
 - ``server.cli``: the ``conquest`` command, one module per subcommand group.
 - ``server.ops``: what every room uses to run: configuration, metrics, logs, the event loop.
+- ``server.train``: training environments over the engine (PettingZoo, Gymnasium); nothing else in the
+  server imports it, and only it needs the ``train`` extra (numpy).
 - ``server.records``: the values play and storage both speak (results, skills, name rules), so that
   neither imports the other.
 - ``server.app``: the composition root, the one place where play, storage, arena and web are wired.

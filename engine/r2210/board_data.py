@@ -1,8 +1,8 @@
 # ruff: noqa: E501
 """RISK 2210 A.D. board facts, generated from shared/rules/2210_board.json: do not edit by hand.
 
-Regenerate with ``python -m tools.gen_2210_data``; ``tests/engine/test_r2210_board.py`` fails when this module and the
-JSON differ. ``engine.r2210.board`` builds on these tuples.
+Regenerate with ``python tests/engine/make_2210_data.py``; ``tests/engine/test_r2210_board.py`` fails when this
+module and the JSON differ. ``engine.r2210.board`` builds on these tuples.
 """
 
 # fmt: off

@@ -72,6 +72,7 @@ def _game(game: GameSummary) -> arena_pb2.GameSummary:
         finished_at_ms=as_ms(game.finished_at),
         turns=game.turns,
         reason=game.reason,
+        dice_version=game.dice_version,
         seats=[
             arena_pb2.GameSeat(
                 seat=i,

@@ -32,7 +32,7 @@ from server.arena.api import Arena, MissingAdminTokenError, admin_token
 from server.arena.competitions import NotConnectedError
 from server.arena.ledger import DEFAULT_GAMES, NoDatabaseError
 from server.ops.bounded import BoundedPool, BusyError
-from server.ops.calls import cut_off, unread
+from server.ops.calls import client_of, cut_off, unread
 from server.ops.ratelimit import RateLimit
 from server.play.admission import Refused
 from server.play.mailbox import deliver
@@ -96,11 +96,6 @@ def games_cost(limit: int) -> int:
     return 1 + (limit or DEFAULT_GAMES) // 100
 
 
-def client_address(peer: str) -> str:
-    """A gRPC peer's address (``ipv4:127.0.0.1:5000`` -> ``ipv4:127.0.0.1``): its calls share a bucket."""
-    return peer.rsplit(":", 1)[0] if peer.startswith(("ipv4:", "ipv6:")) else peer
-
-
 class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     def __init__(self, arena: Arena, limit: RateLimit | None = None) -> None:
         self.arena = arena
@@ -117,7 +112,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
     async def _admit(self, context: Context, cost: int = 1) -> None:
         """Take ``cost`` tokens of the caller's bucket, or answer RESOURCE_EXHAUSTED."""
-        address = client_address(context.peer())
+        address = client_of(context.peer())
         wait = self.limit.take(address, cost) if cost else 0.0
         if wait:
             if self.held < MAX_HELD:

@@ -18,7 +18,7 @@ from pathlib import Path
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.cli.match import Match, MatchError, match_rules, parse_entrants
-from server.cli.output import table
+from server.cli.output import say, table
 from server.ops import runtime
 from server.ops.config import ServerConfig
 from server.play.runner import GameRunner
@@ -64,11 +64,11 @@ class Ladder(Match):
     def _game_over(self, runner: GameRunner) -> None:
         super()._game_over(runner)
         if self.store is not None and runner.state.is_over():
-            print(leaderboard_table(self.store, self.queue_name), file=self.out, flush=True)
+            say(self.out, leaderboard_table(self.store, self.queue_name))
 
     def _progress(self, line: str = "") -> None:
         if line:
-            print(f"\n#{self.finished} {line}", file=self.out, flush=True)
+            say(self.out, f"\n#{self.finished} {line}")
 
 
 def ladder(database_url: str, address: str, games: int, replay_dir: Path, dashboard_port: int = 0) -> Ladder:

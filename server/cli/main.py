@@ -45,6 +45,7 @@ import sys
 from collections.abc import Sequence
 
 from server.cli import arena, demo, match, practice, replay, serve
+from server.cli.output import PIPE_CLOSED, silence
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,8 +61,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one subcommand; its exit status. A reader that stops reading (``conquest replay events FILE |
+    head``) ends the command quietly with status 141, as SIGPIPE ends other tools: no traceback."""
     args = build_parser().parse_args(argv)
-    code: int = args.run(args)
+    try:
+        code: int = args.run(args)
+        sys.stdout.flush()  # a reader gone after the last line is found here, not at exit
+    except BrokenPipeError:
+        silence(sys.stdout)
+        return PIPE_CLOSED
     return code
 
 

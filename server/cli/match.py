@@ -28,7 +28,7 @@ from typing import TextIO
 
 from engine import Rules, RulesConfigError, preset
 from server.app import build_lobby, build_server, start_recorder, start_web
-from server.cli.output import outcome, result_line
+from server.cli.output import outcome, result_line, say
 from server.cli.practice import SAMPLE_BOTS
 from server.ops import runtime
 from server.ops.config import QueueConfig, ServerConfig, TimeControl
@@ -349,7 +349,7 @@ class Match:
         """On a terminal a bar redrawn in place; otherwise a line per finished game."""
         if not self.out.isatty():
             if line:
-                print(f"[{self.finished}/{self.games}] {line}", file=self.out, flush=True)
+                say(self.out, f"[{self.finished}/{self.games}] {line}")
             return
         filled = round(BAR_WIDTH * self.finished / self.games)
         elapsed = time.monotonic() - self._started_at

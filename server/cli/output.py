@@ -1,13 +1,41 @@
-"""How the commands print: aligned tables and one line per finished game."""
+"""How the commands print: aligned tables, one line per finished game, and what happens when the reader of
+the output goes away (``conquest replay events FILE | head``)."""
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Sequence
+from typing import TextIO
 
 from conquest.v1 import bot_pb2
 from server.play.results import seat_outcome
 from server.play.runner import GameRunner
 from server.play.seats import RemoteSeat
+
+PIPE_CLOSED = 128 + signal.SIGPIPE
+"""The exit status when the reader stopped reading: what a shell reports for a tool that SIGPIPE ended."""
+
+
+def silence(out: TextIO) -> None:
+    """Point ``out`` at /dev/null once its reader has gone: what is left in its buffer, and Python's flush
+    at exit, then go nowhere instead of failing again with a BrokenPipeError traceback."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, out.fileno())
+    finally:
+        os.close(devnull)
+
+
+def say(out: TextIO, text: str) -> None:
+    """Print ``text`` as a line of a running command's output (a game's result, the leaderboard). If the
+    reader has gone (``conquest match ... | head -3``) the command stops as on Ctrl-C: its games end and
+    are recorded, and nothing more is written."""
+    try:
+        print(text, file=out, flush=True)
+    except BrokenPipeError:
+        silence(out)
+        signal.raise_signal(signal.SIGINT)
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from server.app import build_lobby, create_server
-from server.cli.output import result_line
+from server.cli.output import result_line, say
 from server.ops import runtime
 from server.ops.config import QueueConfig, ServerConfig, default_queues
 from server.play.runner import GameRunner
@@ -67,7 +67,7 @@ async def practice(config: ServerConfig, games: int, out: TextIO) -> int:
     def game_over(runner: GameRunner) -> None:
         nonlocal finished
         finished += runner.state.is_over()
-        print(result_line(runner), file=out, flush=True)
+        say(out, result_line(runner))
         if games and finished >= games:
             stop.set()
 

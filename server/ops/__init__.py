@@ -1,2 +1,5 @@
-"""Running the server: configuration, metrics, logs, the event loop and the guard on every gRPC call, used by
-every other room."""
+"""Running the server, used by every other room: ``config`` (defaults, the TOML file, the environment),
+``metrics`` (every Prometheus metric) and ``histogram`` (the decision-path buckets), ``logs``, ``runtime``
+(the event loop), ``calls`` (what every gRPC call passes: size bounds, the fault log, the client's address),
+``ratelimit`` (token buckets by client) and ``bounded`` (a bounded queue in front of a thread or process
+pool)."""

@@ -1,6 +1,7 @@
 """What every gRPC call of the server passes through (``CallGuard``, a server interceptor): a request over
 its kind's size bound is refused with ``INVALID_ARGUMENT`` naming the bound, and an exception a handler did
-not expect is logged with the method it came from (and answered ``INTERNAL``).
+not expect is logged with the method it came from (and answered ``INTERNAL``). ``client_of`` names the
+client a call comes from, the one key of every per-client bound (streams held, the Arena's token buckets).
 
 The server's receive bound (``MAX_REQUEST_BYTES``, gRPC's ``max_receive_message_length``) is the largest
 any message needs; a unary request of a kind that needs less is held to its own bound here
@@ -14,6 +15,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
+from urllib.parse import unquote
 
 import grpc
 import structlog
@@ -30,6 +32,18 @@ SMALL_REQUEST_BYTES = 4 * 1024
 names or ids."""
 REQUEST_BYTES = {"/conquest.v1.ArenaService/CreateTournament": MAX_REQUEST_BYTES}
 """Methods whose requests may be larger than ``SMALL_REQUEST_BYTES``: method -> bytes."""
+
+
+def client_of(peer: str) -> str:
+    """The client address of a gRPC peer: ``ipv4:127.0.0.1:5000`` -> ``127.0.0.1``,
+    ``ipv6:%5B::1%5D:5000`` (gRPC escapes the brackets) -> ``::1``; any other peer (a Unix socket) as it
+    is."""
+    kind, _, address = peer.partition(":")
+    if kind == "ipv4":
+        return address.rpartition(":")[0]
+    if kind == "ipv6":
+        return unquote(address).rpartition(":")[0].strip("[]")
+    return peer
 
 
 def unread(config: ServerConfig) -> str:

@@ -5,8 +5,10 @@ judge and apply it (``convert`` turns the protobuf action into the engine's), an
 next request, which ``wire`` writes in protobuf's wire format. Around the runner: ``event_log`` (what each
 seat has been sent), ``spectators``, ``results`` (GameOver and the stored result), ``replays`` (where
 finished games go), ``seats`` and ``clock``. Before a game: ``admission`` (which streams the server
-takes), ``session`` (a connected bot), ``lobby``, ``matchmaker`` and ``pairing``; ``mailbox`` bounds what
-waits for a stream's reader. ``offline`` plays SDK bots in-process through the same messages (for the
-bot benchmarks and tests). Play never imports ``server.storage``: it talks to the small Protocols in
-``server.play.ports``, which ``server.app`` wires to the database.
+takes), ``session`` (a connected bot), ``lobby``, ``matchmaker`` and ``pairing``, and ``waiting`` (what the
+bots in a queue are told of it); ``mailbox`` bounds what waits for a stream's reader. After one:
+``recorder`` keeps results on disk until the database has them and finds the games a crash cut short.
+``offline`` plays SDK bots in-process through the same messages (for the bot benchmarks and tests). Play
+never imports ``server.storage``: it talks to the small Protocols in ``server.play.ports``, which
+``server.app`` wires to the database.
 """

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
+from server.ops.calls import client_of
 from server.ops.config import ServerConfig
 
 T = TypeVar("T")
@@ -23,17 +24,6 @@ class Refused(Exception):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
-
-
-def client_of(peer: str) -> str:
-    """The client address of a gRPC peer: ``ipv4:127.0.0.1:5000`` -> ``127.0.0.1``, ``ipv6:[::1]:5000``
-    -> ``::1``; any other peer (a Unix socket) as it is."""
-    kind, _, address = peer.partition(":")
-    if kind == "ipv4":
-        return address.rpartition(":")[0]
-    if kind == "ipv6":
-        return address.rpartition(":")[0].strip("[]")
-    return peer
 
 
 class Admission:

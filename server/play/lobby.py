@@ -31,15 +31,14 @@ from server.play.replays import ReplayWriter
 from server.play.runner import GameRunner
 from server.play.seats import HouseSeat, RemoteSeat, Seat, house_seats
 from server.play.session import PracticeAuthenticator, Session, check_hello
+from server.play.waiting import QueueNews
 from server.records import INITIAL, NAME_RULE, SHOWN_LIMIT, HelloError, Identity, Skill, name_key, shown
 
 log = structlog.get_logger("conquest.lobby")
 MATCH_RETRY_S = 1.0
+"""How often a queue whose ready bots are too far apart in rating is matched again (windows widen)."""
 ENDED_GAMES_KEPT = 4096
 """How many ended games the lobby remembers, to tell a late Decision for one that its game is over."""
-"""How often a queue whose ready bots are too far apart in rating is matched again (windows widen)."""
-QUEUE_STATUS_INTERVAL_S = 10.0
-"""How often a bot waiting in a queue for a game is told how the queue stands (bot.proto QueueStatus)."""
 
 
 @dataclass(eq=False)
@@ -102,8 +101,8 @@ class Lobby:
         """game id -> the appointment it plays."""
         self._retries: dict[str, asyncio.TimerHandle] = {}
         """Queues whose ready bots could not be matched yet: matched again when the timer fires."""
-        self._status_timer: asyncio.TimerHandle | None = None
-        """Set while some bot waits in a queue: it is told how the queue stands when the timer fires."""
+        self.news = QueueNews(self.matchmaker)
+        """The QueueStatus messages the waiting bots are sent."""
         self.tasks: set[asyncio.Task[None]] = set()
         self.sessions: set[Session] = set()
         self.admission = Admission(config)
@@ -248,10 +247,11 @@ class Lobby:
                 session.queues.discard(name)
             SAMPLED.info(log, kind, bot=session.identity.name, session_id=session.session_id, queue=name)
             self.metrics.queue_depth.labels(name).set(self.matchmaker.waiting_count(name))
-            session.send(self._queue_status(name, session, joining))
+            session.send(self.news.status(name, session, joining))
             if joining:
                 self._match(name)
-                self._watch_waiting()
+                if self.accepting:
+                    self.news.watch()
         elif kind == "hello":
             session.error("unexpected_hello", "this session is already open; send Hello only once")
         else:
@@ -397,7 +397,7 @@ class Lobby:
             self.metrics.queue_depth.labels(queue).set(self.matchmaker.waiting_count(queue))
             for session in seating.done:  # reached its JoinQueue.games limit
                 session.queues.discard(queue)
-                session.send(self._queue_status(queue, session, False))
+                session.send(self.news.status(queue, session, False))
             players: list[Session | HouseSeat] = [*seating.sessions, *house_seats(config.house_opponents)]
             if config.house_opponents:
                 secrets.SystemRandom().shuffle(players)  # the bots' seats among the house's are random too
@@ -408,40 +408,6 @@ class Lobby:
             return
         if self.accepting and queue not in self._retries and self.matchmaker.stalled(queue, held):
             self._retries[queue] = asyncio.get_running_loop().call_later(MATCH_RETRY_S, self._retry, queue)
-
-    def _queue_status(self, queue: str, session: Session, joined: bool) -> bot_pb2.ConnectResponse:
-        status = bot_pb2.QueueStatus(
-            queue=queue,
-            joined=joined,
-            waiting=self.matchmaker.waiting_count(queue),
-            seats=self.matchmaker.players[queue],
-            ready=self.matchmaker.ready_count(queue),
-            waited_ms=round(1000 * self.matchmaker.waited_s(queue, session)),
-        )
-        return bot_pb2.ConnectResponse(queue_status=status)
-
-    def _waiting(self) -> list[tuple[str, Session]]:
-        """Every (queue, member) waiting for a game there: it has a free game slot."""
-        waiting = self.matchmaker.waiting
-        return [(q, s) for q in waiting for s in waiting[q] if s.free_slots() > 0 and not s.closed]
-
-    def _watch_waiting(self) -> None:
-        """Tell the waiting bots how their queues stand in ``QUEUE_STATUS_INTERVAL_S`` (unless due sooner)."""
-        if self._status_timer is None and self.accepting:
-            loop = asyncio.get_running_loop()
-            self._status_timer = loop.call_later(QUEUE_STATUS_INTERVAL_S, self._tell_waiting)
-
-    def _tell_waiting(self) -> None:
-        """Each bot waiting for a game hears how long it has waited and how many seats are filled
-        (bot.proto QueueStatus), unless it joined less than half an interval ago (the answer to its
-        JoinQueue said so); then again an interval later while anyone waits."""
-        self._status_timer = None
-        waiting = self._waiting()
-        for queue, session in waiting:
-            if self.matchmaker.waited_s(queue, session) >= QUEUE_STATUS_INTERVAL_S / 2:
-                session.send(self._queue_status(queue, session, True))
-        if waiting:
-            self._watch_waiting()
 
     def _retry(self, queue: str) -> None:
         del self._retries[queue]
@@ -523,7 +489,8 @@ class Lobby:
         self._seat_appointments()  # a freed slot goes to a waiting appointment first
         for queue in sorted(queues):  # then it may complete a waiting game
             self._match(queue)
-        self._watch_waiting()  # its bots may wait in their queues now
+        if self.accepting:
+            self.news.watch()  # its bots may wait in their queues now
 
     async def shutdown(self, grace_s: float) -> None:
         """Stop seating bots, let running games finish for ``grace_s``, then end the rest (recorded as cut
@@ -532,9 +499,7 @@ class Lobby:
         for retry in self._retries.values():
             retry.cancel()
         self._retries.clear()
-        if self._status_timer is not None:
-            self._status_timer.cancel()
-            self._status_timer = None
+        self.news.stop()
         if self.tasks:
             await asyncio.wait(set(self.tasks), timeout=grace_s)
         for runner in list(self.runners.values()):

@@ -67,12 +67,27 @@ class Database:
     def _migrate(self) -> None:
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
-        with self._writer.begin() as connection:
-            if self.dialect == "postgresql":  # a second server waits for the first one's migration
-                connection.execute(text("SET LOCAL lock_timeout = 0"))
-                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
-            config.attributes["connection"] = connection
-            command.upgrade(config, "head")
+        with self._writer.connect() as connection:
+            sqlite = self.dialect == "sqlite"
+            if sqlite:  # a revision copying a table (batch mode) drops the old one: no cascade, no refusal
+                _sqlite_foreign_keys(connection, on=False)
+            try:
+                with connection.begin():
+                    if self.dialect == "postgresql":  # a second server waits for the first one's migration
+                        connection.execute(text("SET LOCAL lock_timeout = 0"))
+                        connection.execute(
+                            text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK}
+                        )
+                    config.attributes["connection"] = connection
+                    command.upgrade(config, "head")
+                    if sqlite and (broken := connection.exec_driver_sql("PRAGMA foreign_key_check").all()):
+                        raise RuntimeError(
+                            f"the migration left rows whose references are broken: {broken[:5]}; nothing was "
+                            "changed: keep running the previous version and report it"
+                        )
+            finally:
+                if sqlite:
+                    _sqlite_foreign_keys(connection, on=True)
 
     def _read(self, work: Callable[[Session], T]) -> T:
         with Session(self._engine) as session, session.begin():
@@ -92,6 +107,14 @@ class Database:
                     raise
                 time.sleep(0.05 * 2**attempt)
         raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _sqlite_foreign_keys(connection: Connection, on: bool) -> None:
+    """SQLite's foreign keys on or off for ``connection``: set outside any transaction (inside one SQLite
+    ignores it), so on the driver's connection, which begins none of its own (``configure_sqlite``)."""
+    driver = connection.connection.driver_connection
+    assert driver is not None, "an open connection has its driver's"
+    driver.execute(f"PRAGMA foreign_keys={'ON' if on else 'OFF'}")
 
 
 def configure_sqlite(engine: Engine) -> None:

@@ -39,6 +39,8 @@ class GameSummary:
     turns: int
     reason: str
     seats: list[SeatResult]
+    dice_version: int
+    """How its rolls and shuffles derive from its seed (``engine.dice``'s version)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +97,7 @@ class GameStore(Database):
                     finished_at=result.finished_at,
                     turns=result.turns,
                     reason=result.reason,
+                    dice_version=replay.dice_version,
                 )
             )
             session.flush()
@@ -289,6 +292,7 @@ def _summaries(session: Session, games: list[GameRow]) -> list[GameSummary]:
             turns=g.turns,
             reason=g.reason,
             seats=seats[g.id],
+            dice_version=g.dice_version,
         )
         for g in games
     ]

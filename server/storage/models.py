@@ -107,6 +107,8 @@ class GameRow(Base):
     turns: Mapped[int] = mapped_column(Integer)
     reason: Mapped[str] = mapped_column(String(32))
     """How the game ended: the engine's termination ("conquest", "turn_cap") or the server's ("shutdown")."""
+    dice_version: Mapped[int] = mapped_column(Integer, server_default="1")
+    """How its rolls and shuffles derive from its seed (``engine.dice``'s version, as its replay says)."""
 
 
 class SeatRow(Base):

@@ -1,1 +1,7 @@
-"""The read-only web dashboard and the replay viewer (pages, JSON API and the standalone replay page)."""
+"""The read-only web dashboard and the replay viewer (pages, JSON API and the standalone replay page).
+
+``dashboard`` is the Starlette app; ``process`` runs it in a process of its own, spawned and restarted by
+the play process; ``live`` follows the games being played as a client of the play process's Arena API;
+``guard`` rate-limits every request and sets the security headers; ``heavy`` computes odds and replay
+steps in a worker process; ``replay_view`` turns a replay into the viewer's steps.
+"""

@@ -11,6 +11,7 @@ from arena_support import ADMIN, QUEUE, Player, admin, play_game
 from raw_client import events_in
 
 from conquest.v1 import arena_pb2
+from engine.dice import DICE_VERSION
 from engine.events import public_view
 from engine.replay import Replay, simulate
 from server.play import wire
@@ -146,6 +147,8 @@ async def test_leaderboard_and_games_over_the_api(start_arena) -> None:
     assert summary.rules == "classic_two_player" and summary.board == "classic"
     assert summary.finished_at_ms >= summary.started_at_ms > 0
     assert [s.outcome for s in summary.seats] == [r.outcome for r in first.results]
+    # the brief: GameSummary carries dice_version "so a verifier can tell which derivation a listed game used"
+    assert [g.dice_version for g in games] == [DICE_VERSION, DICE_VERSION] == [2, 2]
 
 
 async def test_watch_game_streams_a_live_game_without_hidden_cards(start_arena) -> None:

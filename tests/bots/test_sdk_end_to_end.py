@@ -20,7 +20,7 @@ from conquest_bots.strategist import StrategistBot
 from conquest_sdk import Bot, Client, Game, Turn
 from engine import preset
 from server.ops.config import QueueConfig
-from server.play import lobby
+from server.play import waiting
 
 CONTROL = no_timebank(2000, reconnect_grace_ms=10_000)
 TIGHT = no_timebank(300, reconnect_grace_ms=10_000)
@@ -233,7 +233,7 @@ async def test_a_bot_alone_in_a_queue_logs_why_it_waits(
     """Issue 23: "tried as a new user would, the bot connects and then waits forever, silently, because
     nobody else is in the queue ... a bot waiting in a queue should learn why it waits (how many seats
     are filled, how long it has waited), which the SDK logs" (the server's interval shortened here)."""
-    monkeypatch.setattr(lobby, "QUEUE_STATUS_INTERVAL_S", 0.2)
+    monkeypatch.setattr(waiting, "QUEUE_STATUS_INTERVAL_S", 0.2)
     caplog.set_level(logging.INFO, logger="conquest_sdk")
     client = Client(RandomBot(3), address, name="lonely", queues=["classic-3"], games=1)
     running = asyncio.create_task(client.run())

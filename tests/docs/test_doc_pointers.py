@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-TOP = "engine|server|benchmarks|tests|sample_bots|deploy|docs|proto|conquest_env|examples|\\.ci"
+TOP = "engine|server|benchmarks|tests|sample_bots|deploy|docs|proto|\\.ci"
 PATH = re.compile(rf"(?<![\w./-])((?:{TOP})/[\w./-]*\w)")
 DOTTED = re.compile(r"(?<![\w.])((?:engine|server)(?:\.\w+)+)")
 QUOTED_DOTTED = re.compile(r"(?<=`)((?:engine|server)(?:\.\w+)+)")
@@ -20,8 +20,8 @@ SOURCES = [
     *sorted((ROOT / "engine").rglob("*.py")),
     *sorted((ROOT / "server").rglob("*.py")),
     *sorted((ROOT / "benchmarks").rglob("*.py")),
-    *sorted((ROOT / "conquest_env").rglob("*.py")),
-    *sorted((ROOT / "examples").rglob("*.py")),
+    ROOT / "sample_bots" / "python" / "train_numpy.py",
+    ROOT / "tests" / "engine" / "make_2210_data.py",
     ROOT / "Makefile",
     ROOT / "setup.py",
     ROOT / "pyproject.toml",

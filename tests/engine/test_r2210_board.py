@@ -11,7 +11,7 @@ import pytest
 
 from engine.r2210 import board_data
 from engine.r2210.board import BOARDS, Kind, build
-from tools.gen_2210_data import SOURCE, TARGET, render
+from tests.engine.make_2210_data import SOURCE, TARGET, render
 
 DEFAULT = build()
 
@@ -26,7 +26,9 @@ def reference() -> dict[str, Any]:
 
 def test_generated_module_equals_what_the_json_renders(reference: dict[str, Any]) -> None:
     """The engine may not read files at run time: the committed module is the JSON, rendered."""
-    assert Path(TARGET).read_text() == render(reference), "run 'python -m tools.gen_2210_data' and commit"
+    assert Path(TARGET).read_text() == render(reference), (
+        "run 'python tests/engine/make_2210_data.py' and commit"
+    )
 
 
 def test_counts_42_land_13_water_14_lunar_in_14_regions(reference: dict[str, Any]) -> None:

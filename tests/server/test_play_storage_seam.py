@@ -1,5 +1,6 @@
 """One seam between play and storage (issue 18: "play depends on small Protocols ... the compiled hot path
-imports no SQLAlchemy. A test fails if play imports storage or storage imports play")."""
+imports no SQLAlchemy. A test fails if play imports storage or storage imports play"), and the training
+room that no other room imports."""
 
 from __future__ import annotations
 
@@ -57,3 +58,14 @@ def test_the_compiled_hot_path_loads_no_sqlalchemy() -> None:
         [sys.executable, "-c", check], capture_output=True, text=True, check=True, cwd=SERVER.parent
     )
     assert loaded.stdout.strip() == "[]", f"importing play loaded {loaded.stdout.strip()}"
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for p in SERVER.rglob("*.py") if "train" not in p.relative_to(SERVER).parts),
+    ids=lambda p: str(p.relative_to(SERVER)),
+)
+def test_no_other_room_imports_the_training_room(path: Path) -> None:
+    """docs/architecture.md: "Nothing in the engine or the rest of the server imports it [server.train],
+    so the server runs without numpy, gymnasium or pettingzoo"."""
+    assert not _forbidden(path, ("server.train",)), f"{path.relative_to(SERVER)} imports server.train"

@@ -21,6 +21,7 @@ from structlog.testing import capture_logs
 from conquest.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc, game_pb2
 from engine import preset
 from server.ops import logs
+from server.ops.calls import client_of
 from server.ops.config import QueueConfig
 
 
@@ -443,3 +444,11 @@ async def test_a_fault_on_a_bot_stream_is_logged_with_its_call_and_told(start_se
     assert (error.code, error.fatal) == ("internal", True)
     failed = [line for line in captured if line["event"] == "call_failed"]
     assert [line["method"] for line in failed] == ["/conquest.v1.BotService/Connect"]
+
+
+def test_every_per_client_bound_knows_a_client_by_the_same_address() -> None:
+    """One piece of code per idea: the stream bound (``Admission``) and the Arena's token buckets key a
+    client by ``client_of``: the peer's host without its port, whichever address family."""
+    assert client_of("ipv4:127.0.0.1:50000") == client_of("ipv4:127.0.0.1:50001") == "127.0.0.1"
+    assert client_of("ipv6:%5B::1%5D:50000") == client_of("ipv6:[::1]:50000") == "::1"  # as gRPC writes it
+    assert client_of("unix:/tmp/conquest.sock") == "unix:/tmp/conquest.sock"

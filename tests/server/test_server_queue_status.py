@@ -14,7 +14,7 @@ import pytest
 from raw_client import RawBot
 
 from conquest.v1 import bot_pb2
-from server.play import lobby
+from server.play import waiting
 
 INTERVAL_S = 0.2
 
@@ -28,7 +28,7 @@ async def test_a_waiting_bot_is_told_the_seats_filled_and_its_wait_until_seated(
 ) -> None:
     """bot.proto QueueStatus: sent "every 10 s while you wait in the queue for a game ...: how many seats
     are filled and how long you have waited" (`seats`, `ready`, `waited_ms`); no more once seated."""
-    monkeypatch.setattr(lobby, "QUEUE_STATUS_INTERVAL_S", INTERVAL_S)
+    monkeypatch.setattr(waiting, "QUEUE_STATUS_INTERVAL_S", INTERVAL_S)
     server = await start_server()
     first = server.bot()
     await first.hello("first-waiter")

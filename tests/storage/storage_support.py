@@ -5,13 +5,20 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, create_engine, event
 
 from engine import aggressive_policy, new_game, preset
 from engine.actions import Action
 from engine.replay import Replay
 from server.records import GameResult, SeatOutcome, SeatResult
 from server.storage import Bot
+from server.storage.database import MIGRATIONS
 
 ADMIN = "admin-token-for-tests"
 QUEUE = "classic-3"
@@ -67,3 +74,24 @@ def play(game_id: str, ranking: list[Bot], seed: int = 1, queue: str = QUEUE) ->
         reason=reason,
     )
     return result, replay
+
+
+@contextmanager
+def at_revision(
+    db_url: str, revision: str, *, down: bool = False, foreign_keys: bool = False
+) -> Iterator[Connection]:
+    """The database at ``db_url`` upgraded (``down``: downgraded) to ``revision``, and the transaction that
+    did it, to write or read rows as that revision has them. ``foreign_keys``: SQLite enforces them on this
+    connection, as ``Store.open`` makes it."""
+    engine = create_engine(db_url)
+    if foreign_keys and engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", lambda connection, _: connection.execute("PRAGMA foreign_keys=ON"))
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    try:
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            (command.downgrade if down else command.upgrade)(config, revision)
+            yield connection
+    finally:
+        engine.dispose()

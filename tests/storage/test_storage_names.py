@@ -7,16 +7,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from alembic import command
-from alembic.config import Config
-from sqlalchemy import create_engine, text
-from storage_support import ADMIN
+from sqlalchemy import text
+from storage_support import ADMIN, at_revision
 
 from conquest.v1 import bot_pb2
 from server.records import HelloError, name_key
 from server.storage import AlreadyExistsError, Store
 from server.storage.auth import StoreAuthenticator
-from server.storage.database import MIGRATIONS
 
 LOOK_ALIKES = ("Alice", "ALICE", "alice.", "alice_", "a-lice", "A.l_i-c.E")
 
@@ -49,19 +46,13 @@ def test_practice_bots_cannot_play_under_a_look_alike_of_a_registered_name(store
 def test_look_alikes_registered_before_the_rule_are_kept_and_no_new_one_is_added(db_url: str) -> None:
     """Existing databases: bots registered under look-alike names before revision 0004 keep their names
     (grandfathered; the oldest keeps the name key), and no further look-alike can be registered."""
-    engine = create_engine(db_url)
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
     now = datetime(2026, 1, 1, tzinfo=UTC)
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "0003")
+    with at_revision(db_url, "0003") as connection:
         for number, name in enumerate(("alice", "Alice", "bob", "ALICE"), start=1):
             connection.execute(
                 text("INSERT INTO bots (name, token_hash, created_at) VALUES (:name, :hash, :at)"),
                 {"name": name, "hash": f"{number:064x}", "at": now},
             )
-    engine.dispose()
     with Store.open(db_url, admin_token=ADMIN) as store:
         assert [b.name for b in store.bots()] == ["ALICE", "Alice", "alice", "bob"]
         look_alike = store.look_alike("alice.")
@@ -69,3 +60,25 @@ def test_look_alikes_registered_before_the_rule_are_kept_and_no_new_one_is_added
         with pytest.raises(AlreadyExistsError, match="too like the registered bot 'alice'"):
             store.register_bot("aLiCe", admin_token=ADMIN)
         assert store.register_bot("carol", admin_token=ADMIN).bot.name == "carol"
+
+
+def test_a_database_with_rated_bots_upgrades_past_revision_0004(db_url: str) -> None:
+    """Revision 0004 copies the bots table (SQLite changes a constraint so); the ratings, tokens and seats
+    that refer to the bots must neither stop the upgrade (a foreign key refusing the old table's drop) nor
+    go with it. The server opens a ladder database of the revision before as it was."""
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    with at_revision(db_url, "0003") as connection:
+        connection.execute(
+            text("INSERT INTO bots (name, token_hash, created_at) VALUES ('alice', :hash, :at)"),
+            {"hash": "0" * 64, "at": now},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO ratings (bot_id, queue, mu, sigma, games, wins, place_sum, timeouts, forfeits, "
+                "updated_at) VALUES (1, 'classic-4', 27.5, 6.0, 3, 2, 4, 0, 0, :at)"
+            ),
+            {"at": now},
+        )
+    with Store.open(db_url, admin_token=ADMIN) as store:
+        assert [b.name for b in store.bots()] == ["alice"]
+        assert [(s.bot, s.games, s.wins) for s in store.leaderboard("classic-4")] == [("alice", 3, 2)]

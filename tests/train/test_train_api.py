@@ -16,9 +16,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
-from conquest_env import ConquestEnv, ConquestGymEnv
-from conquest_env.single import Encoded
 from engine import PRESETS, IllegalActionError, aggressive_policy
+from server.train import ConquestEnv, ConquestGymEnv
+from server.train.single import Encoded
 
 RULESETS = [(name, seats) for name, rules in PRESETS.items() for seats in rules.player_counts()]
 

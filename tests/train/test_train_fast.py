@@ -1,5 +1,5 @@
-"""The environment's fast room (``conquest_env.fast``) against the plain construction
-(``conquest_sdk.encoding`` over ``conquest_env.inputs``, what the SDK builds from a DecisionRequest).
+"""The environment's fast room (``server.train.fast``) against the plain construction
+(``conquest_sdk.encoding`` over ``server.train.inputs``, what the SDK builds from a DecisionRequest).
 Issue 22: "The same encoding on the wire: the SDK builds the identical arrays and mask from a
 `DecisionRequest`"; the project's rule: "Speed tricks live only in the named fast rooms, each pinned by a
 test against the plain construction".
@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from test_train_mask import GAMES  # every preset, with the options that open the rarer decisions
 
-from conquest_env.fast import Encoder
-from conquest_env.inputs import choices_of, engine_action, layout_for, view_of
+from server.train.fast import Encoder
+from server.train.inputs import choices_of, engine_action, layout_for, view_of
 from engine import CLASSIC, new_game, observe, preset, random_legal_action
 
 

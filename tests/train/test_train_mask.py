@@ -13,7 +13,6 @@ import random
 
 import numpy as np
 
-from conquest_env.inputs import choices_of, engine_action, layout_for
 from conquest_sdk.encoding import TRADE_SLOTS
 from engine import (
     CLASSIC,
@@ -32,6 +31,7 @@ from engine import (
     preset,
     random_legal_action,
 )
+from server.train.inputs import choices_of, engine_action, layout_for
 
 GAMES = [
     ("classic", 4, {}),

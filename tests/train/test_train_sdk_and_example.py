@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 from conquest.v1 import bot_pb2
-from conquest_env import ConquestEnv
 from conquest_sdk import Game, Turn
 from conquest_sdk.policy import PolicyBot
 from engine import new_game, preset
 from server.play import offline
+from server.train import ConquestEnv
 
-SCRIPT = Path(__file__).parents[2] / "examples" / "train_numpy.py"
+SCRIPT = Path(__file__).parents[2] / "sample_bots" / "python" / "train_numpy.py"
 spec = importlib.util.spec_from_file_location("train_numpy", SCRIPT)
 assert spec and spec.loader
 example = importlib.util.module_from_spec(spec)
@@ -74,7 +74,7 @@ def test_the_server_the_sdk_and_the_sample_bots_load_without_the_training_extra(
     environments."""
     code = (
         "import sys, server.app, server.cli.main, conquest_sdk, conquest_bots.roster\n"
-        "loaded = [m for m in ('numpy', 'gymnasium', 'pettingzoo', 'conquest_env', 'conquest_sdk.encoding')"
+        "loaded = [m for m in ('numpy', 'gymnasium', 'pettingzoo', 'server.train', 'conquest_sdk.encoding')"
         " if m in sys.modules]\n"
         "assert not loaded, loaded\n"
     )

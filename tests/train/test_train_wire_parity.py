@@ -19,14 +19,14 @@ import numpy.typing as npt
 import pytest
 from live_server import no_timebank, serving
 
-from conquest_env import ConquestEnv
-from conquest_env.inputs import choices_of
 from conquest_sdk import Client, Game
 from conquest_sdk.policy import PolicyBot
 from engine import preset
 from engine.replay import Replay
 from server.ops.config import QueueConfig
 from server.play import offline
+from server.train import ConquestEnv
+from server.train.inputs import choices_of
 
 CONTROL = no_timebank(5000)
 

@@ -1,6 +1,6 @@
 """The fixed-size encoding a learned policy sees: one observation vector and one flat action mask.
 
-The one piece of code for both sides of training: ``conquest_env`` (PettingZoo and Gymnasium over the
+The one piece of code for both sides of training: ``server.train`` (PettingZoo and Gymnasium over the
 engine) and ``conquest_sdk.policy`` (a policy playing on the server) each turn what they hold into the same
 plain inputs (``Layout``, ``View``, ``Choices``), in the wire's terms, and call the functions here, so a
 policy trained offline sees on the ladder exactly the arrays it was trained on. Needs numpy (the SDK's

@@ -1,7 +1,7 @@
 """Run a trained ``policy(observation, mask) -> action index`` as a bot, on the server's own messages.
 
 The arrays are built by ``conquest_sdk.encoding`` from the GameStarted and each DecisionRequest, exactly as
-``conquest_env`` builds them from the engine, so a policy trained there plays here unchanged:
+``server.train`` builds them from the engine, so a policy trained there plays here unchanged:
 
     from conquest_sdk import run
     from conquest_sdk.policy import PolicyBot

@@ -722,6 +722,7 @@ class GameSummary(_message.Message):
     TURNS_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    DICE_VERSION_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game id."""
     queue: _builtins.str
@@ -746,6 +747,12 @@ class GameSummary(_message.Message):
     """How it ended: "conquest", "turn_cap", "headquarters", "mission", "server_shutdown", "all_forfeited" or
     "aborted" (live when the server crashed; ended where its record stopped, unrated).
     """
+    dice_version: _builtins.int
+    """How every roll and shuffle of this game derives from its seed (a version number, no unit), as
+    GameStarted.dice_version told its players: 2 is the SHA-256 stream of docs/protocol.md, "Randomness:
+    how every roll and shuffle is derived"; 1 is CPython's random.Random(seed). The replay file records it
+    as "dice_version".
+    """
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameSeat]:
         """Every seat, in seat order."""
@@ -765,10 +772,11 @@ class GameSummary(_message.Message):
         turns: _builtins.int = ...,
         reason: _builtins.str = ...,
         seats: _abc.Iterable[Global___GameSeat] | None = ...,
+        dice_version: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["board", b"board", "finished_at_ms", b"finished_at_ms", "game_id", b"game_id", "queue", b"queue", "rated", b"rated", "reason", b"reason", "rules", b"rules", "seats", b"seats", "seed", b"seed", "seed_commitment", b"seed_commitment", "started_at_ms", b"started_at_ms", "turns", b"turns"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["board", b"board", "dice_version", b"dice_version", "finished_at_ms", b"finished_at_ms", "game_id", b"game_id", "queue", b"queue", "rated", b"rated", "reason", b"reason", "rules", b"rules", "seats", b"seats", "seed", b"seed", "seed_commitment", b"seed_commitment", "started_at_ms", b"started_at_ms", "turns", b"turns"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -16,8 +16,8 @@ import gymnasium as gym
 import numpy as np
 import numpy.typing as npt
 
-from conquest_env.aec import ConquestEnv, ObsDict
 from engine import Action, GameState, Rules, aggressive_policy, random_policy
+from server.train.aec import ConquestEnv, ObsDict
 
 EngineOpponent = Callable[[GameState], Action]
 
@@ -108,7 +108,7 @@ def _opponent(spec: Opponent, seed: int) -> EngineOpponent | Encoded:
     if spec == "aggressive":
         return aggressive_policy
     if isinstance(spec, str):
-        from conquest_env.sample_bots import sample_bot  # imports the server's message builders
+        from server.train.sample_bots import sample_bot  # imports the server's message builders
 
         return sample_bot(spec, seed)
     return spec

@@ -6,9 +6,9 @@ many armies move) and plays the best. The cross-entropy method tunes the weights
 random bot in the two-player game (classic_two_player: you, the random bot and the neutral army), then
 the script reports the trained policy's win rate over 200 seeded duels it never trained on:
 
-    python examples/train_numpy.py --duels 200 --save policy.npz      # `make bench-train`
+    python sample_bots/python/train_numpy.py --duels 200 --save policy.npz      # `make bench-train`
     conquest practice --queue classic-2 --opponent random &
-    python examples/train_numpy.py --load policy.npz --play localhost:50051 --games 5
+    python sample_bots/python/train_numpy.py --load policy.npz --play localhost:50051 --games-played 5
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from conquest_env import ConquestEnv
 from conquest_sdk.encoding import ATTACK_MODES, BUCKETS, Layout
 from engine import random_policy
+from server.train import ConquestEnv
 
 RULES = "classic_two_player"
 KINDS = (

@@ -1,7 +1,7 @@
 """The environment's fast room: the observation vector, the action mask and the action of an index, built
 straight from the engine's ``Observation`` and ``LegalActions`` (compiled with mypyc).
 
-The plain construction is ``conquest_sdk.encoding`` over ``conquest_env.inputs``: ``Layout.observation(
+The plain construction is ``conquest_sdk.encoding`` over ``server.train.inputs``: ``Layout.observation(
 view_of(obs), third_army)``, ``Layout.mask(choices_of(legal))`` and ``engine_action(Layout.decode(index,
 choices_of(legal)))``, what the SDK builds from a DecisionRequest. ``Encoder`` gives the same arrays and
 actions (pinned for every ruleset, decision by decision, by ``tests/train/test_train_fast.py``) without the
@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from conquest_env.inputs import engine_action
+from server.train.inputs import engine_action
 from conquest_sdk.encoding import ATTACK_MODES, BUCKETS, TRADE_SLOTS, Choices, Layout, bucket_count, buckets
 from engine.actions import (
     Action,

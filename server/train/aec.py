@@ -16,8 +16,8 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from conquest_env.fast import Encoder
-from conquest_env.inputs import layout_for
+from server.train.fast import Encoder
+from server.train.inputs import layout_for
 from engine import (
     CLASSIC,
     Action,
@@ -267,5 +267,5 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
 
 
 def env(**kwargs: Any) -> ConquestEnv:
-    """PettingZoo's usual constructor name: ``conquest_env.aec.env(rules="capital", seats=4)``."""
+    """PettingZoo's usual constructor name: ``server.train.aec.env(rules="capital", seats=4)``."""
     return ConquestEnv(**kwargs)

@@ -4,8 +4,8 @@ The engine reads no files at run time, so the RISK 2210 A.D. board and Command c
 committed Python modules; this script writes them and ``tests/engine/test_r2210_board.py`` and
 ``test_r2210_cards.py`` check the committed modules equal what it renders from the JSON now.
 
-    .venv/bin/python -m tools.gen_2210_data            # rewrite the modules
-    .venv/bin/python -m tools.gen_2210_data --check    # exit 1 if a committed module is stale
+    .venv/bin/python tests/engine/make_2210_data.py            # rewrite the modules
+    .venv/bin/python tests/engine/make_2210_data.py --check    # exit 1 if a committed module is stale
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / ".." / "shared" / "rules"
 SOURCE = RULES / "2210_board.json"
 TARGET = ROOT / "engine" / "r2210" / "board_data.py"
@@ -26,8 +26,8 @@ CARDS_TARGET = ROOT / "engine" / "r2210" / "cards_data.py"
 _HEADER = '''# ruff: noqa: E501
 """RISK 2210 A.D. {what}, generated from shared/rules/{source}: do not edit by hand.
 
-Regenerate with ``python -m tools.gen_2210_data``; ``tests/engine/{test}`` fails when this module and the
-JSON differ. ``engine.r2210.{user}`` builds on these tuples.
+Regenerate with ``python tests/engine/make_2210_data.py``; ``tests/engine/{test}`` fails when this
+module and the JSON differ. ``engine.r2210.{user}`` builds on these tuples.
 """
 
 # fmt: off
@@ -160,7 +160,9 @@ def main(argv: list[str]) -> int:
         if "--check" not in argv:
             target.write_text(text)
         elif target.read_text() != text:
-            sys.stderr.write(f"{target} is stale: run 'python -m tools.gen_2210_data' and commit it\n")
+            sys.stderr.write(
+                f"{target} is stale: run 'python tests/engine/make_2210_data.py' and commit it\n"
+            )
             stale = 1
     return stale
 
