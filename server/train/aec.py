@@ -16,8 +16,6 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from server.train.fast import Encoder
-from server.train.inputs import layout_for
 from engine import (
     CLASSIC,
     Action,
@@ -34,6 +32,8 @@ from engine import (
     observe,
     preset,
 )
+from server.train.fast import Encoder
+from server.train.inputs import layout_for
 
 Reward = Literal["win", "placement", "territory"]
 REWARDS: tuple[Reward, ...] = ("win", "placement", "territory")

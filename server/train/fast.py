@@ -19,7 +19,6 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from server.train.inputs import engine_action
 from conquest_sdk.encoding import ATTACK_MODES, BUCKETS, TRADE_SLOTS, Choices, Layout, bucket_count, buckets
 from engine.actions import (
     Action,
@@ -31,6 +30,7 @@ from engine.actions import (
 )
 from engine.legal import LegalActions
 from engine.observe import Observation
+from server.train.inputs import engine_action
 
 _PLACE, _TRADE, _OCCUPY, _FORTIFY = 1, 2, 3, 4
 _ALIVE = int(PlayerStatus.ALIVE)

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from test_train_mask import GAMES  # every preset, with the options that open the rarer decisions
 
+from engine import CLASSIC, new_game, observe, preset, random_legal_action
 from server.train.fast import Encoder
 from server.train.inputs import choices_of, engine_action, layout_for, view_of
-from engine import CLASSIC, new_game, observe, preset, random_legal_action
 
 
 @pytest.mark.parametrize(("preset_name", "seats", "options"), GAMES, ids=[g[0] for g in GAMES])
