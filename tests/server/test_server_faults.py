@@ -26,8 +26,8 @@ from db_lock import locked
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from live_server import serving
 from raw_client import RawBot
+from serve_process import Serve, free_port
 from server_support import short_queues
-from test_server_lifecycle import Serve, _free_port
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc
 from engine import aggressive_policy, new_game, preset
@@ -163,7 +163,7 @@ async def test_results_written_while_sqlite_is_locked_are_kept_and_recorded_once
     database = tmp_path / "conquest.sqlite3"
     with Store.open(f"sqlite:///{database}", admin_token=ADMIN) as store:
         tokens = {name: store.register_bot(name, admin_token=ADMIN).token for name in ("ann", "bob")}
-    metrics_port = _free_port()
+    metrics_port = free_port()
     serve = Serve(tmp_path, _config(tmp_path, turn_cap=2, metrics_port=metrics_port))
     bots: list[RawBot] = []
     locker: subprocess.Popen[str] | None = None
