@@ -57,9 +57,16 @@ rules = "classic_two_player"
 players = 2
 rules_options = {{ turn_cap = 6 }}
 time_control = {{ decision_ms = 20000, reconnect_grace_ms = 2000 }}
+
+[queues.marathon]
+rules = "classic_two_player"
+players = 2
+rules_options = {{ turn_cap = 2000 }}
+time_control = {{ decision_ms = 20000, reconnect_grace_ms = 2000 }}
 """
 """``honest``: the 250 ms duels whose missed deadlines are counted; ``ladder``: games with time to spare
-(hostile bots' games, the ladder a fault interrupts) whose seats are forfeited 2 s after a disconnect."""
+(hostile bots' games, the ladder a fault interrupts) whose seats are forfeited 2 s after a disconnect;
+``marathon``: a game long enough to be watched for the length of a flood."""
 
 
 @dataclasses.dataclass
@@ -139,9 +146,17 @@ class ChaosServer:
             fields[key] = value
         return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
 
+    def idle_rss_mib(self) -> float:
+        """RSS now, in MiB, with the peak reset to it (/proc/PID/clear_refs): ``rss_mib()``'s peak is then
+        the peak since this call."""
+        Path(f"/proc/{self.process.pid}/clear_refs").write_text("5")
+        return self.rss_mib()[0]
+
     def metric(self, name: str) -> float:
         text = urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=10).read()
-        values = [float(line.split()[1]) for line in text.decode().splitlines() if line.startswith(name + " ")]
+        values = [
+            float(line.split()[1]) for line in text.decode().splitlines() if line.startswith(name + " ")
+        ]
         assert values, f"no metric {name} in /metrics"
         return values[0]
 
@@ -247,15 +262,13 @@ class Honest:
         return len(self.finished)
 
     async def missed(self, address: str) -> int:
-        """Deadlines their seats missed in their recorded games (the server's own count: a timeout is a
-        default action played for them)."""
-        missed = 0
+        """Deadlines their seats missed in the games they finished (the server's own count, from ListGames:
+        a timeout is a default action played for them)."""
         async with grpc.aio.insecure_channel(address) as channel:
-            stub = arena(channel)
-            for name in self.names:
-                listed = await stub.ListGames(arena_pb2.ListGamesRequest(bot=name, limit=1000), timeout=30)
-                missed += sum(s.timeouts for g in listed.games for s in g.seats if s.name == name)
-        return missed
+            listed = await arena(channel).ListGames(arena_pb2.ListGamesRequest(limit=1000), timeout=30)
+        names = set(self.names)
+        games = [g for g in listed.games if g.game_id in self.finished]
+        return sum(s.timeouts for g in games for s in g.seats if s.name in names)
 
 
 async def _true(value: bool) -> bool:

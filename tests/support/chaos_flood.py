@@ -8,7 +8,7 @@ client), ``spectators N GAME_ID`` (N WatchGame streams that never read), ``nonre
 JoinQueue for an unknown queue as fast as it can and never reading the errors), ``messages`` (one session
 sending JoinQueue and LeaveQueue as fast as it can, reading the answers), ``web N PATH`` (N HTTP clients
 asking the dashboard at PORT for PATH in a loop), ``arena N`` (N Arena clients listing games and the
-leaderboard in a loop).
+leaderboard in a loop), ``idle`` (nothing: the honest bots' baseline).
 """
 
 from __future__ import annotations
@@ -138,7 +138,13 @@ def messages(port: int, seconds: float) -> dict[str, Any]:
         stop.set()
     elapsed = time.monotonic() - start
     limited = ended == "RESOURCE_EXHAUSTED" or any("rate" in c or "limit" in c for c in codes)
-    return {"sent": sent, "per_second": sent / elapsed, "codes": dict(codes), "ended": ended, "limited": limited}
+    return {
+        "sent": sent,
+        "per_second": sent / elapsed,
+        "codes": dict(codes),
+        "ended": ended,
+        "limited": limited,
+    }
 
 
 async def web(port: int, seconds: float, count: str, path: str) -> dict[str, Any]:
@@ -190,6 +196,9 @@ def main(argv: list[str]) -> int:
     kind, port, seconds, rest = argv[0], int(argv[1]), float(argv[2]), argv[3:]
     if kind == "messages":
         summary = messages(port, seconds)
+    elif kind == "idle":
+        time.sleep(seconds)
+        summary = {}
     else:
         runs = {
             "no_hello": no_hello,
