@@ -1,6 +1,8 @@
-"""The chaos suite's short profile, faults (issue 21): `kill -9` and SIGTERM mid-ladder, the SQLite
-database locked by another process and removed while the server runs, each against a real `conquest
-serve` with honest bots playing a ladder (tests/support/chaos_faults.py). ``make chaos`` runs them longer.
+"""The chaos suite's short profile, faults (issue 21): `kill -9` mid-ladder, the SQLite database locked by
+another process and removed while the server runs, each against a real `conquest serve` with honest bots
+playing a ladder (tests/support/chaos_faults.py); each of the last two ends with a SIGTERM mid-ladder and
+counts the games it recorded ("SIGTERM drained with every live game recorded"). ``make chaos`` runs them
+longer, and SIGTERM alone.
 """
 
 from __future__ import annotations
@@ -23,11 +25,6 @@ async def test_item_16_kill_9_mid_ladder_loses_no_game_and_lists_the_live_ones_a
     verdict = await faults.kill_mid_ladder(tmp_path, pairs=2, games=6)
     held(verdict)
     assert verdict.figures["live_at_kill"] >= 1, "the kill came mid-game"
-
-
-async def test_sigterm_mid_ladder_records_every_live_game(tmp_path: Path):
-    """Issue 21: "SIGTERM drained with every live game recorded" (held, and must keep holding)."""
-    held(await faults.sigterm_drain(tmp_path, pairs=2, games=6))
 
 
 async def test_item_17_a_locked_database_pauses_seating_and_loses_no_result(tmp_path: Path):

@@ -15,7 +15,6 @@ import asyncio
 import json
 import random
 import subprocess
-import sys
 import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
@@ -357,6 +356,52 @@ async def test_the_recorder_goes_down_on_a_refused_write_and_up_on_the_first_ret
     assert [e["game_id"] for e in logged if e["event"] == "pending_result_recorded"] == ["g1"]
     assert database.recorded == ["g1"] and recorder.pending() == [] and recorder.up
     assert not (tmp_path / "g1.pending").exists()
+
+
+class _GoneDatabase(_FlakyDatabase):
+    """A database that cannot be reached (``check`` fails) while ``gone`` is set, writes or not."""
+
+    def __init__(self) -> None:
+        super().__init__(refusals=0)
+        self.gone = False
+
+    def check(self) -> None:
+        if self.gone:
+            raise DatabaseUnavailable("the SQLite database file conquest.sqlite3 is missing")
+
+
+async def test_the_recorder_reports_a_database_gone_between_games_and_back_again(tmp_path: Path):
+    """Issue 21: "while the database is unavailable the server says so in health and metrics and stops
+    seating games"; decided: a database removed or stopped is reported within ``PROBE_S`` even when no game
+    ends (a write would find it only at the next game's end)."""
+    database = _GoneDatabase()
+    recorder = Recorder(tmp_path, database)
+    changes: list[bool] = []
+    downs: list[str] = []
+    recorder.on_down = downs.append
+
+    async def changed(up: bool) -> None:
+        changes.append(up)
+
+    task = asyncio.create_task(recorder.run(changed))
+    try:
+        database.gone = True
+        for _ in range(200):  # within PROBE_S (2 s) and a flush
+            if changes:
+                break
+            await asyncio.sleep(0.05)
+        assert changes == [False] and not recorder.up
+        assert downs == ["the SQLite database file conquest.sqlite3 is missing"], "seating paused at once"
+        assert recorder.metrics.registry.get_sample_value("conquest_database_up") == 0
+        database.gone = False
+        for _ in range(200):
+            if len(changes) == 2:
+                break
+            await asyncio.sleep(0.05)
+        assert changes == [False, True] and recorder.up
+        assert recorder.metrics.registry.get_sample_value("conquest_database_up") == 1
+    finally:
+        task.cancel()
 
 
 def _finished_record(game_id: str) -> GameRecord:

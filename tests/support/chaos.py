@@ -35,6 +35,9 @@ DEADLINE_MS = 250
 """Issue 21's bar: "honest bots miss no deadline of 250 ms under any single-session flood or any flood of
 web and Arena requests"; the honest queue gives every decision exactly this and no timebank."""
 
+PAIRS = 2
+"""Queues of honest duels (and of ladder games): one pair of bots each, so that no pair cap
+(server.play.pairing) ever makes them wait."""
 CONFIG = """
 [server]
 address = "localhost:0"
@@ -44,29 +47,36 @@ replay_dir = "{replays}"
 database_url = "sqlite:///{database}"
 admin_token = "{admin}"
 shutdown_grace_ms = {grace_ms}
-
-[queues.honest]
+"""
+HONEST = """
+[queues.{name}]
 rules = "classic_two_player"
 players = 2
 rules_options = {{ turn_cap = 6 }}
 time_control = {{ decision_ms = {deadline}, first_decision_ms = {deadline}, initial_timebank_ms = 0, \
 increment_ms = 0, max_timebank_ms = 0, defend_decision_ms = {deadline}, max_strikes = 1000 }}
-
-[queues.ladder]
+"""
+LADDER = """
+[queues.{name}]
 rules = "classic_two_player"
 players = 2
-rules_options = {{ turn_cap = 6 }}
-time_control = {{ decision_ms = 20000, reconnect_grace_ms = 2000 }}
-
-[queues.marathon]
-rules = "classic_two_player"
-players = 2
-rules_options = {{ turn_cap = 2000 }}
+rules_options = {{ turn_cap = {turn_cap} }}
 time_control = {{ decision_ms = 20000, reconnect_grace_ms = 2000 }}
 """
-"""``honest``: the 250 ms duels whose missed deadlines are counted; ``ladder``: games with time to spare
-(hostile bots' games, the ladder a fault interrupts) whose seats are forfeited 2 s after a disconnect;
-``marathon``: a game long enough to be watched for the length of a flood."""
+HONEST_QUEUES = tuple(f"honest-{i}" for i in range(1, PAIRS + 1))
+LADDER_QUEUES = tuple(f"ladder-{i}" for i in range(1, PAIRS + 1))
+"""``honest-N``: the 250 ms duels whose missed deadlines are counted; ``ladder`` and ``ladder-N``: games with
+time to spare (hostile bots' games, the ladder a fault interrupts) whose seats are forfeited 2 s after a
+disconnect; ``marathon``: a game long enough to be watched for the length of a flood."""
+
+
+def config(metrics_port: int, replays: Path, database: Path, grace_ms: int) -> str:
+    text = CONFIG.format(
+        metrics_port=metrics_port, replays=replays, database=database, admin=ADMIN, grace_ms=grace_ms
+    )
+    text += "".join(HONEST.format(name=name, deadline=DEADLINE_MS) for name in HONEST_QUEUES)
+    text += "".join(LADDER.format(name=name, turn_cap=6) for name in ("ladder", *LADDER_QUEUES))
+    return text + LADDER.format(name="marathon", turn_cap=2000)
 
 
 @dataclasses.dataclass
@@ -107,17 +117,10 @@ class ChaosServer:
     def start(self) -> ChaosServer:
         """Start (again, on the same database and replays after a kill) and wait until it listens."""
         self.metrics_port, self.dashboard_port = free_port(), free_port()
-        config = CONFIG.format(
-            metrics_port=self.metrics_port,
-            replays=self.replays,
-            database=self.database,
-            admin=ADMIN,
-            grace_ms=self.grace_ms,
-            deadline=DEADLINE_MS,
-        )
+        toml = config(self.metrics_port, self.replays, self.database, self.grace_ms)
         run = self.directory / f"run-{time.monotonic_ns()}"
         run.mkdir(parents=True)
-        self.serve = Serve(run, config, env={"CONQUEST_SERVER_DASHBOARD_PORT": str(self.dashboard_port)})
+        self.serve = Serve(run, toml, env={"CONQUEST_SERVER_DASHBOARD_PORT": str(self.dashboard_port)})
         self.port = int(self.serve.wait_serving()["port"])
         return self
 
@@ -210,35 +213,41 @@ async def until(condition: Any, timeout: float, step: float = 0.05) -> float:
 
 @dataclasses.dataclass
 class Honest:
-    """Honest bots playing ``queue`` in pairs, answering every DecisionRequest at once with a random legal
-    action; the games they started and finished, by id."""
+    """Honest bots, one pair per queue of ``queues``, answering every DecisionRequest at once with a random
+    legal action; the games they started and finished, by id. With ``tokens``, registered bots (by name)
+    play ``queues[0]`` instead."""
 
     port: int
-    queue: str = "honest"
-    pairs: int = 2
+    queues: tuple[str, ...] = HONEST_QUEUES
     tag: str = "h"
     tokens: dict[str, str] = dataclasses.field(default_factory=dict)
-    """Registered bots to play as, by name (instead of ``pairs`` practice pairs)."""
     started: set[str] = dataclasses.field(default_factory=set)
     finished: set[str] = dataclasses.field(default_factory=set)
     _tasks: list[asyncio.Task[None]] = dataclasses.field(default_factory=list)
     _bots: list[RawBot] = dataclasses.field(default_factory=list)
 
     @property
+    def seats(self) -> list[tuple[str, str]]:
+        """(name, queue) of each bot."""
+        if self.tokens:
+            return [(name, self.queues[0]) for name in self.tokens]
+        return [(f"honest-{self.tag}-{q}-{i}", q) for q in self.queues for i in range(2)]
+
+    @property
     def names(self) -> list[str]:
-        return list(self.tokens) or [f"honest-{self.tag}-{i}" for i in range(2 * self.pairs)]
+        return [name for name, _ in self.seats]
 
     def start(self) -> Honest:
-        for index, name in enumerate(self.names):
+        for index, (name, queue) in enumerate(self.seats):
             bot = RawBot(self.port)
             self._bots.append(bot)
-            self._tasks.append(asyncio.create_task(self._play(bot, name, random.Random(index))))
+            self._tasks.append(asyncio.create_task(self._play(bot, name, queue, random.Random(index))))
         return self
 
-    async def _play(self, bot: RawBot, name: str, rng: random.Random) -> None:
+    async def _play(self, bot: RawBot, name: str, queue: str, rng: random.Random) -> None:
         welcome = await bot.hello(name, token=self.tokens.get(name, ""))
         assert welcome.WhichOneof("message") == "welcome", welcome
-        await bot.join(self.queue)
+        await bot.join(queue)
         while True:
             message = await bot.next(timeout=3600)
             kind = message.WhichOneof("message")

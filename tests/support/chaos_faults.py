@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 import grpc
-from chaos import ChaosServer, Honest, Verdict, arena, health_status, until
+from chaos import LADDER_QUEUES, ChaosServer, Honest, Verdict, arena, health_status, until
 from db_lock import locker
 from grpc_health.v1 import health_pb2
 
@@ -40,12 +40,13 @@ async def _listed(server: ChaosServer) -> dict[str, str]:
 
 
 class Ladder:
-    """``pairs`` pairs of honest bots playing short ladder games one after another, and one pair playing a
+    """``pairs`` (at most ``chaos.PAIRS``) pairs of honest bots playing short ladder games one after another,
+    each pair in a queue of its own, and one pair playing a
     marathon game (live whenever a fault strikes)."""
 
     def __init__(self, server: ChaosServer, pairs: int) -> None:
-        self.short = Honest(server.port, queue="ladder", pairs=pairs, tag="ladder").start()
-        self.long = Honest(server.port, queue="marathon", pairs=1, tag="marathon").start()
+        self.short = Honest(server.port, queues=LADDER_QUEUES[:pairs], tag="ladder").start()
+        self.long = Honest(server.port, queues=("marathon",), tag="marathon").start()
 
     @property
     def started(self) -> set[str]:
