@@ -27,10 +27,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "suppo
 
 import chaos_attacks as attacks  # type: ignore[import-not-found]  # tests/support, on the path above
 import chaos_faults as faults  # type: ignore[import-not-found]
-from chaos import ChaosServer, Verdict, table  # type: ignore[import-not-found]
+from chaos import ChaosServer, Verdict, bounded, table  # type: ignore[import-not-found]
 
 FLOOD_S = 20.0
 """How long each flood lasts (the issue measured 12-20 s floods)."""
+
+RUN_LIMIT_S = 600
+"""Longest one attack or fault may take before the run fails (a hang, not a measurement)."""
 
 Run = Callable[[Path], Awaitable[Verdict]]
 
@@ -91,7 +94,7 @@ async def main(only: set[str]) -> int:
             directory = Path(root) / f"{index:02d}-{item}"
             directory.mkdir()
             start = time.monotonic()
-            verdict = await run(directory)
+            verdict = await bounded(run(directory), RUN_LIMIT_S)
             print(f"{item}: {time.monotonic() - start:.0f} s, {verdict.through or 'held'}", file=sys.stderr)
             verdicts.append(verdict)
     print(table(verdicts))

@@ -26,7 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
-from raw_client import RawBot  # type: ignore[import-not-found]  # tests/support, on the path above
+from chaos_flood import http_get  # type: ignore[import-not-found]  # tests/support, on the path above
+from raw_client import RawBot  # type: ignore[import-not-found]
 
 from engine import preset
 from server.app import build_server
@@ -40,15 +41,6 @@ from server.web.guard import RateLimit
 PATHS = ("/api/odds?attackers=330&defenders=330", "/api/odds?attackers=10000&defenders=10000")
 
 
-async def _get(port: int, path: str) -> int:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
-    status = int((await reader.readline()).split()[1])
-    await reader.read()
-    writer.close()
-    return status
-
-
 def flood(
     port: int, paths: list[str], clients: int, seconds: float, out: multiprocessing.Queue[object]
 ) -> None:
@@ -58,7 +50,7 @@ def flood(
     async def client(index: int) -> None:
         end = time.monotonic() + seconds
         while time.monotonic() < end:
-            counts[await _get(port, paths[index % len(paths)])] += 1
+            counts[await http_get(port, paths[index % len(paths)], 60)] += 1
             index += 1
 
     async def everyone() -> None:

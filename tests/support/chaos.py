@@ -18,9 +18,9 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -29,6 +29,7 @@ from serve_process import Serve, free_port
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc
 
+T = TypeVar("T")
 SUPPORT = Path(__file__).resolve().parent
 ADMIN = "chaos-admin-secret"
 DEADLINE_MS = 250
@@ -209,6 +210,19 @@ async def until(condition: Any, timeout: float, step: float = 0.05) -> float:
         while not await condition():
             await asyncio.sleep(step)
     return time.monotonic() - start
+
+
+async def bounded(work: Awaitable[T], seconds: float) -> T:
+    """``work`` done within ``seconds``; past them, the stack of every task is printed to stderr (what
+    hangs) and TimeoutError raised: a hung attack fails its test instead of stopping the suite."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait([task], timeout=seconds)
+    if not done:
+        for other in asyncio.all_tasks():
+            other.print_stack(limit=12, file=sys.stderr)
+        task.cancel()
+        raise TimeoutError(f"not done within {seconds:.0f} s (every task's stack is on stderr)")
+    return task.result()
 
 
 @dataclasses.dataclass
