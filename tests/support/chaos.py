@@ -233,7 +233,8 @@ class Honest:
 
     port: int
     queues: tuple[str, ...] = HONEST_QUEUES
-    tag: str = "h"
+    tag: str = "honest"
+    """Their names' prefix (a name has at most 32 characters)."""
     tokens: dict[str, str] = dataclasses.field(default_factory=dict)
     started: set[str] = dataclasses.field(default_factory=set)
     finished: set[str] = dataclasses.field(default_factory=set)
@@ -245,7 +246,7 @@ class Honest:
         """(name, queue) of each bot."""
         if self.tokens:
             return [(name, self.queues[0]) for name in self.tokens]
-        return [(f"honest-{self.tag}-{q}-{i}", q) for q in self.queues for i in range(2)]
+        return [(f"{self.tag}-{n}{i}", q) for n, q in enumerate(self.queues) for i in range(2)]
 
     @property
     def names(self) -> list[str]:

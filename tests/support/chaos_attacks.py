@@ -334,24 +334,31 @@ async def item_10_non_reader(server: ChaosServer, seconds: float = 20) -> Verdic
 
 
 async def honest_under(
-    server: ChaosServer, verdict: Verdict, kind: str, seconds: float, *args: str
+    server: ChaosServer, verdict: Verdict, kind: str, seconds: float, *args: str, deadlines: bool = True
 ) -> dict[str, object]:
-    """Run a flood beside two honest 250 ms duels; the honest bots' missed deadlines go in the verdict
-    (Issue 21's bar: "honest bots miss no deadline of 250 ms under any single-session flood or any flood of
-    web and Arena requests, and server RSS stays under 2× its idle figure")."""
+    """Run a flood beside two honest 250 ms duels: their games go on finishing (a check), server RSS stays
+    under twice its idle figure (a check) and the deadlines they missed are counted (a check unless
+    ``deadlines`` is False). Issue 21's bar: "honest bots miss no deadline of 250 ms under any
+    single-session flood or any flood of web and Arena requests, and server RSS stays under 2× its idle
+    figure"."""
     idle = server.idle_rss_mib()
-    honest = Honest(server.port, tag=f"{kind}-{time.monotonic_ns() % 10**6}").start()
+    honest = Honest(server.port, tag=f"honest-{kind[:3]}-{time.monotonic_ns() % 10**6}").start()
     await honest.games(at_least=1, timeout=60)
+    before = len(honest.finished)
     summary = await finish(
         flood(kind, server.port if kind != "web" else server.dashboard_port, seconds, *args)
     )
-    await honest.games(at_least=len(honest.finished) + 1, timeout=60)
+    during = len(honest.finished) - before
+    verdict.check(during > 0, f"no honest game finished during the {seconds:.0f} s {kind} flood")
+    with contextlib.suppress(TimeoutError):
+        await honest.games(at_least=len(honest.finished) + 1, timeout=20)  # the one playing at its end
     await honest.stop()
     missed = await honest.missed(server.address)
     now, peak = server.rss_mib()
-    verdict.figures.update(missed=missed, games=len(honest.finished), rss_idle_mib=idle, rss_peak_mib=peak)
+    verdict.figures.update(missed=missed, games=during, rss_idle_mib=idle, rss_peak_mib=peak)
     verdict.figures["rss_after_mib"] = now
-    verdict.check(missed == 0, f"honest bots missed {missed} deadlines of 250 ms under the {kind} flood")
+    if deadlines:
+        verdict.check(missed == 0, f"honest bots missed {missed} deadlines of 250 ms under the {kind} flood")
     verdict.check(peak < 2 * idle, f"RSS peaked at {peak:.0f} MiB, idle {idle:.0f} MiB")
     return summary
 
@@ -439,13 +446,16 @@ async def item_14_huge_odds(server: ChaosServer) -> Verdict:
     return verdict
 
 
-async def item_15_web_flood(server: ChaosServer, seconds: float = 10) -> Verdict:
+async def item_15_web_flood(server: ChaosServer, seconds: float = 10, deadlines: bool = True) -> Verdict:
     """Issue 21, item 15: "Seven concurrent `GET /api/odds?attackers=330&defenders=330` (each about 10 s of
-    CPU) stalled the whole server ... A web visitor can stop every game." To reach: "Play comes first: no
-    web or Arena request can slow the games"."""
+    CPU) stalled the whole server: live games fell to 1 decision/s and finished none,
+    `ArenaService.ListGames` hit its 20 s deadline and `/api/queues` did not answer in 40 s." To reach:
+    "Play comes first: no web or Arena request can slow the games" (with ``deadlines``, the bar's "honest
+    bots miss no deadline of 250 ms" too)."""
     verdict = Verdict("15", "seven heavy odds requests at once")
     probe = asyncio.create_task(_slowest_answers(server, seconds))
-    await honest_under(server, verdict, "web", seconds, "7", "/api/odds?attackers=330&defenders=330")
+    path = "/api/odds?attackers=330&defenders=330"
+    await honest_under(server, verdict, "web", seconds, "7", path, deadlines=deadlines)
     queues_s, list_s = await probe
     verdict.figures.update(queues_s=queues_s, list_games_s=list_s)
     verdict.check(queues_s < 2, f"/api/queues took {queues_s:.1f} s under the flood")

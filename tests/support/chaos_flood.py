@@ -59,7 +59,6 @@ async def no_hello(port: int, seconds: float, count: str) -> dict[str, Any]:
 async def sessions(port: int, seconds: float, count: str) -> dict[str, Any]:
     async with grpc.aio.insecure_channel(f"localhost:{port}") as channel:
         stub = bot_pb2_grpc.BotServiceStub(channel)
-        welcomed = refused = 0
         calls = []
         for index in range(int(count)):
             queue: asyncio.Queue[bot_pb2.ConnectRequest] = asyncio.Queue()
@@ -70,16 +69,18 @@ async def sessions(port: int, seconds: float, count: str) -> dict[str, Any]:
                     yield await q.get()
 
             calls.append(stub.Connect(requests()))
-        for call in calls:
+
+        async def welcomed(call: Any) -> bool:
             try:
                 first = await asyncio.wait_for(call.read(), seconds)
-                welcome = first is not grpc.aio.EOF and first.WhichOneof("message") == "welcome"
-                welcomed, refused = welcomed + welcome, refused + (not welcome)
             except (grpc.aio.AioRpcError, TimeoutError):
-                refused += 1
+                return False
+            return first is not grpc.aio.EOF and first.WhichOneof("message") == "welcome"
+
+        answers = await asyncio.gather(*(welcomed(c) for c in calls))
         for call in calls:
             call.cancel()
-        return {"opened": len(calls), "welcomed": welcomed, "refused": refused}
+        return {"opened": len(calls), "welcomed": sum(answers), "refused": len(calls) - sum(answers)}
 
 
 async def spectators(port: int, seconds: float, count: str, game_id: str) -> dict[str, Any]:
