@@ -21,6 +21,7 @@ from pathlib import Path
 
 import grpc
 import structlog.testing
+from chaos import CONFIG as SERVER
 from db_lock import locked, locker
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from live_server import serving
@@ -40,16 +41,7 @@ from server.storage import Store
 from server.storage.errors import GameRecordedError
 
 ADMIN = "admin-secret"
-CONFIG = """
-[server]
-address = "localhost:0"
-log_format = "json"
-metrics_port = {metrics_port}
-replay_dir = "{replays}"
-database_url = "sqlite:///{database}"
-admin_token = "{admin}"
-shutdown_grace_ms = 0
-
+DUEL = """
 [queues.duel]
 rules = "classic_two_player"
 players = 2
@@ -59,13 +51,12 @@ time_control = {{ decision_ms = 20000 }}
 
 
 def _config(tmp_path: Path, turn_cap: int, metrics_port: int = 0) -> str:
-    return CONFIG.format(
-        metrics_port=metrics_port,
-        replays=tmp_path / "replays",
-        database=tmp_path / "conquest.sqlite3",
-        admin=ADMIN,
-        turn_cap=turn_cap,
+    """``conquest serve``'s settings as the chaos suite's servers have them, with one duel queue."""
+    replays, database = tmp_path / "replays", tmp_path / "conquest.sqlite3"
+    server = SERVER.format(
+        metrics_port=metrics_port, replays=replays, database=database, admin=ADMIN, grace_ms=0
     )
+    return server + DUEL.format(turn_cap=turn_cap)
 
 
 async def _answer(bot: RawBot, rng: random.Random, budget: dict[str, int]) -> None:

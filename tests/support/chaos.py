@@ -11,6 +11,7 @@ and removes the database; each item above is a regression test in it."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import random
@@ -30,6 +31,8 @@ from serve_process import Serve, free_port
 from conquest.v1 import arena_pb2, arena_pb2_grpc
 
 T = TypeVar("T")
+CLOSE_S = 15.0
+"""Longest the harness waits for its own clients to close."""
 SUPPORT = Path(__file__).resolve().parent
 ADMIN = "chaos-admin-secret"
 DEADLINE_MS = 250
@@ -219,7 +222,8 @@ async def bounded(work: Awaitable[T], seconds: float) -> T:
     done, _ = await asyncio.wait([task], timeout=seconds)
     if not done:
         for other in asyncio.all_tasks():
-            other.print_stack(limit=12, file=sys.stderr)
+            with contextlib.suppress(TypeError):  # linecache fails on some frames of compiled modules
+                other.print_stack(limit=12, file=sys.stderr)
         task.cancel()
         raise TimeoutError(f"not done within {seconds:.0f} s (every task's stack is on stderr)")
     return task.result()
@@ -274,11 +278,15 @@ class Honest:
                 self.finished.add(message.game_over.game_id)
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        for bot in self._bots:
-            await bot.close()
+        """Disconnect them: their channels are closed, which ends their reads (cancelling a task blocked in
+        a grpc.aio read can leave it cancelling for ever); what has not ended within ``CLOSE_S`` is left."""
+        closing = [asyncio.ensure_future(bot.close()) for bot in self._bots]
+        await asyncio.wait([*closing, *self._tasks], timeout=CLOSE_S)
+        for task in [*closing, *self._tasks]:
+            if task.done() and not task.cancelled():
+                task.exception()  # retrieved: EOF or a cancelled RPC is how a closed bot's play ends
+            else:
+                task.cancel()
 
     async def games(self, at_least: int = 1, timeout: float = 60) -> int:
         """Wait until they have finished ``at_least`` games (a stalled server fails here)."""
@@ -288,7 +296,7 @@ class Honest:
     async def missed(self, address: str) -> int:
         """Deadlines their seats missed in the games they finished (the server's own count, from ListGames:
         a timeout is a default action played for them)."""
-        async with grpc.aio.insecure_channel(address) as channel:
+        async with asyncio.timeout(60), grpc.aio.insecure_channel(address) as channel:
             listed = await arena(channel).ListGames(arena_pb2.ListGamesRequest(limit=1000), timeout=30)
         names = set(self.names)
         games = [g for g in listed.games if g.game_id in self.finished]

@@ -350,8 +350,6 @@ async def honest_under(
     )
     during = len(honest.finished) - before
     verdict.check(during > 0, f"no honest game finished during the {seconds:.0f} s {kind} flood")
-    with contextlib.suppress(TimeoutError):
-        await honest.games(at_least=len(honest.finished) + 1, timeout=20)  # the one playing at its end
     await honest.stop()
     missed = await honest.missed(server.address)
     now, peak = server.rss_mib()
