@@ -1,8 +1,8 @@
 """``make chaos``: issue 21's chaos suite at the issue's own sizes, printing one table (docs/benchmarks.md).
 
 Every attack and fault of the short profile (tests/chaos, run by ``make test``), from the same harness
-(tests/support/chaos*.py), against real ``conquest serve`` processes on 127.0.0.1: the attacks that leave a
-server as it was share one; each flood and fault gets its own. Beside the floods, honest bots play 250 ms
+(tests/support/chaos.py with chaos_attacks, chaos_faults and chaos_flood beside it), against real
+``conquest serve`` processes on 127.0.0.1, one server per row. Beside the floods, honest bots play 250 ms
 duels and count the deadlines they missed; baseline rows give the same duels with no flood. The table:
 bad inputs tried, attacks that got through (the issue's bar: 0), honest bots' missed deadlines under each
 flood, peak RSS and RSS after against the idle figure, finished games lost and games unaccounted for after
