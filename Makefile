@@ -130,6 +130,13 @@ bench-capacity: install
 bench-web-flood: install
 	$(PY) -m benchmarks.web_flood
 
+# Issue 21's chaos suite at the issue's sizes: hostile, hanging, flooding and impersonating clients beside
+# honest bots, kill -9, SIGTERM, a database locked and removed, each against a real `conquest serve`; prints
+# one table (docs/benchmarks.md, "Chaos"). Its short profile is tests/chaos, in every pytest run (`make test`).
+.PHONY: chaos
+chaos: install
+	$(PY) -m benchmarks.chaos
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build
 	$(REMOVE_BUILT)

@@ -151,15 +151,15 @@ class Challenges:
         log.info("challenge_created", challenge=challenge_id, bots=list(bots), queue=config.name, games=games)
         challenge = Challenge(challenge_id, played, tuple(bots), games, challenger)
         self.open[challenge_id] = challenge
-        if challenger and not self.lobby.connected(challenger):  # it left while the quota was counted
-            self._end(challenge, f"{challenger} disconnected")
-        else:
-            self._appoint_next(challenge)
+        self._appoint_next(challenge)  # ended at once if the challenger left while the quota was counted
         return challenge_id, played
 
     def _appoint_next(self, challenge: Challenge) -> None:
         if challenge.games_left == 0 or not self.lobby.accepting:
             self._end(challenge, "")
+            return
+        if challenge.challenger and not self.lobby.connected(challenge.challenger):  # left during a game
+            self._end(challenge, f"{challenge.challenger} disconnected")
             return
         challenge.games_left -= 1
 

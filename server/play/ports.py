@@ -51,3 +51,7 @@ class ResultSink(Protocol):
         """Keep the game: result, rating updates and replay at once. Returns its rating changes (none for
         an unrated game)."""
         ...
+
+    def check(self) -> None:
+        """Reach the database now; raises DatabaseUnavailable when it cannot be reached."""
+        ...

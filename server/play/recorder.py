@@ -18,7 +18,9 @@ Beside each ``<game_id>.json`` replay file (``server.play.replays``), ``replay_d
 
 While a write fails with ``DatabaseUnavailable`` the database is down: later games skip it and go straight
 to pending, the server is told (``run``'s ``on_change``: health, seating) and ``conquest_database_up`` is 0.
-The first retry that succeeds brings it back up and the rest of the pending results follow.
+The first retry that succeeds brings it back up and the rest of the pending results follow. While no
+result is pending the database is also reached every ``PROBE_S`` (one trivial read), so a database that
+stops (or whose SQLite file is removed) between games is reported down too, and up again once it is back.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 
@@ -42,7 +44,7 @@ from engine.actions import Action
 from engine.codec import decode_action, encode_action
 from engine.replay import Replay, ReplayError
 from server.ops.metrics import Metrics
-from server.play.replays import DirectoryReplayWriter, GameRecord, ReplayWriter, load_replay_file
+from server.play.replays import DirectoryReplayWriter, GameRecord, load_replay_file
 from server.play.results import Outcome, seat_outcome
 from server.play.runner import GameRunner
 from server.play.seats import RemoteSeat
@@ -59,9 +61,24 @@ log = structlog.get_logger("conquest.recorder")
 
 LIVE_FLUSH_S = 1.0
 """How often the actions of running games are appended to their ``.live`` records."""
+PROBE_S = 2.0
+"""How often the database is reached while no result waits for it: one that is gone (stopped, its file
+removed) is reported within this, games or not, and one that is back is too."""
 RETRY_FIRST_S = 0.5
 RETRY_MAX_S = 10.0
 """Pending results are retried after RETRY_FIRST_S, doubling up to RETRY_MAX_S while the database is down."""
+
+
+class ResultDatabase(Protocol):
+    """Where the Recorder writes each finished game after its replay file (``DatabaseReplayWriter``)."""
+
+    def write(self, record: GameRecord) -> str:
+        """Record the game; where it went. Raises DatabaseUnavailable when it did not take it now."""
+        ...
+
+    def check(self) -> None:
+        """Raises DatabaseUnavailable when the database cannot be reached now."""
+        ...
 
 
 @dataclasses.dataclass(eq=False)
@@ -82,7 +99,9 @@ class Recorder:
     only), kept pending on disk while the database does not take it; and the ``.live`` records of running
     games. ``write`` runs in a worker thread (``GameRunner`` calls it through ``asyncio.to_thread``)."""
 
-    def __init__(self, directory: Path, database: ReplayWriter | None = None, metrics: Metrics | None = None):
+    def __init__(
+        self, directory: Path, database: ResultDatabase | None = None, metrics: Metrics | None = None
+    ) -> None:
         self.directory = directory
         self.files = DirectoryReplayWriter(directory)
         self.database = database
@@ -195,18 +214,34 @@ class Recorder:
         except DatabaseUnavailable as down:
             with self._state:
                 self._pending[game_id] = None
-                was_up, self.up = self.up, False
-            if was_up:
-                self.on_down(str(down))
-                log.warning(
-                    "database_unavailable",
-                    error=str(down),
-                    effect="results are kept in replay_dir and retried; no new games are seated",
-                )
-            self._changed()
+            self._went_down(down)
             return None
         self._marker(game_id).unlink(missing_ok=True)
         return where
+
+    def _went_down(self, down: DatabaseUnavailable) -> None:
+        with self._state:
+            was_up, self.up = self.up, False
+        if was_up:
+            self.on_down(str(down))
+            log.warning(
+                "database_unavailable",
+                error=str(down),
+                effect="results are kept in replay_dir and retried; no new games are seated",
+            )
+        self._changed()
+
+    def _probe(self) -> None:
+        """Reach the database with no result waiting (worker thread): down if it cannot be reached, up
+        again once it can."""
+        assert self.database is not None
+        try:
+            self.database.check()
+        except DatabaseUnavailable as down:
+            self._went_down(down)
+            return
+        with self._state:
+            self.up = True
 
     def _retry_pending(self) -> None:
         """Write the pending results, oldest first, until one is not taken (worker thread)."""
@@ -300,11 +335,15 @@ class Recorder:
         reported = True
         delay = RETRY_FIRST_S
         retry_at = 0.0
+        probe_at = time.monotonic() + PROBE_S
         while True:
             self._wake.clear()
             batches = self._batches()
             if batches:
                 await asyncio.to_thread(self._append, batches)
+            if self.database is not None and not self.pending() and time.monotonic() >= probe_at:
+                await asyncio.to_thread(self._probe)
+                probe_at = time.monotonic() + PROBE_S
             if self.pending() and time.monotonic() >= retry_at:
                 await asyncio.to_thread(self._retry_pending)
                 if self.up:
@@ -319,7 +358,7 @@ class Recorder:
                     log.info("database_available", effect="pending results written; seating resumed")
                 await on_change(reported)
             self.metrics.results_pending.set(len(self.pending()))
-            timeout = LIVE_FLUSH_S
+            timeout = LIVE_FLUSH_S  # shorter than PROBE_S: a probe is at most one flush late
             if self.pending():
                 timeout = max(0.0, min(timeout, retry_at - time.monotonic()))
             with contextlib.suppress(TimeoutError):

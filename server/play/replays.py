@@ -97,6 +97,10 @@ class DatabaseReplayWriter:
             self.metrics.rating_updates.labels(record.result.queue).inc(len(changes))
         return f"{self.store.dialect}:games/{record.replay.game_id}"
 
+    def check(self) -> None:
+        """Raises DatabaseUnavailable when the database cannot be reached now."""
+        self.store.check()
+
 
 def load_replay_file(path: Path) -> tuple[Replay, dict[str, Any]]:
     """The replay in a file and the file's raw fields (server additions included).

@@ -7,6 +7,7 @@ combines them into the one store callers use.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -16,8 +17,10 @@ from typing import Any, Self, TypeVar
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, event, text
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session
+
+from server.records import DatabaseUnavailable
 
 T = TypeVar("T")
 
@@ -32,6 +35,8 @@ _WRITE = "conquest_write"
 """Execution option marking a connection whose transactions write (SQLite: BEGIN IMMEDIATE)."""
 _MIGRATION_LOCK = 0x636F6E71
 """PostgreSQL advisory lock key held while migrating, so two servers starting at once migrate once."""
+_SQLITE_FILE = "conquest_sqlite_file"
+"""Connection info key: the device and inode of the SQLite file the connection opened."""
 _RETRYABLE_SQLSTATES = {"40001", "40P01"}  # serialization_failure, deadlock_detected
 
 
@@ -89,6 +94,19 @@ class Database:
                 if sqlite:
                     _sqlite_foreign_keys(connection, on=True)
 
+    def check(self) -> None:
+        """Reach the database now (one trivial read).
+
+        Raises:
+            DatabaseUnavailable: it cannot be reached (stopped, its file removed, locked past its timeout).
+        """
+        try:
+            self._read(lambda session: session.execute(text("SELECT 1")))
+        except (OperationalError, InterfaceError) as down:
+            raise DatabaseUnavailable(
+                f"the {self.dialect} database cannot be reached: {down.orig or down}"
+            ) from down
+
     def _read(self, work: Callable[[Session], T]) -> T:
         with Session(self._engine) as session, session.begin():
             return work(session)
@@ -119,16 +137,42 @@ def _sqlite_foreign_keys(connection: Connection, on: bool) -> None:
 
 def configure_sqlite(engine: Engine) -> None:
     """WAL (readers never block the writer), foreign keys enforced, and a wait instead of "database is
-    locked"; transactions begun by us so that writes can take the lock up front (BEGIN IMMEDIATE)."""
+    locked"; transactions begun by us so that writes can take the lock up front (BEGIN IMMEDIATE).
+
+    A database file removed while the server runs is not written on unseen: an open connection would go
+    on writing to the removed file, and a new one would create an empty file in its place. Each connection
+    notes the file it opened; one whose file is no longer at the path is dropped when next taken from the
+    pool, and no connection is opened while no file is there (``sqlite3.OperationalError``, which the
+    callers see as the database being unavailable). A file put back (moved back, restored from a backup)
+    is used from the next connection on."""
+    database = engine.url.database or ""
+    path = Path(database) if database and database != ":memory:" and "mode=memory" not in database else None
+    if path is not None and path.parent.is_dir():
+        path.touch(exist_ok=True)  # a new database is made here, as the store opens (an empty file is one)
+
+    @event.listens_for(engine, "do_connect")
+    def on_do_connect(*_: Any) -> None:
+        if path is not None and not path.exists():
+            raise sqlite3.OperationalError(
+                f"the SQLite database file {path} is missing (removed while the server ran?): put it back "
+                "or restore it from a backup; the server does not create an empty one in its place"
+            )
+
+    @event.listens_for(engine, "checkout")
+    def on_checkout(_dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        if path is not None and record.info.get(_SQLITE_FILE) != _file_identity(path):
+            raise DisconnectionError(f"the SQLite database file {path} was removed or replaced")
 
     @event.listens_for(engine, "connect")
-    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+    def on_connect(dbapi_connection: Any, record: Any) -> None:
         dbapi_connection.isolation_level = None  # pysqlite must not issue its own (deferred) BEGIN
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.close()
+        if path is not None:
+            record.info[_SQLITE_FILE] = _file_identity(path)
 
     @event.listens_for(engine, "begin")
     def on_begin(connection: Connection) -> None:
@@ -136,6 +180,15 @@ def configure_sqlite(engine: Engine) -> None:
         # an immediate one takes the write lock first, so ratings are read by the one writer.
         writes = connection.get_execution_options().get(_WRITE, False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """The file at ``path`` (device and inode), or None when there is none."""
+    try:
+        status = path.stat()
+    except FileNotFoundError:
+        return None
+    return status.st_dev, status.st_ino
 
 
 def configure_postgresql(engine: Engine) -> None:

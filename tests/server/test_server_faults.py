@@ -15,19 +15,19 @@ import asyncio
 import json
 import random
 import subprocess
-import sys
 import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 
 import grpc
 import structlog.testing
-from db_lock import locked
+from chaos import CONFIG as SERVER
+from db_lock import locked, locker
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from live_server import serving
 from raw_client import RawBot
+from serve_process import Serve, free_port
 from server_support import short_queues
-from test_server_lifecycle import Serve, _free_port
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc
 from engine import aggressive_policy, new_game, preset
@@ -41,16 +41,7 @@ from server.storage import Store
 from server.storage.errors import GameRecordedError
 
 ADMIN = "admin-secret"
-CONFIG = """
-[server]
-address = "localhost:0"
-log_format = "json"
-metrics_port = {metrics_port}
-replay_dir = "{replays}"
-database_url = "sqlite:///{database}"
-admin_token = "{admin}"
-shutdown_grace_ms = 0
-
+DUEL = """
 [queues.duel]
 rules = "classic_two_player"
 players = 2
@@ -60,13 +51,12 @@ time_control = {{ decision_ms = 20000 }}
 
 
 def _config(tmp_path: Path, turn_cap: int, metrics_port: int = 0) -> str:
-    return CONFIG.format(
-        metrics_port=metrics_port,
-        replays=tmp_path / "replays",
-        database=tmp_path / "conquest.sqlite3",
-        admin=ADMIN,
-        turn_cap=turn_cap,
+    """``conquest serve``'s settings as the chaos suite's servers have them, with one duel queue."""
+    replays, database = tmp_path / "replays", tmp_path / "conquest.sqlite3"
+    server = SERVER.format(
+        metrics_port=metrics_port, replays=replays, database=database, admin=ADMIN, grace_ms=0
     )
+    return server + DUEL.format(turn_cap=turn_cap)
 
 
 async def _answer(bot: RawBot, rng: random.Random, budget: dict[str, int]) -> None:
@@ -136,15 +126,6 @@ async def test_a_game_live_at_kill_9_is_listed_aborted_after_a_restart_and_its_r
     assert "game_aborted" in {r["event"] for r in second.records()}
 
 
-LOCKER = """
-import sqlite3, sys
-connection = sqlite3.connect(sys.argv[1], isolation_level=None)
-connection.execute("BEGIN EXCLUSIVE")
-print("locked", flush=True)
-sys.stdin.read()
-"""
-
-
 def _metric(port: int, name: str) -> float:
     text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
     values = [float(line.split()[1]) for line in text.splitlines() if line.startswith(name + " ")]
@@ -163,10 +144,10 @@ async def test_results_written_while_sqlite_is_locked_are_kept_and_recorded_once
     database = tmp_path / "conquest.sqlite3"
     with Store.open(f"sqlite:///{database}", admin_token=ADMIN) as store:
         tokens = {name: store.register_bot(name, admin_token=ADMIN).token for name in ("ann", "bob")}
-    metrics_port = _free_port()
+    metrics_port = free_port()
     serve = Serve(tmp_path, _config(tmp_path, turn_cap=2, metrics_port=metrics_port))
     bots: list[RawBot] = []
-    locker: subprocess.Popen[str] | None = None
+    holder: subprocess.Popen[str] | None = None
     try:
         port = (await serve.serving())["port"]
         channel = grpc.aio.insecure_channel(f"localhost:{port}")
@@ -177,9 +158,7 @@ async def test_results_written_while_sqlite_is_locked_are_kept_and_recorded_once
         for name, bot in bots_named(bots):
             assert (await bot.hello(name, token=tokens[name])).WhichOneof("message") == "welcome"
 
-        command = [sys.executable, "-c", LOCKER, str(database)]
-        locker = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        assert locker.stdout is not None and locker.stdout.readline() == "locked\n"
+        holder = locker(str(database))
         for _, bot in bots_named(bots):
             await bot.join("duel")  # every game they can: a second one starts only once the lock is gone
         overs = await asyncio.gather(
@@ -195,8 +174,8 @@ async def test_results_written_while_sqlite_is_locked_are_kept_and_recorded_once
         assert events.count("game_started") == 1, "no new game is seated while the database is down"
         assert "database_unavailable" in events and "seating_paused" in events, "a log line says why"
 
-        locker.stdin.close()  # type: ignore[union-attr]
-        locker.wait(timeout=10)
+        holder.stdin.close()  # type: ignore[union-attr]
+        holder.wait(timeout=10)
         second = [(await bot.expect("game_started", timeout=60)).game_started.game_id for bot in bots]
         assert second[0] == second[1] != first_game, "seating resumed once the database took the result"
         await _until(health, check, health_pb2.HealthCheckResponse.SERVING)
@@ -204,8 +183,8 @@ async def test_results_written_while_sqlite_is_locked_are_kept_and_recorded_once
         assert _metric(metrics_port, "conquest_results_pending") == 0
         await channel.close()
     finally:
-        if locker is not None and locker.poll() is None:
-            locker.kill()
+        if holder is not None and holder.poll() is None:
+            holder.kill()
         for bot in bots:
             await bot.close()
         assert serve.stop(timeout=30) == 0
@@ -347,6 +326,9 @@ class _FlakyDatabase:
         self.recorded.append(record.replay.game_id)
         return "db"
 
+    def check(self) -> None:
+        """Reached: the test's refusals are of writes only."""
+
 
 async def test_the_recorder_goes_down_on_a_refused_write_and_up_on_the_first_retry_that_is_taken(
     tmp_path: Path,
@@ -375,6 +357,52 @@ async def test_the_recorder_goes_down_on_a_refused_write_and_up_on_the_first_ret
     assert [e["game_id"] for e in logged if e["event"] == "pending_result_recorded"] == ["g1"]
     assert database.recorded == ["g1"] and recorder.pending() == [] and recorder.up
     assert not (tmp_path / "g1.pending").exists()
+
+
+class _GoneDatabase(_FlakyDatabase):
+    """A database that cannot be reached (``check`` fails) while ``gone`` is set, writes or not."""
+
+    def __init__(self) -> None:
+        super().__init__(refusals=0)
+        self.gone = False
+
+    def check(self) -> None:
+        if self.gone:
+            raise DatabaseUnavailable("the SQLite database file conquest.sqlite3 is missing")
+
+
+async def test_the_recorder_reports_a_database_gone_between_games_and_back_again(tmp_path: Path):
+    """Issue 21: "while the database is unavailable the server says so in health and metrics and stops
+    seating games"; decided: a database removed or stopped is reported within ``PROBE_S`` even when no game
+    ends (a write would find it only at the next game's end)."""
+    database = _GoneDatabase()
+    recorder = Recorder(tmp_path, database)
+    changes: list[bool] = []
+    downs: list[str] = []
+    recorder.on_down = downs.append
+
+    async def changed(up: bool) -> None:
+        changes.append(up)
+
+    task = asyncio.create_task(recorder.run(changed))
+    try:
+        database.gone = True
+        for _ in range(200):  # within PROBE_S (2 s) and a flush
+            if changes:
+                break
+            await asyncio.sleep(0.05)
+        assert changes == [False] and not recorder.up
+        assert downs == ["the SQLite database file conquest.sqlite3 is missing"], "seating paused at once"
+        assert recorder.metrics.registry.get_sample_value("conquest_database_up") == 0
+        database.gone = False
+        for _ in range(200):
+            if len(changes) == 2:
+                break
+            await asyncio.sleep(0.05)
+        assert changes == [False, True] and recorder.up
+        assert recorder.metrics.registry.get_sample_value("conquest_database_up") == 1
+    finally:
+        task.cancel()
 
 
 def _finished_record(game_id: str) -> GameRecord:

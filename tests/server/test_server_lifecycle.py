@@ -10,12 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import signal
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -23,6 +19,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from raw_client import RawBot
+from serve_process import Serve, free_port
 
 from engine import Claim
 from server.cli.main import main
@@ -31,59 +28,9 @@ FORBIDDEN_KEYS = {"seed", "token", "hand", "hands", "cards", "deck"}
 """Keys that would carry a secret or hidden game information."""
 
 
-class Serve:
-    """``conquest serve --config <toml>`` in a subprocess; its log (stderr) goes to a file."""
-
-    def __init__(
-        self, tmp_path: Path, toml: str, env: dict[str, str] | None = None, args: tuple[str, ...] = ()
-    ) -> None:
-        config = tmp_path / "conquest.toml"
-        config.write_text(toml)
-        self.log_path = tmp_path / "serve.log"
-        with self.log_path.open("w") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "server.cli.main", "serve", "--config", str(config), *args],
-                stderr=log,
-                # no dashboard on the fixed default port: servers alongside (make run) must not collide
-                env={**os.environ, "CONQUEST_SERVER_DASHBOARD_PORT": "0", **(env or {})},
-                cwd=tmp_path,  # the default SQLite database is created in the working directory
-            )
-
-    def lines(self) -> list[str]:
-        return self.log_path.read_text().splitlines()
-
-    def records(self) -> list[dict[str, Any]]:
-        """The structlog lines (gRPC's C core may write its own plain lines to stderr too)."""
-        return [json.loads(line) for line in self.lines() if line.startswith("{")]
-
-    async def serving(self) -> dict[str, Any]:
-        """The "serving" record, once the server listens (slow on a loaded machine: give it 30 s)."""
-        for _ in range(600):
-            assert self.process.poll() is None, f"conquest serve exited: {self.log_path.read_text()}"
-            for record in self.records():
-                if record["event"] == "serving":
-                    return record
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"conquest serve never logged 'serving': {self.log_path.read_text()}")
-
-    def stop(self, timeout: float) -> int:
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=timeout)
-        finally:
-            self.process.kill()
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 async def test_settings_come_from_defaults_file_environment_then_flags(tmp_path: Path):
     """docs/configuration.md, "Precedence": the file, then CONQUEST_* variables, then flags."""
-    metrics_port = _free_port()
+    metrics_port = free_port()
     serve = Serve(
         tmp_path,
         '[server]\naddress = "127.0.0.1:1"\nlog_format = "console"\nmetrics_port = 0\n',
@@ -293,5 +240,5 @@ async def test_sigterm_drains_games_within_the_grace_time_and_records_them(tmp_p
 
 def test_health_command_fails_readably_when_no_server_answers(capsys):
     """The containers' health check (`conquest health`) must fail, and say why, when nothing listens."""
-    assert main(["health", "--address", f"localhost:{_free_port()}", "--timeout", "2"]) == 1
+    assert main(["health", "--address", f"localhost:{free_port()}", "--timeout", "2"]) == 1
     assert "UNAVAILABLE" in capsys.readouterr().err

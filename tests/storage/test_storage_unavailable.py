@@ -7,6 +7,8 @@ key and `record_game` must make a second write harmless"."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from db_lock import locked
 from storage_support import ADMIN, QUEUE, play
@@ -27,3 +29,33 @@ def test_a_locked_database_raises_database_unavailable_and_a_retry_records_the_g
     with pytest.raises(GameAlreadyRecorded, match="game 'g1' is already recorded"):
         store.record_game(result, replay)
     assert [s.games for s in store.leaderboard(QUEUE)] == [1, 1, 1], "rated once"
+
+
+def test_a_sqlite_file_removed_under_the_store_is_unavailable_never_recreated_and_back_once_restored(
+    tmp_path: Path,
+) -> None:
+    """Issue 21: the chaos suite "locks and removes the database"; decided: the server reports a removed
+    database unavailable and "never writes into a new empty file at the path" (an open connection would go
+    on writing to the removed file, a new one would create an empty database there), and uses the file
+    again once it is put back."""
+    database = tmp_path / "conquest.sqlite3"
+    aside = tmp_path / "aside"
+    aside.mkdir()
+    with Store.open(f"sqlite:///{database}", admin_token=ADMIN) as store:
+        bots = [store.register_bot(n, admin_token=ADMIN).bot for n in ("alice", "bob", "carol")]
+        store.check()
+        files = list(tmp_path.glob("conquest.sqlite3*"))  # the file, its -wal and -shm
+        for path in files:
+            path.rename(aside / path.name)
+        with pytest.raises(DatabaseUnavailable, match=f"the SQLite database file {database} is missing"):
+            store.check()
+        result, replay = play("g1", bots)
+        with pytest.raises(DatabaseUnavailable, match="put it back or restore it from a backup"):
+            store.record_game(result, replay)
+        assert not database.exists(), "no empty database made in its place"
+        for path in files:
+            (aside / path.name).rename(path)
+        store.check()
+        assert len(store.record_game(result, replay)) == 3, "recorded in the file put back"
+    with Store.open(f"sqlite:///{database}") as store:
+        assert [g.id for g in store.games()] == ["g1"]

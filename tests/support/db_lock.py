@@ -1,9 +1,12 @@
 """``locked(db_url)``: another connection holds the games table, as another process would hold the
-database (SQLite: BEGIN EXCLUSIVE on the file; PostgreSQL: LOCK TABLE games)."""
+database (SQLite: BEGIN EXCLUSIVE on the file; PostgreSQL: LOCK TABLE games); ``locker(path)``: another
+process holding a SQLite file, for a server in a process of its own."""
 
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -28,3 +31,21 @@ def locked(db_url: str) -> Iterator[None]:
             yield
     finally:
         engine.dispose()
+
+
+LOCKER = """
+import sqlite3, sys
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+connection.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+sys.stdin.read()
+"""
+
+
+def locker(path: str) -> subprocess.Popen[str]:
+    """A process holding an exclusive lock on the SQLite file at ``path`` (taken when this returns) until
+    its stdin is closed."""
+    command = [sys.executable, "-c", LOCKER, path]
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None and process.stdout.readline() == "locked\n"
+    return process
