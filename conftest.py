@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import structlog
 import uvloop
 from sqlalchemy import create_engine, make_url, text
 
@@ -50,6 +51,15 @@ def read_compiled_modules() -> list[str]:
     with (Path(__file__).parent / "pyproject.toml").open("rb") as file:
         compiled: list[str] = tomllib.load(file)["tool"]["conquest"]["compiled"]
     return compiled
+
+
+@pytest.fixture(autouse=True)
+def _structlog_defaults() -> Iterator[None]:
+    """structlog's configuration is process-wide: a test that runs a command in process (``conquest demo``
+    logs at WARNING) would leave it for every later test, whose ``capture_logs`` would then see no INFO
+    line. Each test starts from structlog's defaults."""
+    yield
+    structlog.reset_defaults()
 
 
 @pytest.fixture(scope="session")

@@ -33,7 +33,10 @@ def configure_logging(log_format: str, level: int = logging.INFO) -> None:
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-        cache_logger_on_first_use=True,
+        # Not cached on first use: a cached logger keeps the configuration of its first line, which a
+        # later configure_logging (another command in the same process) would not reach. Lines are few
+        # (per game, and sampled per message), so the lookup per line costs nothing that shows.
+        cache_logger_on_first_use=False,
     )
 
 

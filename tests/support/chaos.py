@@ -159,11 +159,15 @@ class ChaosServer:
         Path(f"/proc/{self.process.pid}/clear_refs").write_text("5")
         return self.rss_mib()[0]
 
-    def metric(self, name: str) -> float:
+    def metric(self, name: str, default: float | None = None) -> float:
+        """The value of ``name`` (with its labels, e.g. ``x{reason="unread"}``) on /metrics; ``default`` for a
+        labelled series not yet counted (Prometheus shows a label's series from its first count)."""
         text = urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=10).read()
         values = [
             float(line.split()[1]) for line in text.decode().splitlines() if line.startswith(name + " ")
         ]
+        if not values and default is not None:
+            return default
         assert values, f"no metric {name} in /metrics"
         return values[0]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import json
 import sys
 import threading
@@ -32,13 +33,18 @@ async def _silent() -> AsyncIterator[bot_pb2.ConnectRequest]:
     yield bot_pb2.ConnectRequest()
 
 
-async def _closed_within(calls: list[Any], seconds: float) -> dict[str, Any]:
-    """How many of ``calls`` the server ended within ``seconds`` (none of them read), and when the last
-    of those ended."""
+async def _closed_within(calls: list[Any], seconds: float, read: bool = False) -> dict[str, Any]:
+    """How many of ``calls`` the server ended within ``seconds``, and when the last of those ended. With
+    ``read``, each call's messages are read (a client sees its stream's status only after its messages);
+    without, none are, and only a stream the server ended with nothing unread shows as closed."""
     start = time.monotonic()
     closed: list[float] = []
 
     async def watch(call: Any) -> None:
+        if read:
+            with contextlib.suppress(grpc.aio.AioRpcError):
+                while await call.read() is not grpc.aio.EOF:
+                    pass
         await call.code()
         closed.append(time.monotonic() - start)
 
@@ -53,7 +59,7 @@ async def no_hello(port: int, seconds: float, count: str) -> dict[str, Any]:
     async with grpc.aio.insecure_channel(f"localhost:{port}") as channel:
         stub = bot_pb2_grpc.BotServiceStub(channel)
         calls = [stub.Connect(_silent()) for _ in range(int(count))]
-        return await _closed_within(calls, seconds)
+        return await _closed_within(calls, seconds, read=True)  # they never send; they do listen
 
 
 async def sessions(port: int, seconds: float, count: str) -> dict[str, Any]:
@@ -84,7 +90,11 @@ async def sessions(port: int, seconds: float, count: str) -> dict[str, Any]:
 
 
 async def spectators(port: int, seconds: float, count: str, game_id: str) -> dict[str, Any]:
-    async with grpc.aio.insecure_channel(f"localhost:{port}") as channel:
+    # HTTP/2's 64 KiB windows, not grown by BDP probing: what the client leaves unread backs up into the
+    # server, whose bounded send queues must then cut these streams (with probing, the client's own
+    # memory would take the events instead).
+    options = [("grpc.http2.bdp_probe", 0)]
+    async with grpc.aio.insecure_channel(f"localhost:{port}", options=options) as channel:
         stub = arena_pb2_grpc.ArenaServiceStub(channel)
         calls = [stub.WatchGame(arena_pb2.WatchGameRequest(game_id=game_id)) for _ in range(int(count))]
         return await _closed_within(calls, seconds)
