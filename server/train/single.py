@@ -36,7 +36,7 @@ class ConquestGymEnv(gym.Env[ObsDict, int]):
     per other seat). Other keyword arguments go to ``ConquestEnv`` (rules_options, reward,
     invalid_action, penalty). An episode ends when the learner's game ends (or it is eliminated)."""
 
-    metadata = {"render_modes": []}  # noqa: RUF012
+    metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012  # gymnasium names it so
 
     def __init__(
         self,
