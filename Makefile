@@ -96,17 +96,17 @@ chromium:
 lint: install
 	$(VENV)/bin/ruff check --no-cache .  # a cache key ignores new first-party modules (conftest.py)
 	$(VENV)/bin/ruff format --no-cache --check .
-	$(VENV)/bin/mypy engine server benchmarks sample_bots/python/train_numpy.py tests/engine/make_2210_data.py
+	$(VENV)/bin/mypy engine server benchmarks tests/engine/make_2210_data.py
 	cd proto && ../$(VENV)/bin/buf lint
 
 bench-engine: install
 	$(PY) -m benchmarks.bench_engine
 
-# The numpy-only example (sample_bots/python/train_numpy.py, docs/training.md): trains a policy in the environment
+# The numpy-only example (server/train/example.py, docs/training.md): trains a policy in the environment
 # and prints its win rate against the random bot over 200 seeded duels.
 .PHONY: bench-train
 bench-train: install
-	$(PY) sample_bots/python/train_numpy.py --duels 200
+	$(PY) -m server.train.example --duels 200
 
 # Win rates of the Python sample bots over a few hundred seeded in-process games (docs/benchmarks.md).
 .PHONY: bench-bots

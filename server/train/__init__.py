@@ -3,7 +3,8 @@ Gymnasium (one learning seat against fixed opponents).
 
 Imports the engine and the SDK's encoding (``conquest_sdk.encoding``, which the SDK's ``PolicyBot`` uses
 on the wire); nothing in the engine or the rest of the server imports this room. Needs ``conquest[train]``;
-docs/training.md walks through it.
+docs/training.md walks through it, and ``server.train.example`` (``python -m server.train.example``) trains a
+policy with numpy alone and plays it on a server.
 
     >>> from server.train import ConquestEnv
     >>> env = ConquestEnv("classic", seats=4)

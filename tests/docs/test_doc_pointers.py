@@ -20,7 +20,6 @@ SOURCES = [
     *sorted((ROOT / "engine").rglob("*.py")),
     *sorted((ROOT / "server").rglob("*.py")),
     *sorted((ROOT / "benchmarks").rglob("*.py")),
-    ROOT / "sample_bots" / "python" / "train_numpy.py",
     ROOT / "tests" / "engine" / "make_2210_data.py",
     ROOT / "Makefile",
     ROOT / "setup.py",

@@ -4,10 +4,8 @@ with numpy only ... then plays it against the server in practice mode"."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,14 +15,7 @@ from conquest_sdk import Game, Turn
 from conquest_sdk.policy import PolicyBot
 from engine import new_game, preset
 from server.play import offline
-from server.train import ConquestEnv
-
-SCRIPT = Path(__file__).parents[2] / "sample_bots" / "python" / "train_numpy.py"
-spec = importlib.util.spec_from_file_location("train_numpy", SCRIPT)
-assert spec and spec.loader
-example = importlib.util.module_from_spec(spec)
-sys.modules["train_numpy"] = example
-spec.loader.exec_module(example)
+from server.train import ConquestEnv, example
 
 
 def test_policy_bot_names_the_request_and_the_legal_indices_when_the_policy_leaves_the_mask() -> None:

@@ -6,9 +6,9 @@ many armies move) and plays the best. The cross-entropy method tunes the weights
 random bot in the two-player game (classic_two_player: you, the random bot and the neutral army), then
 the script reports the trained policy's win rate over 200 seeded duels it never trained on:
 
-    python sample_bots/python/train_numpy.py --duels 200 --save policy.npz      # `make bench-train`
+    python -m server.train.example --duels 200 --save policy.npz      # `make bench-train`
     conquest practice --queue classic-2 --opponent random &
-    python sample_bots/python/train_numpy.py --load policy.npz --play localhost:50051 --games-played 5
+    python -m server.train.example --load policy.npz --play localhost:50051 --games-played 5
 """
 
 from __future__ import annotations
