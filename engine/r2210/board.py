@@ -71,7 +71,8 @@ class Board2210:
         """
         lowered = name.lower()
         for t in range(self.size):
-            if lowered in (self.keys[t], self.names[t].lower(), *(a.lower() for a in self.aliases[t])):
+            names = [self.keys[t], self.names[t].lower()] + [a.lower() for a in self.aliases[t]]
+            if lowered in names:
                 return t
         raise KeyError(f"no territory named {name!r} on the RISK 2210 A.D. board")
 

@@ -9,12 +9,29 @@ slot) read as mixed-radix digits. Nothing else in 2210 draws.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Protocol, cast
 
 from engine.dice import DiceV2
 
 SLOTS = 5
 """A battle roll's slots: three attacker dice, then two defender dice."""
+
+
+class DiceStream(Protocol):
+    """What a game draws through: ``Dice``, or a test's stand-in (a compiled state checks an attribute's
+    class, so the state holds its dice by this interface)."""
+
+    def clone(self) -> DiceStream: ...
+
+    def position(self) -> str: ...
+
+    def uniform(self, n: int) -> int: ...
+
+    def die(self, faces: int) -> int: ...
+
+    def shuffle(self, items: list[int]) -> None: ...
+
+    def battle(self, attacker: tuple[int, ...], defender: tuple[int, ...]) -> tuple[list[int], list[int]]: ...
 
 
 class Dice:

@@ -23,6 +23,7 @@ from engine.r2210.actions import (
     Phase,
     Place,
     PlaceCommanders,
+    PlayCard,
     Roll,
     TakeCard,
 )
@@ -32,6 +33,8 @@ from engine.r2210.state import GameState2210
 
 _END_ODDS = 0.15
 """Chance a random player stops invading (or buying) at each step, so random games move on."""
+_PLAY_ODDS = 0.5
+"""Chance a random player plays one of the Command cards it may play now (else it goes on or passes)."""
 
 
 def random_action(legal: Legal2210, rng: random.Random) -> Action2210:
@@ -60,6 +63,11 @@ def random_action(legal: Legal2210, rng: random.Random) -> Action2210:
         return pick(options)
     if phase == Phase.BONUS_CARD:
         return TakeCard(Commander(pick([d for d, n in enumerate(legal.card_decks) if n])))
+    if legal.plays and rng.random() < _PLAY_ODDS:
+        card, targets, picks = pick(legal.plays)
+        return PlayCard(card, tuple(rng.sample(targets, picks)))
+    if phase in (Phase.REACT, Phase.TURN_END, Phase.GAME_END):
+        return EndPhase()
     if phase == Phase.INVADE:
         if not legal.invasions or rng.random() < _END_ODDS:
             return EndPhase()
