@@ -82,7 +82,7 @@ def targets(state: GameState2210, seat: int, kind: int) -> tuple[tuple[int, ...]
         return _reaction_targets(state, seat, effect, terrain)
     board = state.board
     if effect in ("assemble_mods", "reinforcements"):
-        own = tuple(t for t in state.controlled(seat) if board.kinds[t] == terrain)
+        own = tuple([t for t in state.controlled(seat) if board.kinds[t] == terrain])
         if not own:
             return None
         return own, (1 if effect == "assemble_mods" else min(3, len(own)))
@@ -137,7 +137,7 @@ def _reaction_targets(
     if seat != defender:
         return None
     if effect == "evacuation":
-        away = tuple(t for t in state.controlled(seat) if t != target)
+        away = tuple([t for t in state.controlled(seat) if t != target])
         return (away, 1) if away and state.units(target) > 0 else None
     if effect == "stealth_station":
         free = state.station[target] < 0 and state.stations_of(seat) < state.rules.max_stations

@@ -39,13 +39,11 @@ class Dice:
 
     __slots__ = ("stream",)
 
-    def __init__(self, seed: int) -> None:
-        self.stream = DiceV2(seed % (1 << 64))
+    def __init__(self, seed: int, stream: DiceV2 | None = None) -> None:
+        self.stream = DiceV2(seed % (1 << 64)) if stream is None else stream
 
     def clone(self) -> Dice:
-        other = Dice.__new__(Dice)
-        other.stream = cast(DiceV2, self.stream.copy())
-        return other
+        return Dice(0, cast(DiceV2, self.stream.copy()))
 
     def position(self) -> str:
         """Where the stream is (equal text: equal future draws; snapshots record it)."""

@@ -122,7 +122,7 @@ def _resolve(
         return
     # 004: "move in at least as many units as the number of dice you rolled"; "If you successfully invade
     # a territory and you rolled one or more 8-sided dice, then you must move in the Commander(s)".
-    must = tuple(c for c in d8 if state.commander(seat, c) == source)
+    must = tuple([c for c in d8 if state.commander(seat, c) == source])
     state.move_in = (min(dice, state.units(source) - 1), must)
     state.phase = Phase.OCCUPY
     # Last: taking the defender's last unit may end the game.

@@ -345,7 +345,7 @@ def _buy(state: GameState2210, seat: int) -> Legal2210:
     energy = state.energy[seat]
     hires: tuple[Commander, ...] = ()
     if energy >= rules.commander_cost and not state.built_station:
-        hires = tuple(c for c in Commander if not state.in_play(seat, c))
+        hires = tuple([c for c in Commander if not state.in_play(seat, c)])
     stations: tuple[Territory, ...] = ()
     if energy >= rules.station_cost and state.stations_of(seat) < rules.max_stations:
         stations = land_stations(state.board.kinds, state.owner, state.station, seat)
@@ -375,7 +375,7 @@ def _fortify(state: GameState2210, seat: int) -> tuple[FortifyChoice, ...]:
             reach = (t, *state.fortify_component(seat, t))
             for member in reach:
                 components[member] = reach
-        targets = tuple(x for x in components[t] if x != t)
+        targets = tuple([x for x in components[t] if x != t])
         if targets:
             out.append(FortifyChoice(t, tuple(sorted(targets)), state.mods[t], state.commanders_in(t)))
     return tuple(out)

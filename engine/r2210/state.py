@@ -123,7 +123,7 @@ class GameState2210:
         if self.phase == Phase.GAME_OVER:
             return ()
         if self.phase == Phase.BID:
-            return tuple(s for s in range(self.seats) if self.alive[s] and self.bids[s] < 0)
+            return tuple([s for s in range(self.seats) if self.alive[s] and self.bids[s] < 0])
         return (self.to_act,)
 
     @property
@@ -145,7 +145,7 @@ class GameState2210:
         if not 0 <= seat < self.seats:
             return ()
         base = seat * 5
-        return tuple(c for c in COMMANDERS if self.commander_at[base + c] == t)
+        return tuple([c for c in COMMANDERS if self.commander_at[base + c] == t])
 
     def units(self, t: Territory) -> int:
         """MODs plus commanders in ``t`` (a Space Station is not a unit)."""
@@ -248,7 +248,7 @@ class GameState2210:
         landing site down to a Space Station you control (or the other way around)."
         """
         owner, board = self.owner, self.board
-        sites = tuple(s for s in board.landing_sites if owner[s] == seat)
+        sites = tuple([s for s in board.landing_sites if owner[s] == seat])
         stations = tuple(
             t for t in range(board.size) if self.station[t] == seat and board.kinds[t] == Kind.LAND
         )

@@ -271,7 +271,7 @@ def test_private_events_reach_only_their_seat() -> None:
 def test_clone_and_snapshot_cover_every_field() -> None:
     """A compiled state has no ``__dict__``: ``clone`` and ``snapshot`` copy the fields named in
     ``state._FIELDS``, which must name every field ``__init__`` sets (else a clone would share or lose it)."""
-    source = Path(state_module.__file__ or "").with_suffix(".py").read_text()
+    source = Path(state_module.__file__ or "").with_name("state.py").read_text()
     init = next(
         node
         for node in ast.walk(ast.parse(source))
