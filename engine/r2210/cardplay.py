@@ -25,6 +25,9 @@ END_OF_GAME = "end_of_game"
 WINDOWS = {Phase.INVADE: BEFORE_INVADING, Phase.REACT: REACTION, Phase.TURN_END: END_OF_TURN}
 """The window each phase opens (GAME_END: ``END_OF_GAME``); INVADE only before the first invasion."""
 
+TIMING: tuple[str, ...] = tuple([KINDS[k][5] for k in KIND_OF])
+"""The timing window of each card id."""
+
 NOT_IMPLEMENTED = frozenset({"armageddon", "decoys_revealed", "mod_reduction"})
 """Card effects the engine does not play yet: such cards can be bought and held, never played."""
 
@@ -57,14 +60,17 @@ def plays(state: GameState2210, seat: int, timing: str) -> tuple[CardChoice, ...
     hand = state.hands[seat] if 0 <= seat < state.seats else []
     if not hand or seat in state.jammed:
         return ()
+    timely = [card for card in hand if TIMING[card] == timing]
+    if not timely:
+        return ()
     out: list[CardChoice] = []
     seen: set[int] = set()
-    for card in sorted(hand):
+    for card in sorted(timely):
         kind = KIND_OF[card]
         if kind in seen:
             continue
-        _, deck, _, _, cost, when = KINDS[kind]
-        if when != timing or not state.in_play(seat, Commander(deck)) or state.energy[seat] < cost:
+        _, deck, _, _, cost, _ = KINDS[kind]
+        if not state.in_play(seat, Commander(deck)) or state.energy[seat] < cost:
             continue
         options = targets(state, seat, kind)
         if options is not None:

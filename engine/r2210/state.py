@@ -152,7 +152,13 @@ class GameState2210:
         seat = self.owner[t]
         if not 0 <= seat < self.seats:
             return self.mods[t]
-        return self.mods[t] + self.commander_at[seat * 5 : seat * 5 + 5].count(t)
+        at, base = self.commander_at, seat * 5  # five compares, no slice: called for every invasion option
+        n = self.mods[t]
+        n += at[base] == t
+        n += at[base + 1] == t
+        n += at[base + 2] == t
+        n += at[base + 3] == t
+        return n + (at[base + 4] == t)
 
     def controlled(self, seat: int) -> tuple[Territory, ...]:
         owner = self.owner

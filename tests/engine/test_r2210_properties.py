@@ -41,7 +41,7 @@ from engine.r2210.events import visible_to
 from engine.r2210.game import apply, legal_actions, new_game_2210
 from engine.r2210.legal import Legal2210
 from engine.r2210.observe import observe_2210
-from engine.r2210.policies import default_action, random_action
+from engine.r2210.policies import aggressive_2210, default_action, random_action
 from engine.r2210.rules import Rules2210
 from engine.r2210.state import GameState2210
 from engine.rules import DefenderDice
@@ -266,6 +266,18 @@ def test_private_events_reach_only_their_seat() -> None:
                 assert event.kind not in ("bid", "cards_drawn") or event.seat == viewer
         private_seen += sum(1 for e in events if e.private)
     assert private_seen > 0
+
+
+def test_the_aggressive_policy_plays_legal_games_to_the_end() -> None:
+    """The benchmark's 2210 player (``aggressive_2210``) answers every decision legally (``apply`` checks
+    each action) and its games reach the end of year 5 or a conquest."""
+    for seed in range(12):
+        state, _ = new_game_2210(Rules2210(), 2 + seed % 4, seed)
+        while not state.is_over():
+            seat = state.asked[0]
+            apply(state, aggressive_2210(state, seat), seat)
+        check_invariants(state)
+        assert state.end_reason in ("year_5", "conquest")
 
 
 def test_clone_and_snapshot_cover_every_field() -> None:
