@@ -186,10 +186,10 @@ def settle_turn(state: GameState2210, events: list[Event2210]) -> None:
     seat = state.to_act
     gained = 4 * sum(1 for t in state.hidden_energy if state.owner[t] == seat)
     state.water_discard.extend(state.hidden_energy)
-    board = state.board
-    moon = [t for t in range(board.size) if board.kinds[t] == Kind.LUNAR]
-    if state.extraction and all(state.owner[t] == seat for t in moon):
-        gained += 7 * state.extraction
+    if state.extraction:
+        board = state.board
+        if all(state.owner[t] == seat for t in range(board.size) if board.kinds[t] == Kind.LUNAR):
+            gained += 7 * state.extraction
     if gained:
         state.energy[seat] += gained
         events.append(Event2210("card_energy", seat, {"energy": gained}))

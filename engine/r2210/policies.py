@@ -217,7 +217,15 @@ def aggressive_2210(state: GameState2210, seat: int) -> Action2210:
         return Bid(0)
     if phase == Phase.CHOOSE_MARKER:
         return ChooseMarker(free_markers(state)[0])
-    return default_action(legal_actions(state, seat))  # DEFEND, LOSSES, BONUS_CARD, FORTIFY, card windows
+    if phase in _ENDS_WITHOUT_A_MOVE:
+        return EndPhase()
+    if phase == Phase.BONUS_CARD:
+        return TakeCard(Commander(next(d for d, n in enumerate(state.card_decks_open(seat)) if n)))
+    return default_action(legal_actions(state, seat))  # DEFEND, LOSSES
+
+
+_ENDS_WITHOUT_A_MOVE = (Phase.FORTIFY, Phase.REACT, Phase.TURN_END, Phase.GAME_END)
+"""Where the aggressive player always stops: no fortify, no Command card (both always legal to skip)."""
 
 
 def _best_invasion(state: GameState2210, seat: int) -> tuple[int, int]:
