@@ -5,6 +5,12 @@ and per-game means of turns, attacks (Attack actions), dice rolls (Rolled events
 passes only play (the fastest of REPEATS is reported); an untimed pass replays the same games to count.
 The clock is read here, around whole games, never inside the engine.
 
+The ``2210`` rows play RISK 2210 A.D. games (``engine.r2210``) for 2, 4 and 5 players with the engine's
+policy ``engine.r2210.policies.aggressive_2210`` (it reads the state, as the classic rows' policy does), plus
+one 4-player row with the random policy on the legal actions built for every decision (it plays Command
+cards), and print their actions/s as a ratio to the classic 4-player row of the same run (issue 19's bar:
+at least 1/3).
+
 The last row, ``env``, is the training environment (``server.train``, PettingZoo's loop with a random agent
 choosing among the masked-in actions) in classic 4-player games: its steps/s, and that as a percentage of
 the engine's actions/s in the classic 4-player row of the same run (issue 22's bar: 20%).
@@ -143,6 +149,37 @@ def time_engine_alone(games: list[list[Action]]) -> float:
     return time.perf_counter() - start
 
 
+R2210_ROWS = ((2, "aggressive", 300), (4, "aggressive", 200), (5, "aggressive", 150), (4, "random", 100))
+"""2210 rows: players, policy and games (five years each)."""
+
+
+def time_2210(seats: int, policy: str, games: int) -> tuple[int, float]:
+    """Actions of ``games`` 2210 games on seeds FIRST_SEED.. and the seconds they took. "aggressive" is
+    ``aggressive_2210`` in every seat (it reads the state, as the classic rows' policy does); "random" is
+    ``random_action`` on the legal actions built for every decision (it plays Command cards)."""
+    from engine.r2210.game import apply_unchecked, legal_actions, new_game_2210
+    from engine.r2210.policies import aggressive_2210, random_action
+    from engine.r2210.rules import Rules2210
+
+    rules = Rules2210()
+    actions = 0
+    start = time.perf_counter()
+    for seed in range(FIRST_SEED, FIRST_SEED + games):
+        state, _ = new_game_2210(rules, seats, seed)
+        if policy == "aggressive":
+            while not state.is_over():
+                seat = state.asked[0]
+                apply_unchecked(state, aggressive_2210(state, seat), seat)
+                actions += 1
+            continue
+        rng = random.Random(seed)
+        while not state.is_over():
+            seat = state.asked[0]
+            apply_unchecked(state, random_action(legal_actions(state, seat), rng), seat)
+            actions += 1
+    return actions, time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every preset's game count")
@@ -155,6 +192,17 @@ def main() -> None:
         if workload.preset == "classic" and workload.seats == 4:
             engine_rate = result.actions / result.seconds
         print(report(workload, result), flush=True)
+    for seats, policy, count in R2210_ROWS:
+        games = max(1, int(count * args.scale))
+        actions, seconds = min((time_2210(seats, policy, games) for _ in range(REPEATS)), key=lambda r: r[1])
+        rate = actions / seconds
+        print(
+            f"2210, {seats} players ({policy} policy)\n"
+            f"  {games} games (seeds {FIRST_SEED}..{FIRST_SEED + games - 1}), fastest of {REPEATS} runs: "
+            f"{seconds:.2f} s, {games / seconds:.1f} games/s, {actions / games:.0f} actions per game, "
+            f"{rate:,.0f} actions/s = {rate / engine_rate:.2f} of classic 4-player's {engine_rate:,.0f}",
+            flush=True,
+        )
     env_games = max(1, int(ENV_GAMES * args.scale))
     steps, seconds = min((time_env(env_games) for _ in range(REPEATS)), key=lambda run: run[1])
     played: list[list[Action]] = []

@@ -43,6 +43,14 @@ class Phase(enum.IntEnum):
     LOSSES = 14
     """Rules option ``choose_losses``: a side that lost units with a commander among them picks which
     (the attacker first, then the defender: a seat other than the one whose turn it is)."""
+    REACT = 15
+    """Between a ``Declare`` and its ``Roll``: a seat other than the attacker that can legally answer the
+    invasion with a Command card (the defender first, then the others in turn order from the attacker's
+    left) plays cards or passes (``EndPhase``); skipped when nobody can answer."""
+    TURN_END = 16
+    """After FORTIFY, when the turn seat holds an end-of-turn card it may play (Redeployment)."""
+    GAME_END = 17
+    """After year 5, before scoring: in turn order, each seat holding an end-of-game card it may play."""
 
 
 class Commander(enum.IntEnum):
@@ -140,8 +148,17 @@ class Fortify(NamedTuple):
     commanders: tuple[Commander, ...] = ()
 
 
+class PlayCard(NamedTuple):
+    """Play Command card ``card`` (an id in the seat's hand) on ``targets``: territories, a seat (Frequency
+    Jam) or ``seat * 5 + commander`` (Assassin Bomb), as many as ``Legal2210.plays`` says."""
+
+    card: int
+    targets: tuple[int, ...] = ()
+
+
 class EndPhase(NamedTuple):
-    """End buying (BUY), invading (INVADE) or the turn without a move (FORTIFY)."""
+    """End buying (BUY), invading (INVADE) or the turn without a move (FORTIFY); in REACT, TURN_END and
+    GAME_END: play no (more) card."""
 
 
 Action2210 = (
@@ -160,6 +177,7 @@ Action2210 = (
     | Lose
     | Occupy
     | Fortify
+    | PlayCard
     | EndPhase
 )
 
@@ -179,5 +197,6 @@ ACTION_KINDS_2210: dict[str, type[Action2210]] = {
     "lose": Lose,
     "occupy": Occupy,
     "fortify": Fortify,
+    "play_card": PlayCard,
     "end_phase": EndPhase,
 }

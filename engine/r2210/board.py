@@ -53,6 +53,8 @@ class Board2210:
     borders: tuple[tuple[Territory, Territory], ...]
     neighbours: tuple[tuple[Territory, ...], ...]
     landing_sites: tuple[Territory, ...]
+    lands: tuple[Territory, ...]
+    """The land territories, ascending."""
     income: tuple[tuple[int, int], ...]
     """(MODs, energy) by territories controlled: index 0 is 0 territories, then the Score Chart 1..70."""
 
@@ -61,7 +63,7 @@ class Board2210:
         return len(self.keys)
 
     def of_kind(self, kind: Kind) -> tuple[Territory, ...]:
-        return tuple(t for t in range(self.size) if self.kinds[t] == kind)
+        return tuple([t for t in range(self.size) if self.kinds[t] == kind])
 
     def territory_id(self, name: str) -> Territory:
         """A territory by id, name or alias (case-insensitive): "Angkor Wat" finds Angkhor Wat.
@@ -71,7 +73,8 @@ class Board2210:
         """
         lowered = name.lower()
         for t in range(self.size):
-            if lowered in (self.keys[t], self.names[t].lower(), *(a.lower() for a in self.aliases[t])):
+            names = [self.keys[t], self.names[t].lower()] + [a.lower() for a in self.aliases[t]]
+            if lowered in names:
                 return t
         raise KeyError(f"no territory named {name!r} on the RISK 2210 A.D. board")
 
@@ -110,6 +113,7 @@ def build(edge_exiled_canada: bool = True, edge_mideast_djibouti: bool = False) 
         borders=borders,
         neighbours=tuple(tuple(sorted(a)) for a in adjacent),
         landing_sites=tuple(sorted(ids[s] for s in board_data.LANDING_SITES)),
+        lands=tuple([t for t, row in enumerate(rows) if _KINDS[row[2]] == Kind.LAND]),
         income=income,
     )
 

@@ -9,7 +9,7 @@ slot) read as mixed-radix digits. Nothing else in 2210 draws.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Protocol, cast
 
 from engine.dice import DiceV2
 
@@ -17,18 +17,33 @@ SLOTS = 5
 """A battle roll's slots: three attacker dice, then two defender dice."""
 
 
+class DiceStream(Protocol):
+    """What a game draws through: ``Dice``, or a test's stand-in (a compiled state checks an attribute's
+    class, so the state holds its dice by this interface)."""
+
+    def clone(self) -> DiceStream: ...
+
+    def position(self) -> str: ...
+
+    def uniform(self, n: int) -> int: ...
+
+    def die(self, faces: int) -> int: ...
+
+    def shuffle(self, items: list[int]) -> None: ...
+
+    def battle(self, attacker: tuple[int, ...], defender: tuple[int, ...]) -> tuple[list[int], list[int]]: ...
+
+
 class Dice:
     """A game's version 2 stream and the draws 2210 makes from it."""
 
     __slots__ = ("stream",)
 
-    def __init__(self, seed: int) -> None:
-        self.stream = DiceV2(seed % (1 << 64))
+    def __init__(self, seed: int, stream: DiceV2 | None = None) -> None:
+        self.stream = DiceV2(seed % (1 << 64)) if stream is None else stream
 
     def clone(self) -> Dice:
-        other = Dice.__new__(Dice)
-        other.stream = cast(DiceV2, self.stream.copy())
-        return other
+        return Dice(0, cast(DiceV2, self.stream.copy()))
 
     def position(self) -> str:
         """Where the stream is (equal text: equal future draws; snapshots record it)."""

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from engine.errors import IllegalActionError, MalformedActionError, NotYourTurnError, RulesConfigError
-from engine.r2210 import invade, setup, year
+from engine.r2210 import effects, invade, setup, year
 from engine.r2210.actions import (
     Action2210,
     Bid,
@@ -24,6 +24,7 @@ from engine.r2210.actions import (
     Phase,
     Place,
     PlaceCommanders,
+    PlayCard,
     Roll,
     TakeCard,
 )
@@ -58,7 +59,8 @@ APPLY: dict[type, Handler] = {
     Lose: invade.lose,
     Occupy: invade.occupy,
     Fortify: year.fortify,
-    EndPhase: year.end_phase,
+    PlayCard: effects.play_card,
+    EndPhase: effects.pass_window,
 }
 """How each kind of action changes a state (a Bid is applied with its seat: several seats bid at once)."""
 
@@ -95,7 +97,8 @@ def apply(state: GameState2210, action: Action2210, seat: int) -> list[Event2210
         )
     if type(action) not in APPLY and not isinstance(action, Bid):
         raise MalformedActionError(f"not a RISK 2210 A.D. action: {action!r}")
-    if not all(_well_formed(v) for v in action):
+    fields: tuple[object, ...] = tuple(cast("tuple[object, ...]", action))
+    if not all(_well_formed(v) for v in fields):
         raise MalformedActionError(f"fields must be whole numbers or tuples of them: {action!r}")
     legal = legal_for(state, seat)
     problem = legal.problem(action)

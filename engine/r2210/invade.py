@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from engine.odds import roll_losses
 from engine.r2210.actions import Commander, Declare, Defend, Lose, Occupy, Phase, Roll
+from engine.r2210.cardplay import open_reactions
 from engine.r2210.events import Event2210
-from engine.r2210.state import EMPTY, GameState2210
+from engine.r2210.state import EMPTY, NOBODY, GameState2210
 from engine.r2210.year import after_move_in, eliminate_if_beaten, move_units
 from engine.rules import DefenderDice
 
@@ -19,16 +20,28 @@ def declare(state: GameState2210, action: Declare, events: list[Event2210]) -> N
     seat = state.to_act
     source, target = action.source, action.target
     events.append(Event2210("declared", seat, {"source": source, "target": target}))
-    if state.units(target) == 0:
-        # 004 Empty Territories: "You may invade these unoccupied territories - there is no dice roll.
-        # However, moving into an unoccupied territory does count as an invasion."
-        state.move_in = (1, ())
-        state.pending = (source, target)
-        state.phase = Phase.OCCUPY
-        _capture(state, seat, source, target, contested=False, events=events)
-        return
+    state.invaded = True
     state.pending = (source, target)
+    state.contested = state.units(target) > 0
+    # A held target opens the window for answers to the invasion (REACT), skipped when nobody can answer.
+    if state.owner[target] != NOBODY and open_reactions(state):
+        return
+    if state.units(target) == 0:
+        take_empty(state, source, target, contested=False, events=events)
+        return
     state.phase = Phase.ROLL
+
+
+def take_empty(
+    state: GameState2210, source: int, target: int, contested: bool, events: list[Event2210]
+) -> None:
+    """004 Empty Territories: "You may invade these unoccupied territories - there is no dice roll.
+    However, moving into an unoccupied territory does count as an invasion." ``contested``: it held units
+    when the invasion was declared (an Evacuation emptied it)."""
+    state.move_in = (1, ())
+    state.pending = (source, target)
+    state.phase = Phase.OCCUPY
+    _capture(state, state.to_act, source, target, contested=contested, events=events)
 
 
 def defender_seat(state: GameState2210, target: int) -> int:
@@ -80,7 +93,7 @@ def _resolve(
         if n and state.rules.choose_losses and state.commanders_in(t) and state.units(t) > n:
             owed.append((t, n))
         else:
-            _lose(state, t, n)
+            remove_units(state, t, n)
     events.append(
         Event2210(
             "rolled",
@@ -109,7 +122,7 @@ def _resolve(
         return
     # 004: "move in at least as many units as the number of dice you rolled"; "If you successfully invade
     # a territory and you rolled one or more 8-sided dice, then you must move in the Commander(s)".
-    must = tuple(c for c in d8 if state.commander(seat, c) == source)
+    must = tuple([c for c in d8 if state.commander(seat, c) == source])
     state.move_in = (min(dice, state.units(source) - 1), must)
     state.phase = Phase.OCCUPY
     # Last: taking the defender's last unit may end the game.
@@ -133,7 +146,8 @@ def lose(state: GameState2210, action: Lose, events: list[Event2210]) -> None:
     state.phase = Phase.INVADE
 
 
-def _lose(state: GameState2210, t: int, losses: int) -> None:
+def remove_units(state: GameState2210, t: int, losses: int) -> None:
+    """MODs first, then commanders in ``LOSS_ORDER``."""
     seat = state.owner[t]
     for _ in range(losses):
         if state.mods[t] > 0:
@@ -165,6 +179,11 @@ def _capture(
         )
     state.owner[target] = seat
     events.append(Event2210("captured", seat, {"territory": target, "from": loser, "contested": contested}))
+    if target in state.scouts[seat]:
+        # Scout Forces: "place them there the moment you gain control of it".
+        state.scouts[seat].remove(target)
+        state.mods[target] += 5
+        events.append(Event2210("scouts_landed", seat, {"territory": target, "mods": 5}))
     if contested:
         state.contested_captures += 1
         # 004 3-Territory Bonus: "if you take three contested territories you immediately earn 1 energy"

@@ -8,6 +8,7 @@ and ``describe()`` what would have been legal.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.r2210.actions import (
     Action2210,
@@ -27,22 +28,34 @@ from engine.r2210.actions import (
     Phase,
     Place,
     PlaceCommanders,
+    PlayCard,
     Roll,
     TakeCard,
 )
 from engine.r2210.board import Kind, Territory
-from engine.r2210.cards import MOST_BOUGHT
+from engine.r2210.cardplay import WINDOWS, CardChoice, plays, window
+from engine.r2210.cards import MOST_BOUGHT, card_name
 from engine.r2210.setup import batch_left, unclaimed_land
 from engine.r2210.state import GameState2210
 from engine.r2210.year import free_markers
 
 
-class FortifyChoice(tuple[Territory, tuple[Territory, ...], int, tuple[Commander, ...]]):
-    """(source, reachable targets, MODs there, commanders there); at least one unit stays behind."""
+class FortifyChoice(NamedTuple):
+    """A territory to fortify from; at least one unit stays behind."""
+
+    source: Territory
+    targets: tuple[Territory, ...]
+    mods: int
+    """MODs there."""
+    commanders: tuple[Commander, ...]
+    """Commanders there."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, slots=True)
 class Legal2210:
+    """What ``seat`` may do now. Fields that do not apply to ``phase`` stay empty. Treat it as read-only: it
+    is not frozen because one is built for every decision (as ``engine.legal.LegalActions``)."""
+
     phase: Phase
     seat: int
     territories: tuple[Territory, ...] = ()
@@ -71,7 +84,57 @@ class Legal2210:
     """In OCCUPY: commanders in the source; in LOSSES: commanders in the territory."""
     must_move: tuple[Commander, ...] = ()
     fortify: tuple[FortifyChoice, ...] = ()
+    plays: tuple[CardChoice, ...] = ()
+    """Command cards the seat may play now (INVADE before the first invasion, REACT, TURN_END, GAME_END)."""
     can_end: bool = False
+
+    def __init__(
+        self,
+        phase: Phase,
+        seat: int,
+        territories: tuple[Territory, ...] = (),
+        place_max: int = 0,
+        bid_max: int = -1,
+        markers: tuple[int, ...] = (),
+        hires: tuple[Commander, ...] = (),
+        stations: tuple[Territory, ...] = (),
+        card_decks: tuple[int, ...] = (),
+        buy_max: int = 0,
+        invasions: tuple[tuple[Territory, Territory], ...] = (),
+        dice_max: int = 0,
+        d8: tuple[Commander, ...] = (),
+        defend_max: int = 0,
+        lose: int = 0,
+        occupy_min: int = 0,
+        occupy_mods: int = 0,
+        occupy_commanders: tuple[Commander, ...] = (),
+        must_move: tuple[Commander, ...] = (),
+        fortify: tuple[FortifyChoice, ...] = (),
+        plays: tuple[CardChoice, ...] = (),
+        can_end: bool = False,
+    ) -> None:
+        self.phase = phase
+        self.seat = seat
+        self.territories = territories
+        self.place_max = place_max
+        self.bid_max = bid_max
+        self.markers = markers
+        self.hires = hires
+        self.stations = stations
+        self.card_decks = card_decks
+        self.buy_max = buy_max
+        self.invasions = invasions
+        self.dice_max = dice_max
+        self.d8 = d8
+        self.defend_max = defend_max
+        self.lose = lose
+        self.occupy_min = occupy_min
+        self.occupy_mods = occupy_mods
+        self.occupy_commanders = occupy_commanders
+        self.must_move = must_move
+        self.fortify = fortify
+        self.plays = plays
+        self.can_end = can_end
 
     def problem(self, action: Action2210) -> str:
         """Why ``action`` is not legal now ("" when it is)."""
@@ -79,6 +142,8 @@ class Legal2210:
         kind = type(action)
         if isinstance(action, EndPhase):
             return "" if self.can_end else f"ending the phase is not allowed in {phase.name}"
+        if isinstance(action, PlayCard):
+            return self._play_problem(action)
         if phase == Phase.SETUP_CLAIM and isinstance(action, Claim):
             return _among(action.territory, self.territories, "an unoccupied, undevastated land territory")
         if phase in (Phase.SETUP_PLACE, Phase.DEPLOY) and isinstance(action, Place):
@@ -145,6 +210,17 @@ class Legal2210:
             return f"fortify from one of {[f[0] for f in self.fortify]}"
         return f"{kind.__name__} is not an action of {phase.name}"
 
+    def _play_problem(self, action: PlayCard) -> str:
+        for card, targets, picks in self.plays:
+            if card == action.card:
+                aims = action.targets
+                if len(aims) != picks or len(set(aims)) != len(aims) or not set(aims) <= set(targets):
+                    wanted = f"{picks} different targets of {list(targets)}"
+                    return f"card {card} is played on {wanted}, not {list(aims)}"
+                return ""
+        offered = [(c.card, card_name(c.card)) for c in self.plays]
+        return f"card {action.card} may not be played now; cards you may play now: {offered}"
+
     def _units_problem(
         self,
         mods: int,
@@ -184,6 +260,7 @@ class Legal2210:
             "occupy_commanders",
             "must_move",
             "fortify",
+            "plays",
             "can_end",
         ):
             value = getattr(self, name)
@@ -226,7 +303,10 @@ def legal_for(state: GameState2210, seat: int) -> Legal2210:
     if phase == Phase.BUY:
         return _buy(state, seat)
     if phase == Phase.INVADE:
-        return Legal2210(phase, seat, invasions=state.invasions(seat), can_end=True)
+        cards = plays(state, seat, window(state, seat)) if not state.invaded else ()
+        return Legal2210(phase, seat, invasions=state.invasions(seat), plays=cards, can_end=True)
+    if phase in WINDOWS or phase == Phase.GAME_END:
+        return Legal2210(phase, seat, plays=plays(state, seat, window(state, seat)), can_end=True)
     if phase == Phase.BONUS_CARD:
         return Legal2210(phase, seat, card_decks=state.card_decks_open(seat))
     if phase == Phase.ROLL:
@@ -265,7 +345,7 @@ def _buy(state: GameState2210, seat: int) -> Legal2210:
     energy = state.energy[seat]
     hires: tuple[Commander, ...] = ()
     if energy >= rules.commander_cost and not state.built_station:
-        hires = tuple(c for c in Commander if not state.in_play(seat, c))
+        hires = tuple([c for c in Commander if not state.in_play(seat, c)])
     stations: tuple[Territory, ...] = ()
     if energy >= rules.station_cost and state.stations_of(seat) < rules.max_stations:
         stations = land_stations(state.board.kinds, state.owner, state.station, seat)
@@ -286,10 +366,16 @@ def _buy(state: GameState2210, seat: int) -> Legal2210:
 
 def _fortify(state: GameState2210, seat: int) -> tuple[FortifyChoice, ...]:
     out = []
+    components: dict[Territory, tuple[Territory, ...]] = {}
     for t in state.controlled(seat):
         if state.units(t) < 2:
             continue
-        targets = state.fortify_component(seat, t)
+        if t not in components:
+            # Fortify paths are symmetric: every member of t's component reaches the same set.
+            reach = (t, *state.fortify_component(seat, t))
+            for member in reach:
+                components[member] = reach
+        targets = tuple([x for x in components[t] if x != t])
         if targets:
-            out.append(FortifyChoice((t, targets, state.mods[t], state.commanders_in(t))))
+            out.append(FortifyChoice(t, tuple(sorted(targets)), state.mods[t], state.commanders_in(t)))
     return tuple(out)

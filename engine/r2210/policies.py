@@ -1,5 +1,5 @@
 """A random 2210 player (for property tests and as the floor of the sample bots), the safe default a seat
-gets when its clock runs out, and a game loop."""
+gets when its clock runs out, a game loop, and an aggressive player reading the state (the benchmark's)."""
 
 from __future__ import annotations
 
@@ -23,15 +23,20 @@ from engine.r2210.actions import (
     Phase,
     Place,
     PlaceCommanders,
+    PlayCard,
     Roll,
     TakeCard,
 )
 from engine.r2210.game import apply, legal_actions
 from engine.r2210.legal import Legal2210
+from engine.r2210.setup import batch_left, unclaimed_land
 from engine.r2210.state import GameState2210
+from engine.r2210.year import free_markers
 
 _END_ODDS = 0.15
 """Chance a random player stops invading (or buying) at each step, so random games move on."""
+_PLAY_ODDS = 0.5
+"""Chance a random player plays one of the Command cards it may play now (else it goes on or passes)."""
 
 
 def random_action(legal: Legal2210, rng: random.Random) -> Action2210:
@@ -60,6 +65,11 @@ def random_action(legal: Legal2210, rng: random.Random) -> Action2210:
         return pick(options)
     if phase == Phase.BONUS_CARD:
         return TakeCard(Commander(pick([d for d, n in enumerate(legal.card_decks) if n])))
+    if legal.plays and rng.random() < _PLAY_ODDS:
+        card, targets, picks = pick(legal.plays)
+        return PlayCard(card, tuple(rng.sample(targets, picks)))
+    if phase in (Phase.REACT, Phase.TURN_END, Phase.GAME_END):
+        return EndPhase()
     if phase == Phase.INVADE:
         if not legal.invasions or rng.random() < _END_ODDS:
             return EndPhase()
@@ -166,3 +176,87 @@ def play_random(state: GameState2210, rng: random.Random, max_actions: int = 100
         apply(state, random_action(legal_actions(state, seat), rng), seat)
         done += 1
     return done
+
+
+# ---------------------------------------------------------------------- the aggressive engine policy
+
+
+def aggressive_2210(state: GameState2210, seat: int) -> Action2210:
+    """Stack on the best front, hire the missing commanders, invade while at least even, move everything in.
+
+    Reads the state directly (as ``engine.policies.aggressive_policy``), deterministic; bids nothing, buys
+    and plays no Command card, never fortifies. The benchmark's 2210 player (``make bench-engine``).
+    """
+    phase = state.phase
+    if phase == Phase.INVADE:
+        source, target = _best_invasion(state, seat)
+        return EndPhase() if source < 0 else Declare(source, target)
+    if phase == Phase.ROLL:
+        assert state.pending is not None
+        source, target = state.pending
+        dice = min(3, state.units(source) - 1)
+        return Roll(dice, state.d8_commanders(source, target)[:dice])
+    if phase == Phase.OCCUPY:
+        return _occupy_all(state)
+    if phase == Phase.DEPLOY:
+        return Place(_front(state, seat), state.recruits)
+    if phase == Phase.BUY:
+        if state.energy[seat] >= state.rules.commander_cost and not state.built_station:
+            for c in Commander:
+                if not state.in_play(seat, c):
+                    return Hire(c, _front(state, seat))
+        return EndPhase()
+    if phase == Phase.SETUP_CLAIM:
+        return Claim(unclaimed_land(state)[0])
+    if phase == Phase.SETUP_PLACE:
+        return Place(_front(state, seat), batch_left(state))
+    if phase == Phase.SETUP_COMMANDERS:
+        t = _front(state, seat)
+        return PlaceCommanders(t, t, t)
+    if phase == Phase.BID:
+        return Bid(0)
+    if phase == Phase.CHOOSE_MARKER:
+        return ChooseMarker(free_markers(state)[0])
+    if phase in _ENDS_WITHOUT_A_MOVE:
+        return EndPhase()
+    if phase == Phase.BONUS_CARD:
+        return TakeCard(Commander(next(d for d, n in enumerate(state.card_decks_open(seat)) if n)))
+    return default_action(legal_actions(state, seat))  # DEFEND, LOSSES
+
+
+_ENDS_WITHOUT_A_MOVE = (Phase.FORTIFY, Phase.REACT, Phase.TURN_END, Phase.GAME_END)
+"""Where the aggressive player always stops: no fortify, no Command card (both always legal to skip)."""
+
+
+def _best_invasion(state: GameState2210, seat: int) -> tuple[int, int]:
+    """The declarable invasion with the biggest edge of movable units over the defenders, if not behind."""
+    best, best_edge = (-1, -1), -1
+    for source, target in state.invasions(seat):
+        edge = state.units(source) - 1 - state.units(target)
+        if edge > best_edge:
+            best, best_edge = (source, target), edge
+    return best
+
+
+def _front(state: GameState2210, seat: int) -> int:
+    """Where new units go: the source of the best invasion, else the first territory ``seat`` controls."""
+    owner, neighbours, units = state.owner, state.board.neighbours, state.units
+    best, best_edge = -1, -(1 << 30)
+    for t in state.controlled(seat):
+        here = units(t)
+        for n in neighbours[t]:
+            if owner[n] != seat and not state.devastated[n] and here - units(n) > best_edge:
+                best, best_edge = t, here - units(n)
+    return best if best >= 0 else state.controlled(seat)[0]
+
+
+def _occupy_all(state: GameState2210) -> Action2210:
+    """Every MOD and the commanders that must move in, keeping one unit behind."""
+    assert state.pending is not None
+    source = state.pending[0]
+    least, must = state.move_in
+    stay = [c for c in state.commanders_in(source) if c not in must]
+    mods = state.mods[source] if stay else state.mods[source] - 1
+    if mods < 0 or mods + len(must) < least:
+        return default_action(legal_actions(state, state.to_act))
+    return Occupy(mods, must)

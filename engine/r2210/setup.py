@@ -81,12 +81,8 @@ def claim(state: GameState2210, action: Claim, events: list[Event2210]) -> None:
 
 
 def unclaimed_land(state: GameState2210) -> tuple[int, ...]:
-    board = state.board
-    return tuple(
-        t
-        for t in range(board.size)
-        if board.kinds[t] == Kind.LAND and state.owner[t] == NOBODY and not state.devastated[t]
-    )
+    owner, devastated = state.owner, state.devastated
+    return tuple([t for t in state.board.lands if owner[t] == NOBODY and not devastated[t]])
 
 
 def batch_left(state: GameState2210) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.r2210.actions import COMMANDERS, Commander, Phase
 from engine.r2210.board import Board2210, Kind, Territory
-from engine.r2210.dice import Dice
+from engine.r2210.dice import Dice, DiceStream
 from engine.r2210.rules import Rules2210
 
 EMPTY = -1
@@ -28,7 +28,7 @@ class GameState2210:
         self.board = board
         self.seats = seats
         self.seed = seed
-        self.dice = Dice(seed)
+        self.dice: DiceStream = Dice(seed)
         self.neutral = seats if seats == 2 else -1
         n = board.size
         self.owner = [NOBODY] * n
@@ -81,6 +81,33 @@ class GameState2210:
         self.card_discard: list[int] = []
         self.bonus_card_due = False
         """The 3-territory bonus card is owed once the move-in is done."""
+        # Command cards in play (engine.r2210.cardplay, engine.r2210.effects):
+        self.invaded = False
+        """The turn seat has declared an invasion this turn (the "before your first invasion" window shut)."""
+        self.jammed: list[int] = []
+        """Seats Frequency-Jammed until the end of this turn: they play no Command card."""
+        self.reactors: list[int] = []
+        """In REACT: seats still to be asked whether to answer the declared invasion, the asked one first."""
+        self.contested = False
+        """The declared target held units when declared (taking it counts toward the 3-territory bonus)."""
+        self.cease_fire = False
+        """In REACT: a Cease Fire cancelled the declared invasion."""
+        self.barred: list[int] = []
+        """Seats whose territories the turn seat may not invade for the rest of the turn (Cease Fire)."""
+        self.invade_earth: list[int] = []
+        """Land territories the turn seat may invade from its lunar territories this turn (Invade Earth)."""
+        self.hidden_energy: list[int] = []
+        """Water territories drawn by the turn seat's Hidden Energy cards, checked at the end of the turn."""
+        self.extraction = 0
+        """Energy Extraction cards the turn seat played this turn, checked at the end of the turn."""
+        self.scouts: list[list[int]] = [[] for _ in range(seats)]
+        """Per seat, land territories where a Scout Forces card set 5 MODs aside until the seat takes them."""
+        self.enders: list[int] = []
+        """In GAME_END: seats still to be asked for end-of-game cards, the asked one first."""
+        self.bonus_points = [0] * seats
+        """Points from end-of-game cards (Colony Influence)."""
+        self.water_discard: list[int] = []
+        self.lunar_discard: list[int] = []
         self.scores: tuple[int, ...] = ()
         self.places: tuple[int, ...] = ()
         self.end_reason = ""
@@ -96,7 +123,7 @@ class GameState2210:
         if self.phase == Phase.GAME_OVER:
             return ()
         if self.phase == Phase.BID:
-            return tuple(s for s in range(self.seats) if self.alive[s] and self.bids[s] < 0)
+            return tuple([s for s in range(self.seats) if self.alive[s] and self.bids[s] < 0])
         return (self.to_act,)
 
     @property
@@ -118,14 +145,20 @@ class GameState2210:
         if not 0 <= seat < self.seats:
             return ()
         base = seat * 5
-        return tuple(c for c in COMMANDERS if self.commander_at[base + c] == t)
+        return tuple([c for c in COMMANDERS if self.commander_at[base + c] == t])
 
     def units(self, t: Territory) -> int:
         """MODs plus commanders in ``t`` (a Space Station is not a unit)."""
         seat = self.owner[t]
         if not 0 <= seat < self.seats:
             return self.mods[t]
-        return self.mods[t] + self.commander_at[seat * 5 : seat * 5 + 5].count(t)
+        at, base = self.commander_at, seat * 5  # five compares, no slice: called for every invasion option
+        n = self.mods[t]
+        n += at[base] == t
+        n += at[base + 1] == t
+        n += at[base + 2] == t
+        n += at[base + 3] == t
+        return n + (at[base + 4] == t)
 
     def controlled(self, seat: int) -> tuple[Territory, ...]:
         owner = self.owner
@@ -150,8 +183,9 @@ class GameState2210:
         return mods, energy, points
 
     def score(self, seat: int) -> int:
-        """004 WINNING: 1 point per territory controlled plus continent and colony bonuses."""
-        return len(self.controlled(seat)) + self.region_bonus(seat)[2]
+        """004 WINNING: 1 point per territory controlled plus continent and colony bonuses, plus the
+        end-of-game cards ("Some Command cards give you a bonus to your score")."""
+        return len(self.controlled(seat)) + self.region_bonus(seat)[2] + self.bonus_points[seat]
 
     def units_on_board(self, seat: int) -> int:
         mods = sum(m for t, m in enumerate(self.mods) if self.owner[t] == seat)
@@ -159,21 +193,28 @@ class GameState2210:
 
     def d8_commanders(self, source: Territory, target: Territory) -> tuple[Commander, ...]:
         """Commanders in ``source`` that may roll an 8-sided die invading ``target`` (004's table)."""
-        kinds = (self.board.kinds[source], self.board.kinds[target])
-        rolls = {
-            Commander.DIPLOMAT: False,
-            Commander.LAND: Kind.LAND in kinds,
-            Commander.NAVAL: Kind.WATER in kinds,
-            Commander.SPACE: Kind.LUNAR in kinds,
-            Commander.NUCLEAR: True,
-        }
-        return tuple(c for c in self.commanders_in(source) if rolls[c])
+        kinds = self.board.kinds
+        ks, kt = kinds[source], kinds[target]
+        land = ks == Kind.LAND or kt == Kind.LAND
+        water = ks == Kind.WATER or kt == Kind.WATER
+        lunar = ks == Kind.LUNAR or kt == Kind.LUNAR
+        out: list[Commander] = []
+        for c in self.commanders_in(source):
+            if (
+                c == Commander.NUCLEAR
+                or (c == Commander.LAND and land)
+                or (c == Commander.NAVAL and water)
+                or (c == Commander.SPACE and lunar)
+            ):
+                out.append(c)
+        return tuple(out)
 
     def invasions(self, seat: int) -> tuple[tuple[Territory, Territory], ...]:
         """Every (source, target) ``seat`` may declare an invasion of now.
 
         004: "you must have a Naval Commander in order to invade into or out of Water territories"; "you
-        must have a Space Commander to invade into or out of Lunar territories"; "From a Space Station, an
+        must have a Space Commander to invade into or out of Lunar territories"; Moon to Earth only by the
+        Invade Earth card; not into a Cease Fire player's territories; "From a Space Station, an
         invading force can travel to any one of the three lunar landing sites"; "You cannot attack a Land
         territory containing a Space Station from a landing site on the moon"; devastated territories are
         "completely impassable".
@@ -183,6 +224,7 @@ class GameState2210:
         naval = self.in_play(seat, Commander.NAVAL)
         space = self.in_play(seat, Commander.SPACE)
         water, lunar = Kind.WATER, Kind.LUNAR
+        barred, earth = self.barred, self.invade_earth
         out: list[tuple[Territory, Territory]] = []
         for s in self.controlled(seat):
             if self.units(s) < 2:
@@ -191,14 +233,18 @@ class GameState2210:
             if (ks == water and not naval) or (ks == lunar and not space):
                 continue
             for t in neighbours[s]:
-                if owner[t] == seat or devastated[t]:
+                if owner[t] == seat or devastated[t] or (barred and owner[t] in barred):
                     continue
                 kt = kinds[t]
                 if (kt == water and not naval) or (kt == lunar and not space):
                     continue
                 out.append((s, t))
             if space and ks == Kind.LAND and self.station[s] == seat:
-                out.extend((s, t) for t in board.landing_sites if owner[t] != seat)
+                out.extend((s, t) for t in board.landing_sites if owner[t] != seat and owner[t] not in barred)
+            if earth and ks == lunar:
+                # Invade Earth: "you may declare invasions into that territory from any lunar territory you
+                # occupy, following the normal invasion rules."
+                out.extend((s, t) for t in earth if owner[t] != seat and owner[t] not in barred)
         return tuple(out)
 
     def fortify_component(self, seat: int, start: Territory) -> tuple[Territory, ...]:
@@ -208,7 +254,7 @@ class GameState2210:
         landing site down to a Space Station you control (or the other way around)."
         """
         owner, board = self.owner, self.board
-        sites = tuple(s for s in board.landing_sites if owner[s] == seat)
+        sites = tuple([s for s in board.landing_sites if owner[s] == seat])
         stations = tuple(
             t for t in range(board.size) if self.station[t] == seat and board.kinds[t] == Kind.LAND
         )
@@ -239,26 +285,35 @@ class GameState2210:
         return tuple(len(self.command_decks[c]) if self.in_play(seat, c) else 0 for c in COMMANDERS)
 
     def clone(self) -> GameState2210:
-        other = GameState2210.__new__(GameState2210)
-        for name, value in vars(self).items():
-            setattr(other, name, list(value) if isinstance(value, list) else value)
-        other.command_decks = [list(d) for d in self.command_decks]
-        other.hands = [list(h) for h in self.hands]
+        # Compiled (mypyc) the state has no __dict__: the fields are named in _FIELDS.
+        other = GameState2210(self.rules, self.seats, self.seed, self.board)
+        for name in _FIELDS:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                value = [list(v) if isinstance(v, list) else v for v in value]
+            setattr(other, name, value)
         other.dice = self.dice.clone()
         return other
 
     def snapshot(self) -> dict[str, Any]:
-        """Every fact of the state as plain data."""
-        out: dict[str, Any] = {}
-        for name, value in sorted(vars(self).items()):
-            if name in ("rules", "board"):
-                continue
-            if name == "dice":
-                value = value.position()
-            elif isinstance(value, Phase):
-                value = value.name
-            out[name] = value
+        """Every fact of the state as plain data (the dice as their stream's position)."""
+        out: dict[str, Any] = {"dice": self.dice.position(), "seats": self.seats, "seed": self.seed}
+        for name in _FIELDS:
+            value = getattr(self, name)
+            out[name] = value.name if isinstance(value, Phase) else value
         return out
 
     def fingerprint(self) -> str:
         return hashlib.sha256(json.dumps(self.snapshot(), sort_keys=True, default=list).encode()).hexdigest()
+
+
+_FIELDS = (
+    "neutral", "owner", "mods", "station", "devastated", "commander_at", "energy", "alive", "eliminated",
+    "setup_left", "setup_batch", "first_seat", "year", "order", "marker", "bids", "bids_revealed", "choosers",
+    "turn_index", "phase", "to_act", "recruits", "built_station", "contested_captures", "bonus_taken",
+    "pending", "attack_dice", "losses_owed", "move_in", "land_deck", "water_deck", "lunar_deck",
+    "land_discard", "command_decks", "hands", "card_discard", "bonus_card_due", "invaded", "jammed",
+    "reactors", "contested", "cease_fire", "barred", "invade_earth", "hidden_energy", "extraction", "scouts",
+    "enders", "bonus_points", "water_discard", "lunar_discard", "scores", "places", "end_reason",
+)  # fmt: skip
+"""Every field of a state but its rules, board, seats, seed and dice (clone and snapshot copy these)."""

@@ -16,6 +16,7 @@ from engine.r2210.actions import (
     Place,
     TakeCard,
 )
+from engine.r2210.cardplay import END_OF_GAME, END_OF_TURN, plays, settle_turn
 from engine.r2210.events import Event2210
 from engine.r2210.state import EMPTY, NOBODY, GameState2210
 
@@ -221,8 +222,10 @@ def end_phase(state: GameState2210, action: EndPhase, events: list[Event2210]) -
         state.phase = Phase.INVADE  # buying no Command card
     elif state.phase == Phase.INVADE:
         state.phase = Phase.FORTIFY
+    elif state.phase == Phase.FORTIFY:
+        close_turn(state, events)
     else:
-        end_turn(state, events)
+        end_turn(state, events)  # TURN_END: no (more) end-of-turn card
 
 
 def move_units(
@@ -240,10 +243,20 @@ def fortify(state: GameState2210, action: Fortify, events: list[Event2210]) -> N
     territories into another" along a safe path."""
     move_units(state, action.source, action.target, action.mods, action.commanders)
     events.append(Event2210("fortified", state.to_act, action._asdict()))
-    end_turn(state, events)
+    close_turn(state, events)
+
+
+def close_turn(state: GameState2210, events: list[Event2210]) -> None:
+    """After a Fortify Position: the end-of-turn window (Redeployment: "Play at the end of your turn") when
+    the seat holds a card it may play there, else the turn ends."""
+    if plays(state, state.to_act, END_OF_TURN):
+        state.phase = Phase.TURN_END
+    else:
+        end_turn(state, events)
 
 
 def end_turn(state: GameState2210, events: list[Event2210]) -> None:
+    settle_turn(state, events)
     events.append(Event2210("turn_ended", state.to_act, {}))
     state.pending = None
     index = state.turn_index + 1
@@ -255,9 +268,21 @@ def end_turn(state: GameState2210, events: list[Event2210]) -> None:
         return
     # 004 ENDING A YEAR / WINNING: "At the end of Year 5, the final score for the game is calculated."
     if state.year >= state.rules.years:
-        finish(state, "year_5", events)
+        end_game(state, events)
     else:
         start_year(state, events)
+
+
+def end_game(state: GameState2210, events: list[Event2210]) -> None:
+    """004 WINNING: at the final scoring each player in turn order adds end-of-game cards (Colony
+    Influence); the seats holding one they may play are asked (GAME_END), then the game is scored."""
+    state.turn_index = -1
+    state.enders = [s for s in state.order if state.alive[s] and plays(state, s, END_OF_GAME)]
+    if not state.enders:
+        finish(state, "year_5", events)
+        return
+    state.phase = Phase.GAME_END
+    state.to_act = state.enders[0]
 
 
 # ---------------------------------------------------------------------- elimination and the end
@@ -282,6 +307,7 @@ def eliminate_if_beaten(state: GameState2210, seat: int, by: int, events: list[E
     state.card_discard.extend(state.hands[seat])
     discarded = len(state.hands[seat])
     state.hands[seat] = []
+    state.scouts[seat] = []
     events.append(Event2210("eliminated", seat, {"by": by, "cards_discarded": discarded}))
     if len(living(state)) <= 1:
         finish(state, "conquest", events)

@@ -4,11 +4,15 @@ observations hide the bids before the reveal, the decks' order and the identitie
 
 from __future__ import annotations
 
+import ast
 import random
+from collections import Counter
 from itertools import combinations
+from pathlib import Path
 
 import pytest
 
+from engine.r2210 import state as state_module
 from engine.r2210.actions import (
     Action2210,
     Bid,
@@ -27,16 +31,17 @@ from engine.r2210.actions import (
     Phase,
     Place,
     PlaceCommanders,
+    PlayCard,
     Roll,
     TakeCard,
 )
 from engine.r2210.board import Kind
-from engine.r2210.cards import DECK_CARDS, DECK_OF
+from engine.r2210.cards import DECK_CARDS, DECK_OF, EFFECT, KIND_OF
 from engine.r2210.events import visible_to
 from engine.r2210.game import apply, legal_actions, new_game_2210
 from engine.r2210.legal import Legal2210
 from engine.r2210.observe import observe_2210
-from engine.r2210.policies import default_action, random_action
+from engine.r2210.policies import aggressive_2210, default_action, random_action
 from engine.r2210.rules import Rules2210
 from engine.r2210.state import GameState2210
 from engine.rules import DefenderDice
@@ -121,6 +126,8 @@ def every_action(legal: Legal2210, cap: int = 40) -> list[Action2210]:
     elif phase == Phase.FORTIFY:
         for source, targets, mods, _ in legal.fortify:
             out += [Fortify(source, x, m) for x in targets[:3] for m in range(1, mods) if m < 3]
+    for card, targets, picks in legal.plays:
+        out += [PlayCard(card, aims) for aims in list(combinations(targets, picks))[:3]]
     return out[:cap] if len(out) > cap else out
 
 
@@ -165,6 +172,26 @@ def test_thousands_of_random_games_reach_the_end(chunk: int) -> None:
         assert min(state.places[s] for s in alive) == 1
         for s in alive:
             assert state.scores[s] == state.score(s)
+
+
+def test_random_games_play_cards_in_every_window() -> None:
+    """Issue 19: "Extend the random-policy property test so random games play cards": random players play
+    the cards they may, in every window (before the first invasion, in answer to an invasion, at the end of
+    a turn and of the game), and most kinds of effect come up."""
+    effects: Counter[str] = Counter()
+    phases: set[Phase] = set()
+    for seed in range(40):
+        state, _ = new_game_2210(Rules2210(), 2 + seed % 4, seed)
+        rng = random.Random(seed)
+        while not state.is_over():
+            seat = state.asked[0]
+            phases.add(state.phase)
+            for event in apply(state, random_action(legal_actions(state, seat), rng), seat):
+                if event.kind == "card_played":
+                    effects[EFFECT[KIND_OF[event.data["card"]]]] += 1
+        check_invariants(state)
+    assert {Phase.REACT, Phase.TURN_END, Phase.GAME_END} <= phases
+    assert len(effects) >= 15, effects
 
 
 def _hidden_changed(state: GameState2210, seat: int) -> GameState2210:
@@ -239,3 +266,33 @@ def test_private_events_reach_only_their_seat() -> None:
                 assert event.kind not in ("bid", "cards_drawn") or event.seat == viewer
         private_seen += sum(1 for e in events if e.private)
     assert private_seen > 0
+
+
+def test_the_aggressive_policy_plays_legal_games_to_the_end() -> None:
+    """The benchmark's 2210 player (``aggressive_2210``) answers every decision legally (``apply`` checks
+    each action) and its games reach the end of year 5 or a conquest."""
+    for seed in range(12):
+        state, _ = new_game_2210(Rules2210(), 2 + seed % 4, seed)
+        while not state.is_over():
+            seat = state.asked[0]
+            apply(state, aggressive_2210(state, seat), seat)
+        check_invariants(state)
+        assert state.end_reason in ("year_5", "conquest")
+
+
+def test_clone_and_snapshot_cover_every_field() -> None:
+    """A compiled state has no ``__dict__``: ``clone`` and ``snapshot`` copy the fields named in
+    ``state._FIELDS``, which must name every field ``__init__`` sets (else a clone would share or lose it)."""
+    source = Path(state_module.__file__ or "").with_name("state.py").read_text()
+    init = next(
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef) and node.name == "__init__"
+    )
+    assigned = {
+        target.attr
+        for node in ast.walk(init)
+        for target in (node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)])
+        if isinstance(target, ast.Attribute)
+    }
+    assert assigned - {"rules", "board", "seats", "seed", "dice"} == set(state_module._FIELDS)

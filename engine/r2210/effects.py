@@ -1,0 +1,362 @@
+"""What each Command card does when played, and the flow of the card windows (REACT, TURN_END, GAME_END).
+
+The cards' rules are ``../shared/rules/2210_command_cards.json``; each effect below quotes its card. Units a
+card destroys are taken MODs first, then commanders in ``invade.LOSS_ORDER`` (as battle losses).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.r2210 import invade
+from engine.r2210.actions import EndPhase, Phase, PlayCard
+from engine.r2210.board import Kind
+from engine.r2210.cardplay import END_OF_GAME, REACTION, plays, territory_deck, window
+from engine.r2210.cards import EFFECT, KIND_OF, KINDS, TERRAIN
+from engine.r2210.events import Event2210
+from engine.r2210.state import EMPTY, NOBODY, GameState2210
+from engine.r2210.year import eliminate_if_beaten, end_phase, end_turn, finish, move_units
+
+Effect = Callable[[GameState2210, int, tuple[int, ...], int, list[Event2210]], None]
+
+
+def play_card(state: GameState2210, action: PlayCard, events: list[Event2210]) -> None:
+    """004: "pay the power-up cost"; the card is discarded (the Command decks are never reshuffled)."""
+    seat = state.to_act
+    timing = window(state, seat)
+    kind = KIND_OF[action.card]
+    state.hands[seat].remove(action.card)
+    state.card_discard.append(action.card)
+    state.energy[seat] -= KINDS[kind][4]
+    events.append(
+        Event2210(
+            "card_played",
+            seat,
+            {"card": action.card, "kind": KINDS[kind][0], "targets": list(action.targets)},
+        )
+    )
+    _EFFECTS[EFFECT[kind]](state, seat, action.targets, kind, events)
+    if state.phase == Phase.GAME_OVER:
+        return
+    if timing == REACTION:
+        _next_reactor(state, events)
+    elif timing == END_OF_GAME:
+        _next_ender(state, events)
+    elif not state.alive[seat]:
+        end_turn(state, events)  # the player's own bomb took its last unit
+
+
+def pass_window(state: GameState2210, action: EndPhase, events: list[Event2210]) -> None:
+    """``EndPhase``: in REACT and GAME_END the asked seat plays no more; elsewhere the phase ends."""
+    if state.phase == Phase.REACT:
+        state.reactors.pop(0)
+        _next_reactor(state, events)
+    elif state.phase == Phase.GAME_END:
+        state.enders.pop(0)
+        _next_ender(state, events)
+    else:
+        end_phase(state, action, events)
+
+
+def _next_reactor(state: GameState2210, events: list[Event2210]) -> None:
+    """The asked seat keeps the window while it can play; then the next that can; then the invasion goes on:
+    cancelled (Cease Fire), stopped (the source has too few units left to roll), taken without dice (the
+    target was left empty), or rolled."""
+    assert state.pending is not None
+    while state.reactors and not state.cease_fire and not plays(state, state.reactors[0], REACTION):
+        state.reactors.pop(0)
+    if state.reactors and not state.cease_fire:
+        state.to_act = state.reactors[0]
+        return
+    state.reactors = []
+    state.to_act = state.turn_seat
+    source, target = state.pending
+    if state.cease_fire or state.units(source) < 2:
+        state.cease_fire = False
+        state.pending = None
+        state.phase = Phase.INVADE
+    elif state.units(target) == 0:
+        invade.take_empty(state, source, target, contested=state.contested, events=events)
+    else:
+        state.phase = Phase.ROLL
+
+
+def _next_ender(state: GameState2210, events: list[Event2210]) -> None:
+    while state.enders and not plays(state, state.enders[0], END_OF_GAME):
+        state.enders.pop(0)
+    if state.enders:
+        state.to_act = state.enders[0]
+    else:
+        finish(state, "year_5", events)
+
+
+# ---------------------------------------------------------------------- units destroyed by cards
+
+
+def destroy(state: GameState2210, t: int, n: int, by: int, events: list[Event2210]) -> None:
+    """Remove ``n`` units from ``t`` (all if fewer): 004 FAQ, a Space Station "is not a unit"; a territory
+    left without units is lost unless its owner's station stands there."""
+    owner = state.owner[t]
+    n = min(n, state.units(t))
+    if n <= 0:
+        return
+    invade.remove_units(state, t, n)
+    if state.units(t) == 0 and state.station[t] != owner:
+        state.owner[t] = NOBODY
+    events.append(Event2210("destroyed", by, {"territory": t, "owner": owner, "units": n}))
+    eliminate_if_beaten(state, owner, by, events)
+
+
+def _half_up(n: int) -> int:
+    return (n + 1) // 2
+
+
+# ---------------------------------------------------------------------- the effects
+
+
+def _assemble_mods(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Assemble MODs: "Place 3 MODs from your recruitment pool on one land territory you control"."""
+    state.mods[aims[0]] += 3
+
+
+def _reinforcements(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Reinforcements: "Place 1 MOD on each of 3 different land territories you control"."""
+    for t in aims:
+        state.mods[t] += 1
+
+
+def _frequency_jam(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Frequency Jam: "Until the end of your current turn that player cannot play any Command card"."""
+    state.jammed.append(aims[0])
+
+
+def _energy_crisis(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Energy Crisis: "Take 1 energy from each opponent"; "An opponent with 0 energy gives nothing"."""
+    for other in range(state.seats):
+        if other != seat and state.alive[other] and state.energy[other] > 0:
+            state.energy[other] -= 1
+            state.energy[seat] += 1
+
+
+def _territorial_station(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Territorial Station: "Place one of your Space Stations on a land territory you control"."""
+    state.station[aims[0]] = seat
+
+
+def _draw(state: GameState2210, terrain: int, ev: list[Event2210], seat: int) -> int:
+    """The top card of a territory deck (004: drawn cards are discarded, never reshuffled)."""
+    t = territory_deck(state, terrain).pop(0)
+    (state.land_discard if terrain == Kind.LAND else _discard(state, terrain)).append(t)
+    ev.append(Event2210("territory_card_drawn", seat, {"territory": t}))
+    return t
+
+
+def _discard(state: GameState2210, terrain: int) -> list[int]:
+    return state.water_discard if terrain == Kind.WATER else state.lunar_discard
+
+
+def _hidden_energy(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Hidden Energy: "Draw the top Water Territory card. If you control that water territory at the end
+    of this turn, gain 4 energy" (paid by ``cardplay.settle_turn``)."""
+    t = territory_deck(state, Kind.WATER).pop(0)
+    ev.append(Event2210("territory_card_drawn", seat, {"territory": t}))
+    state.hidden_energy.append(t)
+
+
+def _energy_extraction(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Energy Extraction: checked at the end of the turn (``cardplay.settle_turn``)."""
+    state.extraction += 1
+
+
+def _scout_forces(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Scout Forces: "Draw the top Land Territory card ... set 5 MODs aside on it. If you already control
+    that territory, place the 5 MODs there at once; otherwise place them there the moment you gain control
+    of it" (``invade.take_scouted``)."""
+    t = _draw(state, Kind.LAND, ev, seat)
+    if state.owner[t] == seat:
+        state.mods[t] += 5
+    else:
+        state.scouts[seat].append(t)
+
+
+def _invade_earth(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Invade Earth: "Turn over Land Territory cards from the top until one shows a land territory you do
+    not control. For the rest of this turn you may declare invasions into that territory from any lunar
+    territory you occupy"."""
+    while state.land_deck:
+        t = _draw(state, Kind.LAND, ev, seat)
+        if state.owner[t] != seat:
+            state.invade_earth.append(t)
+            return
+
+
+def _assassin_bomb(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Assassin Bomb: "Roll an 8-sided die: on 3-8 that commander is destroyed; on 1-2 nothing happens"."""
+    other, commander = divmod(aims[0], 5)
+    roll = state.dice.die(8)
+    ev.append(Event2210("card_rolled", seat, {"faces": 8, "roll": roll}))
+    if roll < 3:
+        return
+    t = state.commander_at[aims[0]]
+    state.commander_at[aims[0]] = EMPTY
+    if state.units(t) == 0 and state.station[t] != other:
+        state.owner[t] = NOBODY
+    ev.append(Event2210("commander_destroyed", seat, {"seat": other, "commander": commander, "territory": t}))
+    eliminate_if_beaten(state, other, seat, ev)
+
+
+def _rocket_strike(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Rocket Strike: "Roll a 6-sided die; that opponent destroys that many of their units there (all of
+    them if fewer)"."""
+    roll = state.dice.die(6)
+    ev.append(Event2210("card_rolled", seat, {"faces": 6, "roll": roll}))
+    destroy(state, aims[0], roll, seat, ev)
+
+
+def _scatter_bomb(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Scatter Bomb: "Turn over the top 3 Land Territory cards [2 Water, 2 Lunar]. In each drawn territory
+    held by an opponent, that opponent destroys half (rounded up) of their units there"; "If the deck has
+    fewer cards, draw what remains"."""
+    terrain = TERRAIN[kind]
+    for _ in range(min(3 if terrain == Kind.LAND else 2, len(territory_deck(state, terrain)))):
+        t = _draw(state, terrain, ev, seat)
+        if state.owner[t] not in (seat, NOBODY):
+            destroy(state, t, _half_up(state.units(t)), seat, ev)
+
+
+ZONES = {
+    Kind.LAND: ("north_america", "south_america", "europe", "africa", "asia", "australia"),
+    Kind.WATER: ("us_pacific", "asia_pacific", "north_atlantic", "south_atlantic", "indian", ""),
+    Kind.LUNAR: ("cresinion", "cresinion", "delphot", "delphot", "sajon", "sajon"),
+}
+"""The d6 tables of The Mother, Aqua Brother ("6 roll again") and Nicky Boy (docs/rules.md open point 3)."""
+
+
+def _zone_bomb(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """The Mother, Aqua Brother, Nicky Boy: "Roll a 6-sided die ... Destroy 1 unit in every territory of
+    that continent [water colony, lunar colony], including your own"."""
+    zone = ""
+    while not zone:
+        roll = state.dice.die(6)
+        ev.append(Event2210("card_rolled", seat, {"faces": 6, "roll": roll}))
+        zone = ZONES[Kind(TERRAIN[kind])][roll - 1]
+    region = next(r for r in state.board.regions if r.key == zone)
+    for t in region.members:
+        if state.owner[t] != NOBODY and state.units(t) > 0 and state.phase != Phase.GAME_OVER:
+            destroy(state, t, 1, seat, ev)
+
+
+def _stealth_mods(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Stealth MODs: "The defending player adds 3 MODs of their own colour to the defending land territory
+    before the dice are rolled"."""
+    assert state.pending is not None
+    state.mods[state.pending[1]] += 3
+
+
+def _cease_fire(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Cease Fire: "Cancel the declared invasion before any dice are rolled. For the rest of that player's
+    turn they may not declare any invasion into a territory you control"."""
+    state.cease_fire = True
+    state.barred.append(seat)
+
+
+def _evacuation(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Evacuation: "Move every one of your units (MODs and commanders) out of the attacked territory into
+    one other territory you control"; "if the territory is left empty the attacker enters it without a
+    dice roll"."""
+    assert state.pending is not None
+    target = state.pending[1]
+    move_units(state, target, aims[0], state.mods[target], state.commanders_in(target))
+    if state.station[target] != seat:
+        state.owner[target] = NOBODY
+
+
+def _death_trap(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Land / Water Death Trap, Orbital Mines: "The attacker must destroy half (rounded up) of the units in
+    the territory they are attacking from"."""
+    assert state.pending is not None
+    source = state.pending[0]
+    destroy(state, source, _half_up(state.units(source)), seat, ev)
+
+
+def _stealth_station(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Stealth Station: "Place one of your Space Stations in the land territory being invaded; from then
+    on all your units there defend with 8-sided dice"."""
+    assert state.pending is not None
+    state.station[state.pending[1]] = seat
+
+
+def _redeployment(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Redeployment: "After your normal Fortify Position, make one more Fortify Position move"."""
+    state.phase = Phase.FORTIFY  # after that move ``year.close_turn`` opens TURN_END again
+
+
+def _colony_influence(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Colony Influence: "If your Diplomat [Land, Naval, Space] Commander is in play at final scoring, add
+    3 to your score"."""
+    state.bonus_points[seat] += 3
+
+
+_EFFECTS: dict[str, Effect] = {
+    "assemble_mods": _assemble_mods,
+    "reinforcements": _reinforcements,
+    "frequency_jam": _frequency_jam,
+    "energy_crisis": _energy_crisis,
+    "territorial_station": _territorial_station,
+    "hidden_energy": _hidden_energy,
+    "energy_extraction": _energy_extraction,
+    "scout_forces": _scout_forces,
+    "invade_earth": _invade_earth,
+    "assassin_bomb": _assassin_bomb,
+    "rocket_strike": _rocket_strike,
+    "scatter_bomb": _scatter_bomb,
+    "zone_bomb": _zone_bomb,
+    "stealth_mods": _stealth_mods,
+    "cease_fire": _cease_fire,
+    "evacuation": _evacuation,
+    "death_trap": _death_trap,
+    "stealth_station": _stealth_station,
+    "redeployment": _redeployment,
+    "colony_influence": _colony_influence,
+}
+"""Every implemented effect; ``cardplay.NOT_IMPLEMENTED`` are the others."""
