@@ -23,7 +23,7 @@ import grpc
 import pytest
 from hostile_games import HOSTILE, piled_duel
 from live_server import serving
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page, Request, async_playwright
 from raw_client import RawBot
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
@@ -139,6 +139,7 @@ async def test_pages_load_and_the_live_view_follows_a_game(site: Site, browser: 
     started = await bot.expect("game_started")
     game_id = started.game_started.game_id
     stream = asyncio.create_task(_sse(site.dashboard.port, game_id))
+    odds = _odds_in_flight(page)
     await page.goto(f"{site.url}#/game/{game_id}")
     await page.wait_for_selector(".badge.live")
     assert await page.locator("svg.board .territory").count() == 42
@@ -171,6 +172,28 @@ async def test_pages_load_and_the_live_view_follows_a_game(site: Site, browser: 
     assert set(drawn + taken) <= {-1}, "a spectator never sees a card"
     await bot.close()
     assert errors == []
+    assert odds["asked"] > 0, "the live view showed the odds of its attacks"
+    assert odds["most"] == 1, "one odds request at a time: a fast game's attacks never fill the heavy slots"
+
+
+def _odds_in_flight(page: Page) -> dict[str, int]:
+    """Counts of the page's odds requests from now on: ``asked`` in all, ``most`` in flight at once."""
+    counts = {"asked": 0, "now": 0, "most": 0}
+
+    def sent(request: Request) -> None:
+        if "/api/odds" in request.url:
+            counts["asked"] += 1
+            counts["now"] += 1
+            counts["most"] = max(counts["most"], counts["now"])
+
+    def done(request: Request) -> None:
+        if "/api/odds" in request.url:
+            counts["now"] -= 1
+
+    page.on("request", sent)
+    page.on("requestfinished", done)
+    page.on("requestfailed", done)
+    return counts
 
 
 async def _sse(port: int, game_id: str) -> list[dict[str, Any]]:

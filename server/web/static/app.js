@@ -126,6 +126,7 @@
     const board = Board.create(view.querySelector(".board-wrap"), snapshot.map, names.length);
     const log = view.querySelector(".events");
     let attack = "";
+    let wanted = null, asking = null; // the odds to ask for next; the request in flight
     const seatHtml = (s) => `<span class="seat" style="--seat:${Board.colour(s, names.length)}">${esc(names[s] || "neutral")}</span>`;
     function render() {
       board.update(state.owners, state.armies);
@@ -143,9 +144,20 @@
       if (key === attack || attackers < 2) return;
       attack = key;
       const [s, t] = [snapshot.map.territories[source].name, snapshot.map.territories[target].name];
-      api(`/api/odds?attackers=${attackers}&defenders=${defenders}&repeat_until=1`).then((odds) => {
-        view.querySelector(".odds").innerHTML = `${esc(s)} → ${esc(t)}: ${Board.oddsHtml(odds)}`;
-      }).catch(() => {});
+      wanted = { label: `${esc(s)} → ${esc(t)}`, query: `attackers=${attackers}&defenders=${defenders}&repeat_until=1` };
+      if (!asking) askOdds();
+    }
+    // One odds request at a time per viewer, for the latest attack: a fast game's attacks would otherwise
+    // fill the dashboard's few heavy-work slots and be refused (503).
+    function askOdds() {
+      const { label, query } = wanted;
+      wanted = null;
+      asking = api(`/api/odds?${query}`).then((odds) => {
+        view.querySelector(".odds").innerHTML = `${label}: ${Board.oddsHtml(odds)}`;
+      }).catch(() => {}).finally(() => {
+        asking = null;
+        if (wanted) askOdds();
+      });
     }
     render();
     return {
