@@ -14,6 +14,7 @@ says which field was wrong and what would be right). Times are Unix epoch millis
 from collections import abc as _abc
 from conquest.v1 import bot_pb2 as _bot_pb2
 from conquest.v1 import game_pb2 as _game_pb2
+from conquest.v1 import r2210_pb2 as _r2210_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
@@ -1024,6 +1025,7 @@ class GameSnapshot(_message.Message):
     OBSERVATION_FIELD_NUMBER: _builtins.int
     NEXT_SEQUENCE_FIELD_NUMBER: _builtins.int
     LIVE_FIELD_NUMBER: _builtins.int
+    R2210_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game id."""
     queue: _builtins.str
@@ -1052,6 +1054,12 @@ class GameSnapshot(_message.Message):
     def observation(self) -> _game_pb2.Observation:
         """The spectator's view of the game (no hand; hand sizes only)."""
 
+    @_builtins.property
+    def r2210(self) -> _r2210_pb2.Start2210:
+        """A RISK 2210 A.D. game: its rules, board and the spectator's view now (rules, map and observation
+        above are unset). Its stream has no event batches yet: the snapshot, then GameOver.
+        """
+
     def __init__(
         self,
         *,
@@ -1063,10 +1071,11 @@ class GameSnapshot(_message.Message):
         observation: _game_pb2.Observation | None = ...,
         next_sequence: _builtins.int = ...,
         live: _builtins.bool = ...,
+        r2210: _r2210_pb2.Start2210 | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["map", b"map", "observation", b"observation", "rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["map", b"map", "observation", b"observation", "r2210", b"r2210", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "live", b"live", "map", b"map", "next_sequence", b"next_sequence", "observation", b"observation", "players", b"players", "queue", b"queue", "rules", b"rules"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "live", b"live", "map", b"map", "next_sequence", b"next_sequence", "observation", b"observation", "players", b"players", "queue", b"queue", "r2210", b"r2210", "rules", b"rules"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -23,9 +23,10 @@ _sym_db = _symbol_database.Default()
 
 
 from conquest.v1 import game_pb2 as conquest_dot_v1_dot_game__pb2
+from conquest.v1 import r2210_pb2 as conquest_dot_v1_dot_r2210__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x63onquest/v1/bot.proto\x12\x0b\x63onquest.v1\x1a\x16\x63onquest/v1/game.proto\"\xc9\x01\n\x0e\x43onnectRequest\x12#\n\x05hello\x18\x01 \x01(\x0b\x32\x12.conquest.v1.HelloH\x00\x12,\n\njoin_queue\x18\x02 \x01(\x0b\x32\x16.conquest.v1.JoinQueueH\x00\x12.\n\x0bleave_queue\x18\x03 \x01(\x0b\x32\x17.conquest.v1.LeaveQueueH\x00\x12)\n\x08\x64\x65\x63ision\x18\x04 \x01(\x0b\x32\x15.conquest.v1.DecisionH\x00\x42\t\n\x07message\"\xa0\x03\n\x0f\x43onnectResponse\x12\'\n\x07welcome\x18\x01 \x01(\x0b\x32\x14.conquest.v1.WelcomeH\x00\x12\x30\n\x0cgame_started\x18\x02 \x01(\x0b\x32\x18.conquest.v1.GameStartedH\x00\x12\x38\n\x10\x64\x65\x63ision_request\x18\x03 \x01(\x0b\x32\x1c.conquest.v1.DecisionRequestH\x00\x12:\n\x11\x64\x65\x63ision_rejected\x18\x04 \x01(\x0b\x32\x1d.conquest.v1.DecisionRejectedH\x00\x12.\n\x0bgame_events\x18\x05 \x01(\x0b\x32\x17.conquest.v1.GameEventsH\x00\x12*\n\tgame_over\x18\x06 \x01(\x0b\x32\x15.conquest.v1.GameOverH\x00\x12\x30\n\x0cqueue_status\x18\x07 \x01(\x0b\x32\x18.conquest.v1.QueueStatusH\x00\x12#\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x12.conquest.v1.ErrorH\x00\x42\t\n\x07message\"x\n\x05Hello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x63lient_name\x18\x03 \x01(\t\x12\x16\n\x0e\x63lient_version\x18\x04 \x01(\t\x12\x10\n\x08\x63\x61pacity\x18\x05 \x01(\x05\x12\x13\n\x0blive_events\x18\x06 \x01(\x08\"\x99\x01\n\x07Welcome\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0e\n\x06ranked\x18\x03 \x01(\x08\x12&\n\x06queues\x18\x04 \x03(\x0b\x32\x16.conquest.v1.QueueInfo\x12\x16\n\x0eserver_version\x18\x05 \x01(\t\x12\x18\n\x10resumed_game_ids\x18\x06 \x03(\t\"\x81\x01\n\tQueueInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12%\n\x05rules\x18\x02 \x01(\x0b\x32\x16.conquest.v1.RulesInfo\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12.\n\x0ctime_control\x18\x04 \x01(\x0b\x32\x18.conquest.v1.TimeControl\"\xd6\x01\n\x0bTimeControl\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\x05\x12\x19\n\x11\x66irst_decision_ms\x18\x02 \x01(\x05\x12\x1b\n\x13initial_timebank_ms\x18\x03 \x01(\x05\x12\x14\n\x0cincrement_ms\x18\x04 \x01(\x05\x12\x17\n\x0fmax_timebank_ms\x18\x05 \x01(\x05\x12\x13\n\x0bmax_strikes\x18\x06 \x01(\x05\x12\x1a\n\x12reconnect_grace_ms\x18\x07 \x01(\x05\x12\x1a\n\x12\x64\x65\x66\x65nd_decision_ms\x18\x08 \x01(\x05\")\n\tJoinQueue\x12\r\n\x05queue\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x01(\x05\"\x1b\n\nLeaveQueue\x12\r\n\x05queue\x18\x01 \x01(\t\"n\n\x0bQueueStatus\x12\r\n\x05queue\x18\x01 \x01(\t\x12\x0e\n\x06joined\x18\x02 \x01(\x08\x12\x0f\n\x07waiting\x18\x03 \x01(\x05\x12\r\n\x05seats\x18\x04 \x01(\x05\x12\r\n\x05ready\x18\x05 \x01(\x05\x12\x11\n\twaited_ms\x18\x06 \x01(\x03\"$\n\x06Player\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\"\xb9\x02\n\x0bGameStarted\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12$\n\x07players\x18\x03 \x03(\x0b\x32\x13.conquest.v1.Player\x12%\n\x05rules\x18\x04 \x01(\x0b\x32\x16.conquest.v1.RulesInfo\x12!\n\x03map\x18\x05 \x01(\x0b\x32\x14.conquest.v1.MapInfo\x12\r\n\x05queue\x18\x06 \x01(\t\x12.\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x18.conquest.v1.TimeControl\x12\x17\n\x0fseed_commitment\x18\x08 \x01(\t\x12-\n\x0bobservation\x18\t \x01(\x0b\x32\x18.conquest.v1.Observation\x12\x14\n\x0c\x64ice_version\x18\n \x01(\r\"\x8f\x02\n\x0f\x44\x65\x63isionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x03\x12-\n\x0bobservation\x18\x03 \x01(\x0b\x32\x18.conquest.v1.Observation\x12(\n\x05legal\x18\x04 \x01(\x0b\x32\x19.conquest.v1.LegalActions\x12\x17\n\x0ftime_allowed_ms\x18\x05 \x01(\x05\x12\x13\n\x0btimebank_ms\x18\x06 \x01(\x05\x12\x17\n\x0flast_latency_ms\x18\x07 \x01(\x05\x12\x0f\n\x07strikes\x18\x08 \x01(\x05\x12&\n\x06\x65vents\x18\t \x03(\x0b\x32\x16.conquest.v1.GameEvent\"h\n\x08\x44\x65\x63ision\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x03\x12#\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x13.conquest.v1.Action\x12\x12\n\nannotation\x18\x04 \x01(\t\"p\n\x10\x44\x65\x63isionRejected\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x03\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x11\n\tcan_retry\x18\x04 \x01(\x08\x12\x14\n\x0ctime_left_ms\x18\x05 \x01(\x05\"E\n\nGameEvents\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.conquest.v1.GameEvent\"b\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\r\n\x05place\x18\x03 \x01(\x05\x12)\n\x07outcome\x18\x04 \x01(\x0e\x32\x18.conquest.v1.SeatOutcome\"r\n\x08GameOver\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12(\n\x07results\x18\x02 \x03(\x0b\x32\x17.conquest.v1.SeatResult\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\r\n\x05turns\x18\x05 \x01(\x05\"F\n\x05\x45rror\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\r\n\x05\x66\x61tal\x18\x03 \x01(\x08\x12\x0f\n\x07game_id\x18\x04 \x01(\t*\xdb\x01\n\x0bSeatOutcome\x12\x1c\n\x18SEAT_OUTCOME_UNSPECIFIED\x10\x00\x12\x14\n\x10SEAT_OUTCOME_WON\x10\x01\x12\x1b\n\x17SEAT_OUTCOME_ELIMINATED\x10\x02\x12 \n\x1cSEAT_OUTCOME_FORFEIT_TIMEOUT\x10\x03\x12#\n\x1fSEAT_OUTCOME_FORFEIT_DISCONNECT\x10\x04\x12\x19\n\x15SEAT_OUTCOME_TURN_CAP\x10\x05\x12\x19\n\x15SEAT_OUTCOME_SURVIVED\x10\x06\x32V\n\nBotService\x12H\n\x07\x43onnect\x12\x1b.conquest.v1.ConnectRequest\x1a\x1c.conquest.v1.ConnectResponse(\x01\x30\x01\x42O\n\x0b\x63onquest.v1B\x08\x42otProtoP\x01Z&conquestbot/gen/conquest/v1;conquestv1\xaa\x02\x0b\x43onquest.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x63onquest/v1/bot.proto\x12\x0b\x63onquest.v1\x1a\x16\x63onquest/v1/game.proto\x1a\x17\x63onquest/v1/r2210.proto\"\xc9\x01\n\x0e\x43onnectRequest\x12#\n\x05hello\x18\x01 \x01(\x0b\x32\x12.conquest.v1.HelloH\x00\x12,\n\njoin_queue\x18\x02 \x01(\x0b\x32\x16.conquest.v1.JoinQueueH\x00\x12.\n\x0bleave_queue\x18\x03 \x01(\x0b\x32\x17.conquest.v1.LeaveQueueH\x00\x12)\n\x08\x64\x65\x63ision\x18\x04 \x01(\x0b\x32\x15.conquest.v1.DecisionH\x00\x42\t\n\x07message\"\xa0\x03\n\x0f\x43onnectResponse\x12\'\n\x07welcome\x18\x01 \x01(\x0b\x32\x14.conquest.v1.WelcomeH\x00\x12\x30\n\x0cgame_started\x18\x02 \x01(\x0b\x32\x18.conquest.v1.GameStartedH\x00\x12\x38\n\x10\x64\x65\x63ision_request\x18\x03 \x01(\x0b\x32\x1c.conquest.v1.DecisionRequestH\x00\x12:\n\x11\x64\x65\x63ision_rejected\x18\x04 \x01(\x0b\x32\x1d.conquest.v1.DecisionRejectedH\x00\x12.\n\x0bgame_events\x18\x05 \x01(\x0b\x32\x17.conquest.v1.GameEventsH\x00\x12*\n\tgame_over\x18\x06 \x01(\x0b\x32\x15.conquest.v1.GameOverH\x00\x12\x30\n\x0cqueue_status\x18\x07 \x01(\x0b\x32\x18.conquest.v1.QueueStatusH\x00\x12#\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x12.conquest.v1.ErrorH\x00\x42\t\n\x07message\"x\n\x05Hello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x63lient_name\x18\x03 \x01(\t\x12\x16\n\x0e\x63lient_version\x18\x04 \x01(\t\x12\x10\n\x08\x63\x61pacity\x18\x05 \x01(\x05\x12\x13\n\x0blive_events\x18\x06 \x01(\x08\"\x99\x01\n\x07Welcome\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0e\n\x06ranked\x18\x03 \x01(\x08\x12&\n\x06queues\x18\x04 \x03(\x0b\x32\x16.conquest.v1.QueueInfo\x12\x16\n\x0eserver_version\x18\x05 \x01(\t\x12\x18\n\x10resumed_game_ids\x18\x06 \x03(\t\"\xb1\x01\n\tQueueInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12%\n\x05rules\x18\x02 \x01(\x0b\x32\x16.conquest.v1.RulesInfo\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12.\n\x0ctime_control\x18\x04 \x01(\x0b\x32\x18.conquest.v1.TimeControl\x12.\n\nrules_2210\x18\x05 \x01(\x0b\x32\x1a.conquest.v1.Rules2210Info\"\xd6\x01\n\x0bTimeControl\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\x05\x12\x19\n\x11\x66irst_decision_ms\x18\x02 \x01(\x05\x12\x1b\n\x13initial_timebank_ms\x18\x03 \x01(\x05\x12\x14\n\x0cincrement_ms\x18\x04 \x01(\x05\x12\x17\n\x0fmax_timebank_ms\x18\x05 \x01(\x05\x12\x13\n\x0bmax_strikes\x18\x06 \x01(\x05\x12\x1a\n\x12reconnect_grace_ms\x18\x07 \x01(\x05\x12\x1a\n\x12\x64\x65\x66\x65nd_decision_ms\x18\x08 \x01(\x05\")\n\tJoinQueue\x12\r\n\x05queue\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x01(\x05\"\x1b\n\nLeaveQueue\x12\r\n\x05queue\x18\x01 \x01(\t\"n\n\x0bQueueStatus\x12\r\n\x05queue\x18\x01 \x01(\t\x12\x0e\n\x06joined\x18\x02 \x01(\x08\x12\x0f\n\x07waiting\x18\x03 \x01(\x05\x12\r\n\x05seats\x18\x04 \x01(\x05\x12\r\n\x05ready\x18\x05 \x01(\x05\x12\x11\n\twaited_ms\x18\x06 \x01(\x03\"$\n\x06Player\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\"\xea\x02\n\x0bGameStarted\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12$\n\x07players\x18\x03 \x03(\x0b\x32\x13.conquest.v1.Player\x12%\n\x05rules\x18\x04 \x01(\x0b\x32\x16.conquest.v1.RulesInfo\x12!\n\x03map\x18\x05 \x01(\x0b\x32\x14.conquest.v1.MapInfo\x12\r\n\x05queue\x18\x06 \x01(\t\x12.\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x18.conquest.v1.TimeControl\x12\x17\n\x0fseed_commitment\x18\x08 \x01(\t\x12-\n\x0bobservation\x18\t \x01(\x0b\x32\x18.conquest.v1.Observation\x12\x14\n\x0c\x64ice_version\x18\n \x01(\r\x12\'\n\x05r2210\x18\x0b \x01(\x0b\x32\x16.conquest.v1.Start2210H\x00\x42\x06\n\x04game\"\xc2\x02\n\x0f\x44\x65\x63isionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x03\x12-\n\x0bobservation\x18\x03 \x01(\x0b\x32\x18.conquest.v1.Observation\x12(\n\x05legal\x18\x04 \x01(\x0b\x32\x19.conquest.v1.LegalActions\x12\x17\n\x0ftime_allowed_ms\x18\x05 \x01(\x05\x12\x13\n\x0btimebank_ms\x18\x06 \x01(\x05\x12\x17\n\x0flast_latency_ms\x18\x07 \x01(\x05\x12\x0f\n\x07strikes\x18\x08 \x01(\x05\x12&\n\x06\x65vents\x18\t \x03(\x0b\x32\x16.conquest.v1.GameEvent\x12)\n\x05r2210\x18\n \x01(\x0b\x32\x18.conquest.v1.Request2210H\x00\x42\x06\n\x04game\"\x9a\x01\n\x08\x44\x65\x63ision\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x03\x12#\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x13.conquest.v1.Action\x12\x12\n\nannotation\x18\x04 \x01(\t\x12(\n\x05r2210\x18\x05 \x01(\x0b\x32\x17.conquest.v1.Action2210H\x00\x42\x06\n\x04game\"p\n\x10\x44\x65\x63isionRejected\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x03\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x11\n\tcan_retry\x18\x04 \x01(\x08\x12\x14\n\x0ctime_left_ms\x18\x05 \x01(\x05\"v\n\nGameEvents\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.conquest.v1.GameEvent\x12/\n\x0b\x65vents_2210\x18\x03 \x03(\x0b\x32\x1a.conquest.v1.GameEvent2210\"b\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\r\n\x05place\x18\x03 \x01(\x05\x12)\n\x07outcome\x18\x04 \x01(\x0e\x32\x18.conquest.v1.SeatOutcome\"r\n\x08GameOver\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12(\n\x07results\x18\x02 \x03(\x0b\x32\x17.conquest.v1.SeatResult\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\r\n\x05turns\x18\x05 \x01(\x05\"F\n\x05\x45rror\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\r\n\x05\x66\x61tal\x18\x03 \x01(\x08\x12\x0f\n\x07game_id\x18\x04 \x01(\t*\xdb\x01\n\x0bSeatOutcome\x12\x1c\n\x18SEAT_OUTCOME_UNSPECIFIED\x10\x00\x12\x14\n\x10SEAT_OUTCOME_WON\x10\x01\x12\x1b\n\x17SEAT_OUTCOME_ELIMINATED\x10\x02\x12 \n\x1cSEAT_OUTCOME_FORFEIT_TIMEOUT\x10\x03\x12#\n\x1fSEAT_OUTCOME_FORFEIT_DISCONNECT\x10\x04\x12\x19\n\x15SEAT_OUTCOME_TURN_CAP\x10\x05\x12\x19\n\x15SEAT_OUTCOME_SURVIVED\x10\x06\x32V\n\nBotService\x12H\n\x07\x43onnect\x12\x1b.conquest.v1.ConnectRequest\x1a\x1c.conquest.v1.ConnectResponse(\x01\x30\x01\x42O\n\x0b\x63onquest.v1B\x08\x42otProtoP\x01Z&conquestbot/gen/conquest/v1;conquestv1\xaa\x02\x0b\x43onquest.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,44 +34,44 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'conquest.v1.bot_pb2', _glob
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\013conquest.v1B\010BotProtoP\001Z&conquestbot/gen/conquest/v1;conquestv1\252\002\013Conquest.V1'
-  _globals['_SEATOUTCOME']._serialized_start=2704
-  _globals['_SEATOUTCOME']._serialized_end=2923
-  _globals['_CONNECTREQUEST']._serialized_start=63
-  _globals['_CONNECTREQUEST']._serialized_end=264
-  _globals['_CONNECTRESPONSE']._serialized_start=267
-  _globals['_CONNECTRESPONSE']._serialized_end=683
-  _globals['_HELLO']._serialized_start=685
-  _globals['_HELLO']._serialized_end=805
-  _globals['_WELCOME']._serialized_start=808
-  _globals['_WELCOME']._serialized_end=961
-  _globals['_QUEUEINFO']._serialized_start=964
-  _globals['_QUEUEINFO']._serialized_end=1093
-  _globals['_TIMECONTROL']._serialized_start=1096
-  _globals['_TIMECONTROL']._serialized_end=1310
-  _globals['_JOINQUEUE']._serialized_start=1312
-  _globals['_JOINQUEUE']._serialized_end=1353
-  _globals['_LEAVEQUEUE']._serialized_start=1355
-  _globals['_LEAVEQUEUE']._serialized_end=1382
-  _globals['_QUEUESTATUS']._serialized_start=1384
-  _globals['_QUEUESTATUS']._serialized_end=1494
-  _globals['_PLAYER']._serialized_start=1496
-  _globals['_PLAYER']._serialized_end=1532
-  _globals['_GAMESTARTED']._serialized_start=1535
-  _globals['_GAMESTARTED']._serialized_end=1848
-  _globals['_DECISIONREQUEST']._serialized_start=1851
-  _globals['_DECISIONREQUEST']._serialized_end=2122
-  _globals['_DECISION']._serialized_start=2124
-  _globals['_DECISION']._serialized_end=2228
-  _globals['_DECISIONREJECTED']._serialized_start=2230
-  _globals['_DECISIONREJECTED']._serialized_end=2342
-  _globals['_GAMEEVENTS']._serialized_start=2344
-  _globals['_GAMEEVENTS']._serialized_end=2413
-  _globals['_SEATRESULT']._serialized_start=2415
-  _globals['_SEATRESULT']._serialized_end=2513
-  _globals['_GAMEOVER']._serialized_start=2515
-  _globals['_GAMEOVER']._serialized_end=2629
-  _globals['_ERROR']._serialized_start=2631
-  _globals['_ERROR']._serialized_end=2701
-  _globals['_BOTSERVICE']._serialized_start=2925
-  _globals['_BOTSERVICE']._serialized_end=3011
+  _globals['_SEATOUTCOME']._serialized_start=2977
+  _globals['_SEATOUTCOME']._serialized_end=3196
+  _globals['_CONNECTREQUEST']._serialized_start=88
+  _globals['_CONNECTREQUEST']._serialized_end=289
+  _globals['_CONNECTRESPONSE']._serialized_start=292
+  _globals['_CONNECTRESPONSE']._serialized_end=708
+  _globals['_HELLO']._serialized_start=710
+  _globals['_HELLO']._serialized_end=830
+  _globals['_WELCOME']._serialized_start=833
+  _globals['_WELCOME']._serialized_end=986
+  _globals['_QUEUEINFO']._serialized_start=989
+  _globals['_QUEUEINFO']._serialized_end=1166
+  _globals['_TIMECONTROL']._serialized_start=1169
+  _globals['_TIMECONTROL']._serialized_end=1383
+  _globals['_JOINQUEUE']._serialized_start=1385
+  _globals['_JOINQUEUE']._serialized_end=1426
+  _globals['_LEAVEQUEUE']._serialized_start=1428
+  _globals['_LEAVEQUEUE']._serialized_end=1455
+  _globals['_QUEUESTATUS']._serialized_start=1457
+  _globals['_QUEUESTATUS']._serialized_end=1567
+  _globals['_PLAYER']._serialized_start=1569
+  _globals['_PLAYER']._serialized_end=1605
+  _globals['_GAMESTARTED']._serialized_start=1608
+  _globals['_GAMESTARTED']._serialized_end=1970
+  _globals['_DECISIONREQUEST']._serialized_start=1973
+  _globals['_DECISIONREQUEST']._serialized_end=2295
+  _globals['_DECISION']._serialized_start=2298
+  _globals['_DECISION']._serialized_end=2452
+  _globals['_DECISIONREJECTED']._serialized_start=2454
+  _globals['_DECISIONREJECTED']._serialized_end=2566
+  _globals['_GAMEEVENTS']._serialized_start=2568
+  _globals['_GAMEEVENTS']._serialized_end=2686
+  _globals['_SEATRESULT']._serialized_start=2688
+  _globals['_SEATRESULT']._serialized_end=2786
+  _globals['_GAMEOVER']._serialized_start=2788
+  _globals['_GAMEOVER']._serialized_end=2902
+  _globals['_ERROR']._serialized_start=2904
+  _globals['_ERROR']._serialized_end=2974
+  _globals['_BOTSERVICE']._serialized_start=3198
+  _globals['_BOTSERVICE']._serialized_end=3284
 # @@protoc_insertion_point(module_scope)

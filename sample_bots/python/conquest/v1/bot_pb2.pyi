@@ -11,6 +11,7 @@ carries its game_id. Time is measured on the server; every request says how much
 
 from collections import abc as _abc
 from conquest.v1 import game_pb2 as _game_pb2
+from conquest.v1 import r2210_pb2 as _r2210_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
@@ -294,6 +295,7 @@ class QueueInfo(_message.Message):
     RULES_FIELD_NUMBER: _builtins.int
     PLAYERS_FIELD_NUMBER: _builtins.int
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    RULES_2210_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Queue name to use in JoinQueue, e.g. "classic-4"."""
     players: _builtins.int
@@ -306,6 +308,10 @@ class QueueInfo(_message.Message):
     def time_control(self) -> Global___TimeControl:
         """Deadlines of its games."""
 
+    @_builtins.property
+    def rules_2210(self) -> _r2210_pb2.Rules2210Info:
+        """Set for a RISK 2210 A.D. queue: its rules (`rules` is then unset)."""
+
     def __init__(
         self,
         *,
@@ -313,10 +319,11 @@ class QueueInfo(_message.Message):
         rules: _game_pb2.RulesInfo | None = ...,
         players: _builtins.int = ...,
         time_control: Global___TimeControl | None = ...,
+        rules_2210: _r2210_pb2.Rules2210Info | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules", "rules_2210", b"rules_2210", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "players", b"players", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "players", b"players", "rules", b"rules", "rules_2210", b"rules_2210", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -520,6 +527,7 @@ class GameStarted(_message.Message):
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     OBSERVATION_FIELD_NUMBER: _builtins.int
     DICE_VERSION_FIELD_NUMBER: _builtins.int
+    R2210_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Identifies the game in every later message."""
     seat: _builtins.int
@@ -555,6 +563,10 @@ class GameStarted(_message.Message):
     def observation(self) -> _game_pb2.Observation:
         """Your view of the board at the start."""
 
+    @_builtins.property
+    def r2210(self) -> _r2210_pb2.Start2210:
+        """A RISK 2210 A.D. game: its rules, board and your first view."""
+
     def __init__(
         self,
         *,
@@ -568,12 +580,15 @@ class GameStarted(_message.Message):
         seed_commitment: _builtins.str = ...,
         observation: _game_pb2.Observation | None = ...,
         dice_version: _builtins.int = ...,
+        r2210: _r2210_pb2.Start2210 | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["map", b"map", "observation", b"observation", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "map", b"map", "observation", b"observation", "r2210", b"r2210", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice_version", b"dice_version", "game_id", b"game_id", "map", b"map", "observation", b"observation", "players", b"players", "queue", b"queue", "rules", b"rules", "seat", b"seat", "seed_commitment", b"seed_commitment", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice_version", b"dice_version", "game", b"game", "game_id", b"game_id", "map", b"map", "observation", b"observation", "players", b"players", "queue", b"queue", "r2210", b"r2210", "rules", b"rules", "seat", b"seat", "seed_commitment", b"seed_commitment", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["r2210"]  # noqa: Y015
+    _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
 Global___GameStarted: _TypeAlias = GameStarted  # noqa: Y015
 
@@ -592,6 +607,7 @@ class DecisionRequest(_message.Message):
     LAST_LATENCY_MS_FIELD_NUMBER: _builtins.int
     STRIKES_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
+    R2210_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     request_id: _builtins.int
@@ -621,6 +637,10 @@ class DecisionRequest(_message.Message):
         shown, others' hidden). Carried here so that a decision costs one message each way.
         """
 
+    @_builtins.property
+    def r2210(self) -> _r2210_pb2.Request2210:
+        """A RISK 2210 A.D. decision: your view, what you may do, and the events since the last ones."""
+
     def __init__(
         self,
         *,
@@ -633,12 +653,15 @@ class DecisionRequest(_message.Message):
         last_latency_ms: _builtins.int = ...,
         strikes: _builtins.int = ...,
         events: _abc.Iterable[_game_pb2.GameEvent] | None = ...,
+        r2210: _r2210_pb2.Request2210 | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["legal", b"legal", "observation", b"observation"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "legal", b"legal", "observation", b"observation", "r2210", b"r2210"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game_id", b"game_id", "last_latency_ms", b"last_latency_ms", "legal", b"legal", "observation", b"observation", "request_id", b"request_id", "strikes", b"strikes", "time_allowed_ms", b"time_allowed_ms", "timebank_ms", b"timebank_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game", b"game", "game_id", b"game_id", "last_latency_ms", b"last_latency_ms", "legal", b"legal", "observation", b"observation", "r2210", b"r2210", "request_id", b"request_id", "strikes", b"strikes", "time_allowed_ms", b"time_allowed_ms", "timebank_ms", b"timebank_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["r2210"]  # noqa: Y015
+    _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
 Global___DecisionRequest: _TypeAlias = DecisionRequest  # noqa: Y015
 
@@ -652,6 +675,7 @@ class Decision(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
     ANNOTATION_FIELD_NUMBER: _builtins.int
+    R2210_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     request_id: _builtins.int
@@ -662,6 +686,10 @@ class Decision(_message.Message):
     def action(self) -> _game_pb2.Action:
         """The action."""
 
+    @_builtins.property
+    def r2210(self) -> _r2210_pb2.Action2210:
+        """A RISK 2210 A.D. action, answering Request2210.legal."""
+
     def __init__(
         self,
         *,
@@ -669,12 +697,15 @@ class Decision(_message.Message):
         request_id: _builtins.int = ...,
         action: _game_pb2.Action | None = ...,
         annotation: _builtins.str = ...,
+        r2210: _r2210_pb2.Action2210 | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "game", b"game", "r2210", b"r2210"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "annotation", b"annotation", "game_id", b"game_id", "request_id", b"request_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "annotation", b"annotation", "game", b"game", "game_id", b"game_id", "r2210", b"r2210", "request_id", b"request_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["r2210"]  # noqa: Y015
+    _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
 Global___Decision: _TypeAlias = Decision  # noqa: Y015
 
@@ -724,21 +755,27 @@ class GameEvents(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
+    EVENTS_2210_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.GameEvent]:
         """The events (others' card ids hidden)."""
 
+    @_builtins.property
+    def events_2210(self) -> _containers.RepeatedCompositeFieldContainer[_r2210_pb2.GameEvent2210]:
+        """A RISK 2210 A.D. game's events instead (others' card ids and unrevealed bids absent)."""
+
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         events: _abc.Iterable[_game_pb2.GameEvent] | None = ...,
+        events_2210: _abc.Iterable[_r2210_pb2.GameEvent2210] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "events_2210", b"events_2210", "game_id", b"game_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -800,7 +837,7 @@ class GameOver(_message.Message):
     the replay still re-simulates) or "all_forfeited" (every seat forfeited; ended the same way).
     """
     turns: _builtins.int
-    """Turns played."""
+    """Turns played (RISK 2210 A.D.: years played)."""
     @_builtins.property
     def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatResult]:
         """Every seat's result, in seat order."""
