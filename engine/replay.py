@@ -134,8 +134,18 @@ def verify(replay: Replay) -> GameState:
         ReplayError: an illegal action, or a result that differs from the recording.
     """
     state, _ = simulate(replay)
-    if replay.places and list(state.places) != replay.places:
-        raise ReplayError(f"re-simulated places {list(state.places)} differ from recorded {replay.places}")
-    if replay.fingerprint and state.fingerprint() != replay.fingerprint:
-        raise ReplayError("re-simulated final state differs from the recorded fingerprint")
+    check_recorded(list(state.places), state.fingerprint(), replay.places, replay.fingerprint)
     return state
+
+
+def check_recorded(places: list[int], fingerprint: str, recorded_places: list[int], recorded: str) -> None:
+    """A re-simulated game's ``places`` and final ``fingerprint`` against the recorded ones (either kind of
+    game; an empty recording is not checked).
+
+    Raises:
+        ReplayError: they differ.
+    """
+    if recorded_places and places != recorded_places:
+        raise ReplayError(f"re-simulated places {places} differ from recorded {recorded_places}")
+    if recorded and fingerprint != recorded:
+        raise ReplayError("re-simulated final state differs from the recorded fingerprint")

@@ -110,7 +110,7 @@ class BotService:
         try:
             rate = self.lobby.config.session_message_rate
             await read_stream(
-                requests, session, self.lobby.runners, self.lobby.handle, rate, self.lobby.flooded
+                requests, session, self.lobby.classic_runners, self.lobby.handle, rate, self.lobby.flooded
             )
         except grpc.aio.AioRpcError:
             pass  # the client went away; the stream's end is handled below

@@ -18,6 +18,7 @@ from server.arena.ledger import Ledger, as_ms, bot_message, check_name, tourname
 from server.play.lobby import Lobby
 from server.play.mailbox import Overflowed
 from server.play.runner import GameRunner
+from server.play.runner_2210 import AnyRunner
 from server.play.spectators import Spectator
 from server.records import shown
 from server.storage import AdminTokenError, AuthError, InvalidInputError, NotFoundError, Store
@@ -154,7 +155,7 @@ class Arena(Ledger):
                     game_id=r.game_id,
                     queue=r.queue.name,
                     players=[bot_pb2.Player(seat=i, name=s.name) for i, s in enumerate(r.seats)],
-                    turn=r.state.turn,
+                    turn=r.state.turn if isinstance(r, GameRunner) else r.state.year,
                     started_at_ms=as_ms(r.started_at),
                 )
                 for r in runners
@@ -167,7 +168,7 @@ class Arena(Ledger):
         watching = self.watch_mailbox(game_id)  # watching from now, not from the stream's first read
         return None if watching is None else _follow(*watching)
 
-    def watch_mailbox(self, game_id: str) -> tuple[GameRunner, Spectator] | None:
+    def watch_mailbox(self, game_id: str) -> tuple[AnyRunner, Spectator] | None:
         """A game in progress and a new spectator's stream of it (``runner.unwatch`` it when done), or None
         if no such game is being played: WatchGame writes it with ``deliver``, which ends the stream of a
         spectator that stopped reading."""
@@ -185,7 +186,7 @@ _FORMATS = {
 """The formats CreateTournament takes, by number (the enum's names, as in the .proto)."""
 
 
-async def _follow(runner: GameRunner, spectator: Spectator) -> AsyncGenerator[arena_pb2.WatchGameResponse]:
+async def _follow(runner: AnyRunner, spectator: Spectator) -> AsyncGenerator[arena_pb2.WatchGameResponse]:
     """The spectator's messages until the game's end, or until it fell too far behind (then it ends)."""
     try:
         while (message := await spectator.get()) is not None:

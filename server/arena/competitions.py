@@ -28,7 +28,7 @@ from server.arena.tournaments import (
 )
 from server.ops.config import QueueConfig, ServerConfig, TimeControl
 from server.play.lobby import Appointment, Lobby
-from server.play.runner import GameRunner
+from server.play.runner_2210 import AnyRunner
 from server.records import NAME_PATTERN, SHUTDOWN, shown
 from server.storage import (
     InvalidInputError,
@@ -163,7 +163,7 @@ class Challenges:
             return
         challenge.games_left -= 1
 
-        def over(runner: GameRunner) -> None:
+        def over(runner: AnyRunner) -> None:
             if runner.reason == SHUTDOWN:
                 self._end(challenge, "the server is shutting down")
             else:
@@ -304,7 +304,7 @@ class TournamentDirector:
             rated=False,
         )
 
-        def over(runner: GameRunner) -> None:
+        def over(runner: AnyRunner) -> None:
             if runner.reason == SHUTDOWN:  # cut short by a stop: the table is played again after the restart
                 self._appointed.discard(table_id)
                 return

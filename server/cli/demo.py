@@ -21,7 +21,7 @@ from server.cli.match import Match, MatchError, match_rules, parse_entrants
 from server.cli.output import say, table
 from server.ops import runtime
 from server.ops.config import ServerConfig
-from server.play.runner import GameRunner
+from server.play.runner_2210 import AnyRunner
 from server.storage import AlreadyExistsError, Store
 
 LADDER_BOTS = ("strategist", "aggressive", "aggressive", "random")
@@ -61,7 +61,7 @@ def leaderboard_table(store: Store, queue: str) -> str:
 class Ladder(Match):
     """A Match that is rated and recorded in the store and prints the leaderboard after every game."""
 
-    def _game_over(self, runner: GameRunner) -> None:
+    def _game_over(self, runner: AnyRunner) -> None:
         super()._game_over(runner)
         if self.store is not None and runner.state.is_over():
             say(self.out, leaderboard_table(self.store, self.queue_name))

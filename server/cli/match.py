@@ -33,7 +33,7 @@ from server.cli.practice import SAMPLE_BOTS
 from server.ops import runtime
 from server.ops.config import QueueConfig, ServerConfig, TimeControl
 from server.play.lobby import Lobby
-from server.play.runner import GameRunner
+from server.play.runner_2210 import AnyRunner
 from server.play.seats import HOUSE_POLICIES, RemoteSeat, numbered
 from server.storage import Store
 
@@ -329,7 +329,7 @@ class Match:
             while process.poll() is None:
                 await asyncio.sleep(0.01)
 
-    def _game_over(self, runner: GameRunner) -> None:
+    def _game_over(self, runner: AnyRunner) -> None:
         if not runner.state.is_over():
             return
         self.finished += 1

@@ -11,6 +11,7 @@ from typing import TextIO
 from conquest.v1 import bot_pb2
 from server.play.results import seat_outcome
 from server.play.runner import GameRunner
+from server.play.runner_2210 import AnyRunner, Runner2210
 from server.play.seats import RemoteSeat
 
 PIPE_CLOSED = 128 + signal.SIGPIPE
@@ -52,19 +53,24 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in cells)])
 
 
-def outcome(runner: GameRunner, index: int) -> str:
+def outcome(runner: AnyRunner, index: int) -> str:
     """Seat ``index``'s outcome in its finished game: won, eliminated, turn_cap, forfeit_timeout, ..."""
-    seat = runner.seats[index]
-    forfeit = seat.forfeit if isinstance(seat, RemoteSeat) else None
-    value = seat_outcome(runner.state, index, forfeit)
+    if isinstance(runner, Runner2210):
+        value = runner.outcome(index)
+    else:
+        seat = runner.seats[index]
+        forfeit = seat.forfeit if isinstance(seat, RemoteSeat) else None
+        value = seat_outcome(runner.state, index, forfeit)
     return bot_pb2.SeatOutcome.Name(value).removeprefix("SEAT_OUTCOME_").lower()
 
 
-def result_line(runner: GameRunner) -> str:
-    """``game <id>: 1. name (outcome), 2. ...; <reason> after <n> turns``, best place first."""
+def result_line(runner: AnyRunner) -> str:
+    """``game <id>: 1. name (outcome), 2. ...; <reason> after <n> turns`` (RISK 2210 A.D.: years), best
+    place first."""
     state = runner.state
     if not state.is_over():
         return f"game {runner.game_id}: ended without a result"
     ranked = sorted(range(len(runner.seats)), key=lambda i: state.places[i])
     seats = ", ".join(f"{state.places[i]}. {runner.seats[i].name} ({outcome(runner, i)})" for i in ranked)
-    return f"game {runner.game_id}: {seats}; {runner.reason} after {state.turn} turns"
+    played = f"{runner.state.turn} turns" if isinstance(runner, GameRunner) else f"{runner.state.year} years"
+    return f"game {runner.game_id}: {seats}; {runner.reason} after {played}"

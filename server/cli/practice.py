@@ -21,7 +21,7 @@ from server.app import build_lobby, create_server
 from server.cli.output import result_line, say
 from server.ops import runtime
 from server.ops.config import QueueConfig, ServerConfig, default_queues
-from server.play.runner import GameRunner
+from server.play.runner_2210 import AnyRunner
 from server.play.seats import HOUSE_POLICIES
 
 SAMPLE_BOTS = {
@@ -64,7 +64,7 @@ async def practice(config: ServerConfig, games: int, out: TextIO) -> int:
     finished = 0
     stop = asyncio.Event()
 
-    def game_over(runner: GameRunner) -> None:
+    def game_over(runner: AnyRunner) -> None:
         nonlocal finished
         finished += runner.state.is_over()
         say(out, result_line(runner))

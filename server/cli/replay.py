@@ -20,7 +20,7 @@ from engine.codec import encode_action
 from engine.events import Event, GameEnded, TurnStarted
 from engine.replay import Replay, ReplayError, simulate
 from engine.state import GameState
-from server.play.replays import load_replay_file, verify_record
+from server.play.replays import load_any_replay_file, load_replay_file, verify_record
 from server.play.wire import event_to_pb
 
 
@@ -28,7 +28,7 @@ def cmd_replay_verify(args: argparse.Namespace) -> int:
     failed = 0
     for path in args.files:
         try:
-            replay, data = load_replay_file(path)
+            replay, data = load_any_replay_file(path)
             state = verify_record(replay, data)
         except ReplayError as bad:
             print(f"FAIL {path}: {bad}")

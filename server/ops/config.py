@@ -57,6 +57,7 @@ from typing import Any
 
 from conquest.v1 import bot_pb2
 from engine import Rules, RulesConfigError, preset
+from engine.r2210.rules import STARTING_MODS, Rules2210
 
 LOG_FORMATS = ("console", "json")
 
@@ -98,6 +99,9 @@ class QueueConfig:
     house_opponents: tuple[str, ...] = ()
     """Built-in opponents (``server.play.seats.HOUSE_POLICIES`` names) seated in every game of the queue: it
     matches ``players - len(house_opponents)`` bots (practice servers and local matches)."""
+    r2210: Rules2210 | None = None
+    """Set for a RISK 2210 A.D. queue (``rules = "2210"`` in a config file): its games are played by
+    ``server.play.runner_2210`` under these rules, and ``rules`` (classic's) is not used."""
 
     def __post_init__(self) -> None:
         if len(self.house_opponents) >= self.players:
@@ -108,9 +112,9 @@ class QueueConfig:
 
 
 def default_queues(time_control: TimeControl = TimeControl()) -> tuple[QueueConfig, ...]:
-    """classic-3..6 (claim setup), classic-dealt-4, the two-player neutral game classic-2, and one queue
+    """classic-3..6 (claim setup), classic-dealt-4, the two-player neutral game classic-2, one queue
     per further rule set: classic-defend-4 (the defender chooses its dice), older-4, capital-4,
-    mission-4 and the Allied Army game allied-2."""
+    mission-4 and the Allied Army game allied-2; and RISK 2210 A.D.'s 2210-2..2210-5."""
     classic = preset("classic")
     queues = [QueueConfig(f"classic-{n}", classic, n, time_control) for n in (3, 4, 5, 6)]
     queues.append(QueueConfig("classic-dealt-4", preset("classic_dealt"), 4, time_control))
@@ -120,7 +124,17 @@ def default_queues(time_control: TimeControl = TimeControl()) -> tuple[QueueConf
     queues.append(QueueConfig("capital-4", preset("capital"), 4, time_control))
     queues.append(QueueConfig("mission-4", preset("secret_mission"), 4, time_control))
     queues.append(QueueConfig("allied-2", preset("allied_two_player"), 2, time_control))
+    queues.extend(queue_2210(n, time_control) for n in sorted(STARTING_MODS))
     return tuple(queues)
+
+
+def queue_2210(
+    players: int, time_control: TimeControl = TimeControl(), rules: Rules2210 | None = None
+) -> QueueConfig:
+    """The RISK 2210 A.D. queue ``2210-<players>`` (rated, as every default queue)."""
+    return QueueConfig(
+        f"2210-{players}", preset("classic"), players, time_control, r2210=rules or Rules2210()
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,6 +367,8 @@ def _parse_queue(name: str, table: Any, time_control: TimeControl) -> QueueConfi
     if not isinstance(rules_name, str):
         raise ConfigError(f"{where}.rules is required: a rules preset name such as 'classic'")
     options = _table(table, "rules_options", where)
+    if rules_name == "2210":
+        return _parse_queue_2210(name, table, options, time_control)
     try:
         rules = preset(rules_name, **options)
     except RulesConfigError as bad:
@@ -366,6 +382,22 @@ def _parse_queue(name: str, table: Any, time_control: TimeControl) -> QueueConfi
         _table(table, "time_control", where), time_control, f"[{where}.time_control]"
     )
     return QueueConfig(name, rules, players, control)
+
+
+def _parse_queue_2210(
+    name: str, table: dict[str, Any], options: dict[str, Any], time_control: TimeControl
+) -> QueueConfig:
+    where = f"queues.{name}"
+    known = {f.name for f in dataclasses.fields(Rules2210)} - {"name", "defender_dice"}
+    _check_keys(options, known, f"{where}.rules_options")
+    players = table.get("players")
+    if isinstance(players, bool) or players not in STARTING_MODS:
+        counts = ", ".join(str(c) for c in STARTING_MODS)
+        raise ConfigError(f"{where}.players = {players!r}: rules '2210' allow {counts}")
+    control = parse_time_control(
+        _table(table, "time_control", where), time_control, f"[{where}.time_control]"
+    )
+    return QueueConfig(name, preset("classic"), players, control, r2210=Rules2210(**options))
 
 
 def _check_keys(table: dict[str, Any], allowed: set[str], where: str) -> None:

@@ -10,6 +10,7 @@ import asyncio
 import functools
 import importlib.metadata
 import secrets
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -23,12 +24,14 @@ from server.ops.metrics import Metrics
 from server.play import messages
 from server.play.admission import Admission
 from server.play.convert import rules_info
+from server.play.convert_2210 import rules_info_2210
 from server.play.mailbox import Mailbox
 from server.play.matchmaker import Matchmaker
 from server.play.pairing import LADDER, MatchPolicy
 from server.play.ports import Authenticator, Ratings
 from server.play.replays import ReplayWriter
 from server.play.runner import GameRunner
+from server.play.runner_2210 import AnyRunner, Runner2210
 from server.play.seats import HouseSeat, RemoteSeat, Seat, house_seats
 from server.play.session import PracticeAuthenticator, Session, check_hello
 from server.play.waiting import QueueNews
@@ -49,7 +52,7 @@ class Appointment:
     queue: QueueConfig
     bots: tuple[str, ...]
     """Bot names in seat order."""
-    on_over: Callable[[GameRunner], None] = lambda runner: None
+    on_over: Callable[[AnyRunner], None] = lambda runner: None
     """Told once the game is over and recorded."""
     owner: str = ""
     """The bot that asked for it (a challenge made with a bot's token), if any: the appointment is
@@ -91,7 +94,10 @@ class Lobby:
         if ratings is not None:
             for queue in self.queues:
                 self.matchmaker.remember(queue, ratings.recent_tables(queue, policy.memory))
-        self.runners: dict[str, GameRunner] = {}
+        self.runners: dict[str, AnyRunner] = {}
+        self.classic_runners: dict[str, GameRunner] = {}
+        """The classic games among ``runners``: the streams hand their Decisions straight to these
+        (``server.play.stream``); a 2210 game's Decisions come through ``handle``."""
         self._ended: dict[str, tuple[str, frozenset[str]]] = {}
         """The latest ended games (``ENDED_GAMES_KEPT``, oldest first): game id -> (its end's reason, the
         names of the bots that held its seats)."""
@@ -113,16 +119,20 @@ class Lobby:
         in their queues and games in progress play on; ``resume`` seats the waiting ones."""
         self.games_left: int | None = None
         """Seat at most this many more games from the queues (None: no limit): local matches stop here."""
-        self.on_game_over: Callable[[GameRunner], None] = lambda runner: None
+        self.on_game_over: Callable[[AnyRunner], None] = lambda runner: None
         """Told of every game that ended, once it is recorded (practice and match print results)."""
-        self.on_game_start: Callable[[GameRunner], None] = lambda runner: None
+        self.on_game_start: Callable[[AnyRunner], None] = lambda runner: None
         """Told of every game as it starts (the server keeps a record of it running)."""
         self._welcome_queues = [
             bot_pb2.QueueInfo(
                 name=q.name,
-                rules=rules_info(q.rules, q.players),
                 players=q.players,
                 time_control=q.time_control.to_pb(),
+                **(
+                    {"rules_2210": rules_info_2210(q.r2210, q.players)}
+                    if q.r2210 is not None
+                    else {"rules": rules_info(q.rules, q.players)}
+                ),
             )
             for q in config.queues
         ]
@@ -162,7 +172,7 @@ class Lobby:
             for seat in range(len(runner.seats))
             if runner.is_resumable(seat, identity.key)
         ]
-        taken: dict[str, GameRunner] = {}
+        taken: dict[str, AnyRunner] = {}
         for runner, seat in resumed:
             if runner.game_id not in taken:  # one seat per game and session
                 taken[runner.game_id] = runner
@@ -215,10 +225,16 @@ class Lobby:
 
     def handle(self, session: Session, request: bot_pb2.ConnectRequest) -> None:
         """One message from an open session that ``server.play.stream.read_stream`` did not hand to a game:
-        a Decision here is for no game of the bot's."""
+        a Decision here is for a 2210 game of the bot's, or for no game of its."""
         kind = request.WhichOneof("message")
         if kind == "decision":
-            self._refuse_decision(session, request.decision)
+            decision = request.decision
+            runner = self.runners.get(decision.game_id)
+            seat = session.games.get(decision.game_id)
+            if isinstance(runner, Runner2210) and seat is not None:
+                runner.submit(seat, decision, time.monotonic())
+            else:
+                self._refuse_decision(session, decision)
         elif kind in ("join_queue", "leave_queue"):
             joining = kind == "join_queue"
             name = request.join_queue.queue if joining else request.leave_queue.queue
@@ -413,7 +429,7 @@ class Lobby:
         del self._retries[queue]
         self._match(queue)
 
-    def start_game(self, queue: QueueConfig, players: Sequence[Session | HouseSeat]) -> GameRunner:
+    def start_game(self, queue: QueueConfig, players: Sequence[Session | HouseSeat]) -> AnyRunner:
         """Start a game of ``queue`` with these players in seat order (sessions play remotely, house seats
         in process) and return its runner."""
         game_id = secrets.token_hex(8)
@@ -424,10 +440,13 @@ class Lobby:
         for index, player in enumerate(players):
             if isinstance(player, Session):
                 player.games[game_id] = index
-        runner = GameRunner(
+        kind = GameRunner if queue.r2210 is None else Runner2210
+        runner: AnyRunner = kind(
             game_id, queue, seats, secrets.randbits(63), self.writer, self._game_ended, self.metrics
         )
         self.runners[game_id] = runner
+        if isinstance(runner, GameRunner):
+            self.classic_runners[game_id] = runner
         self.on_game_start(runner)
         self.metrics.games_started.labels(queue.name).inc()
         self.metrics.games_in_progress.labels(queue.name).inc()
@@ -465,8 +484,9 @@ class Lobby:
     def _skill(self, queue: str, session: Session) -> Skill:
         return self.ratings.skill(queue, session.identity) if self.ratings is not None else INITIAL
 
-    def _game_ended(self, runner: GameRunner) -> None:
+    def _game_ended(self, runner: AnyRunner) -> None:
         del self.runners[runner.game_id]
+        self.classic_runners.pop(runner.game_id, None)
         holders = frozenset(s.name for s in runner.seats if isinstance(s, RemoteSeat))
         self._ended[runner.game_id] = (runner.reason or "unfinished", holders)
         if len(self._ended) > ENDED_GAMES_KEPT:

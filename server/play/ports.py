@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from conquest.v1 import bot_pb2
+from engine.r2210.replay import Replay2210
 from engine.replay import Replay
 from server.records import GameResult, Identity, Skill
 
@@ -47,7 +48,7 @@ class ResultSink(Protocol):
         """What kind of database it is ("sqlite", "postgresql"), for the logs."""
         ...
 
-    def record_game(self, result: GameResult, replay: Replay) -> Sequence[object]:
+    def record_game(self, result: GameResult, replay: Replay | Replay2210) -> Sequence[object]:
         """Keep the game: result, rating updates and replay at once. Returns its rating changes (none for
         an unrated game)."""
         ...

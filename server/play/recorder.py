@@ -40,13 +40,14 @@ from typing import Any, Protocol
 import structlog
 
 from engine import Rules, default_action
-from engine.actions import Action
 from engine.codec import decode_action, encode_action
+from engine.r2210.replay import GAME as GAME_2210
+from engine.r2210.replay import Replay2210, rules_to_dict
 from engine.replay import Replay, ReplayError
 from server.ops.metrics import Metrics
 from server.play.replays import DirectoryReplayWriter, GameRecord, load_replay_file
 from server.play.results import Outcome, seat_outcome
-from server.play.runner import GameRunner
+from server.play.runner_2210 import AnyRunner
 from server.play.seats import RemoteSeat
 from server.records import (
     ABORTED,
@@ -83,7 +84,7 @@ class ResultDatabase(Protocol):
 
 @dataclasses.dataclass(eq=False)
 class _Live:
-    runner: GameRunner
+    runner: AnyRunner
     flushed: int = 0
     """Actions handed to a batch so far (on the event loop)."""
     header_sent: bool = False
@@ -123,18 +124,18 @@ class Recorder:
 
     # ------------------------------------------------------------------ running games
 
-    def started(self, runner: GameRunner) -> None:
+    def started(self, runner: AnyRunner) -> None:
         """A game started (on the event loop): its ``.live`` header is written by the task, at once."""
         with self._state:
             self._live[runner.game_id] = _Live(runner)
         self._wake.set()
 
-    def _batches(self) -> list[tuple[_Live, dict[str, Any] | None, list[Action]]]:
+    def _batches(self) -> list[tuple[_Live, dict[str, Any] | None, list[Any]]]:
         """What to append to each ``.live`` record: a new game's header, and the actions since the last
         batch (a slice of the replay's list, taken on the event loop)."""
         with self._state:
             lives = list(self._live.items())
-        batches: list[tuple[_Live, dict[str, Any] | None, list[Action]]] = []
+        batches: list[tuple[_Live, dict[str, Any] | None, list[Any]]] = []
         for _, live in lives:
             actions = live.runner.replay.actions[live.flushed :]
             if live.header_sent and not actions:
@@ -145,7 +146,7 @@ class Recorder:
             batches.append((live, header, actions))
         return batches
 
-    def _append(self, batches: list[tuple[_Live, dict[str, Any] | None, list[Action]]]) -> None:
+    def _append(self, batches: list[tuple[_Live, dict[str, Any] | None, list[Any]]]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         with self._files:
             for live, header, actions in batches:
@@ -154,7 +155,7 @@ class Recorder:
                     continue
                 lines = [json.dumps(header, separators=(",", ":"))] if header is not None else []
                 if actions:
-                    lines.append(_encode(actions))
+                    lines.append(_encode(live.runner.replay, actions))
                 # os.open, not open(): no buffered text stack built per game and batch, just one append
                 fd = os.open(self._live_path(game_id), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
                 try:
@@ -186,7 +187,7 @@ class Recorder:
             pieces = live.encoded if live is not None else []
             rest = record.replay.actions[live.encoded_count if live is not None else 0 :]
         if rest:
-            pieces.append(_encode(rest)[1:-1])
+            pieces.append(_encode(record.replay, rest)[1:-1])
         path = self.files.write(record, "[" + ",".join(p for p in pieces if p) + "]")
         with self._files:
             self._live_path(game_id).unlink(missing_ok=True)
@@ -365,16 +366,23 @@ class Recorder:
                 await asyncio.wait_for(self._wake.wait(), timeout)
 
 
-def _encode(actions: list[Action]) -> str:
+def _encode(replay: Replay | Replay2210, actions: list[Any]) -> str:
+    """``actions`` of ``replay`` as their JSON array (a 2210 action with its seat)."""
+    if isinstance(replay, Replay2210):
+        return json.dumps(Replay2210.encoded(actions), separators=(",", ":"))
     return json.dumps([encode_action(a) for a in actions], separators=(",", ":"))
 
 
-def _header(runner: GameRunner) -> dict[str, Any]:
+def _header(runner: AnyRunner) -> dict[str, Any]:
     replay = runner.replay
     return {
         "game_id": runner.game_id,
         "queue": runner.queue.name,
-        "rules": replay.rules.to_dict(),
+        **(
+            {"game": GAME_2210, "rules": rules_to_dict(replay.rules)}
+            if isinstance(replay, Replay2210)
+            else {"rules": replay.rules.to_dict()}
+        ),
         "board": replay.board,
         "seed": replay.seed,
         "dice_version": replay.dice_version,

@@ -13,8 +13,12 @@ import json
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
+from engine.r2210.replay import GAME as GAME_2210
+from engine.r2210.replay import Replay2210
+from engine.r2210.replay import verify as verify_2210
+from engine.r2210.state import GameState2210
 from engine.replay import Replay, ReplayError, verify
 from engine.state import GameState
 from server.ops.metrics import Metrics
@@ -34,7 +38,7 @@ def seed_commitment(seed: int, game_id: str) -> str:
 class GameRecord:
     """A finished game as the server stores it: the replay and the result (seats, times, ratedness)."""
 
-    replay: Replay
+    replay: Replay | Replay2210
     result: GameResult
 
     def to_dict(self) -> dict[str, Any]:
@@ -73,7 +77,8 @@ class DirectoryReplayWriter:
         path = self.directory / f"{record.replay.game_id}.json"
         partial = path.with_suffix(".json.partial")
         if actions_json:
-            data = GameRecord(replace(record.replay, actions=[]), record.result).to_dict()
+            empty: Replay | Replay2210 = replace(cast(Any, record.replay), actions=[])  # either kind
+            data = GameRecord(empty, record.result).to_dict()
             data["actions"] = _ACTIONS
             text = json.dumps(data, separators=(",", ":")).replace(f'"{_ACTIONS}"', actions_json, 1)
         else:
@@ -102,11 +107,11 @@ class DatabaseReplayWriter:
         self.store.check()
 
 
-def load_replay_file(path: Path) -> tuple[Replay, dict[str, Any]]:
-    """The replay in a file and the file's raw fields (server additions included).
+def read_replay_data(path: Path) -> dict[str, Any]:
+    """The JSON object in a replay file (server additions included).
 
     Raises:
-        ReplayError: unreadable file, not JSON, or not a replay.
+        ReplayError: unreadable file, not JSON, or not a JSON object.
     """
     try:
         text = path.read_text()
@@ -118,10 +123,36 @@ def load_replay_file(path: Path) -> tuple[Replay, dict[str, Any]]:
         raise ReplayError(f"{path} is not valid JSON: {bad}") from None
     if not isinstance(data, dict):
         raise ReplayError(f"{path} does not hold a replay (a JSON object)")
+    return data
+
+
+def load_replay_file(path: Path) -> tuple[Replay, dict[str, Any]]:
+    """The classic replay in a file and the file's raw fields (server additions included).
+
+    Raises:
+        ReplayError: unreadable file, not JSON, not a replay, or a RISK 2210 A.D. replay.
+    """
+    data = read_replay_data(path)
+    if data.get("game") == GAME_2210:
+        raise ReplayError(
+            f"{path} is a RISK 2210 A.D. replay: `conquest replay verify` reads it, this does not"
+        )
     return Replay.from_dict(data), data
 
 
-def verify_record(replay: Replay, data: dict[str, Any]) -> GameState:
+def load_any_replay_file(path: Path) -> tuple[Replay | Replay2210, dict[str, Any]]:
+    """The replay in a file, classic or RISK 2210 A.D. (``"game": "2210"``), and the file's raw fields.
+
+    Raises:
+        ReplayError: unreadable file, not JSON, or not a replay.
+    """
+    data = read_replay_data(path)
+    if data.get("game") == GAME_2210:
+        return Replay2210.from_dict(data), data
+    return Replay.from_dict(data), data
+
+
+def verify_record(replay: Replay | Replay2210, data: dict[str, Any]) -> GameState | GameState2210:
     """Re-simulate ``replay`` and check its recorded result and, if recorded, its seed commitment.
 
     Raises:
@@ -133,4 +164,4 @@ def verify_record(replay: Replay, data: dict[str, Any]) -> GameState:
             f"seed {replay.seed} with game id {replay.game_id!r} does not match the seed commitment "
             f"{recorded} sent when the game started"
         )
-    return verify(replay)
+    return verify_2210(replay) if isinstance(replay, Replay2210) else verify(replay)

@@ -4,7 +4,9 @@ and the GameResult stored with its replay."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Protocol
 
 from conquest.v1 import bot_pb2
 from engine import GameState, PlayerStatus, Termination
@@ -34,11 +36,29 @@ def seat_outcomes(state: GameState, seats: Sequence[Seat]) -> list[Outcome.Value
     return [seat_outcome(state, i, f) for i, f in enumerate(forfeits)]
 
 
+class Finished(Protocol):
+    """What the result of a finished game needs: a classic ``GameState``, or ``Finished2210``."""
+
+    @property
+    def places(self) -> Sequence[int]: ...
+
+    @property
+    def turn(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Finished2210:
+    """A finished RISK 2210 A.D. game's result: its places and, as its turns, the years played."""
+
+    places: Sequence[int]
+    turn: int
+
+
 def game_over(
     game_id: str,
     seed: int,
     reason: str,
-    state: GameState,
+    state: Finished,
     seats: Sequence[Seat],
     outcomes: list[Outcome.ValueType],
 ) -> bot_pb2.GameOver:
@@ -52,7 +72,7 @@ def game_over(
 
 def game_result(
     queue: QueueConfig,
-    state: GameState,
+    state: Finished,
     seats: Sequence[Seat],
     outcomes: list[Outcome.ValueType],
     commitment: str,

@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
 from engine import Phase
+from engine.r2210.replay import Replay2210, rules_to_dict
 from engine.replay import Replay
 from server.records import ROUND_TRIP_BUCKETS, DatabaseUnavailable, GameResult, SeatOutcome, SeatResult, shown
 from server.storage.bots import bot_row
@@ -61,7 +62,7 @@ class BotStats:
 class GameStore(Database):
     """Finished games and their replays."""
 
-    def record_game(self, result: GameResult, replay: Replay) -> list[RatingChange]:
+    def record_game(self, result: GameResult, replay: Replay | Replay2210) -> list[RatingChange]:
         """Write a finished game: its seats, its compressed replay and (if rated) the rating updates, in ONE
         transaction. Returns the rating changes in seat order (empty for an unrated game).
 
@@ -78,6 +79,7 @@ class GameStore(Database):
         """
         _check_result(result, replay)
         data = replay.to_json().encode()
+        rules = rules_to_dict(replay.rules) if isinstance(replay, Replay2210) else replay.rules.to_dict()
         now = utc_now()
 
         def record(session: Session) -> list[RatingChange]:
@@ -88,7 +90,7 @@ class GameStore(Database):
                 GameRow(
                     id=replay.game_id,
                     queue=result.queue,
-                    rules=replay.rules.to_dict(),
+                    rules=rules,
                     board=replay.board,
                     seed=replay.seed,
                     seed_commitment=result.seed_commitment,
@@ -219,7 +221,7 @@ class GameStore(Database):
         return self._read(find)
 
 
-def _check_result(result: GameResult, replay: Replay) -> None:
+def _check_result(result: GameResult, replay: Replay | Replay2210) -> None:
     if not replay.game_id:
         raise InvalidInputError("the replay has no game_id; set Replay.game_id to the game's id")
     names = [s.name for s in result.seats]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 
-from conquest.v1 import game_pb2
-from conquest_sdk import Bot, Game, Turn, actions, run
+from conquest.v1 import game_pb2, r2210_pb2
+from conquest_sdk import Bot, Game, Turn, Turn2210, actions, run
+from conquest_sdk.r2210 import random_2210
 
 
 class RandomBot(Bot):
@@ -43,6 +44,9 @@ class RandomBot(Bot):
         if legal.can_end:
             choices.append(actions.end_phase())
         return rng.choice(choices)
+
+    def decide_2210(self, game: Game, turn: Turn2210) -> r2210_pb2.Action2210:
+        return random_2210(turn.legal, self.rng)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from conquest_sdk.cli import run
 from conquest_sdk.client import Bot, Client, SessionError
 from conquest_sdk.game import Game, Phase, Turn
 from conquest_sdk.legal import AttackOption, FortifyOption, Legal, TradeOption
+from conquest_sdk.r2210 import Turn2210
 
 __all__ = [
     "AttackOption",
@@ -33,6 +34,7 @@ __all__ = [
     "SessionError",
     "TradeOption",
     "Turn",
+    "Turn2210",
     "actions",
     "run",
 ]

@@ -21,8 +21,9 @@ from typing import Any
 
 import grpc
 
-from conquest.v1 import bot_pb2, bot_pb2_grpc, game_pb2
+from conquest.v1 import bot_pb2, bot_pb2_grpc, game_pb2, r2210_pb2
 from conquest_sdk.game import Game, Turn
+from conquest_sdk.r2210 import Turn2210
 
 CLIENT_NAME = "conquest-python-sdk"
 CLIENT_VERSION = "0.1.0"
@@ -50,6 +51,11 @@ class Bot:
 
     def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
         raise NotImplementedError("override decide(game, turn) and return an Action")
+
+    def decide_2210(self, game: Game, turn: Turn2210) -> r2210_pb2.Action2210:
+        """A RISK 2210 A.D. decision (``game.r2210`` holds its rules and board): override to play 2210;
+        this one answers ``turn.default()``, a safe legal choice."""
+        return turn.default()
 
     def on_game_started(self, game: Game) -> None:
         """A new game: ``game`` holds the seat, players, rules and map."""
@@ -103,7 +109,7 @@ class Client:
         self._lost = 0
         self._stopping = False
         self._done = asyncio.Event()
-        self._turns: dict[str, Turn] = {}
+        self._turns: dict[str, Turn | Turn2210] = {}
         """The last request of each game, to retry a rejected decision with a safe default."""
         self._retried: set[tuple[str, int]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -255,7 +261,9 @@ class Client:
         if turn.request.request_id != rejected.request_id:
             return
         self._retried.add(key)
-        self._decision(turn, turn.legal.default(), self._outbox)
+        self._decision(
+            turn, turn.default() if isinstance(turn, Turn2210) else turn.legal.default(), self._outbox
+        )
 
     def _on_game_events(self, events: bot_pb2.GameEvents) -> None:
         self._tell_events(events.game_id, events.events)
@@ -302,16 +310,42 @@ class Client:
         received: float,
         outbox: asyncio.Queue[bot_pb2.ConnectRequest | None],
     ) -> None:
-        turn = Turn(request, self._budget_s(request) - (time.monotonic() - received))
+        budget = self._budget_s(request) - (time.monotonic() - received)
+        turn: Turn | Turn2210 = (
+            Turn2210(request, budget) if request.HasField("r2210") else Turn(request, budget)
+        )
         self._turns[request.game_id] = turn
         game = self.games.get(request.game_id)
         if game is None:
             log.warning("request for unknown game %s: answering with the default", request.game_id)
-            self._decision(turn, turn.legal.default(), outbox)
+            self._decision(
+                turn, turn.default() if isinstance(turn, Turn2210) else turn.legal.default(), outbox
+            )
+            return
+        if isinstance(turn, Turn2210):
+            self._decision(turn, await self._decide_2210(game, turn), outbox)
             return
         game.observation = request.observation
         action = await self._decide(game, turn)
         self._decision(turn, action, outbox)
+
+    async def _decide_2210(self, game: Game, turn: Turn2210) -> r2210_pb2.Action2210:
+        """The bot's 2210 action, or the safe default when it overruns, fails or returns no action."""
+        loop = asyncio.get_running_loop()
+        try:
+            pending = loop.run_in_executor(self._executor, self.bot.decide_2210, game, turn)
+            action = await asyncio.wait_for(pending, timeout=max(turn.time_left(), 0.0))
+        except Exception:
+            log.exception("game %s: decide_2210() failed or overran; sending the default", game.game_id)
+            return turn.default()
+        if not isinstance(action, r2210_pb2.Action2210) or action.WhichOneof("kind") is None:
+            log.error(
+                "game %s: decide_2210() returned %r, not an Action2210; sending the default",
+                game.game_id,
+                action,
+            )
+            return turn.default()
+        return action
 
     async def _decide(self, game: Game, turn: Turn) -> game_pb2.Action:
         """The bot's action, or the safe default when it overruns, fails or returns no action."""
@@ -339,10 +373,17 @@ class Client:
         return action
 
     def _decision(
-        self, turn: Turn, action: game_pb2.Action, outbox: asyncio.Queue[bot_pb2.ConnectRequest | None]
+        self,
+        turn: Turn | Turn2210,
+        action: game_pb2.Action | r2210_pb2.Action2210,
+        outbox: asyncio.Queue[bot_pb2.ConnectRequest | None],
     ) -> None:
         request = turn.request
-        decision = bot_pb2.Decision(game_id=request.game_id, request_id=request.request_id, action=action)
+        decision = bot_pb2.Decision(game_id=request.game_id, request_id=request.request_id)
+        if isinstance(action, r2210_pb2.Action2210):
+            decision.r2210.CopyFrom(action)
+        else:
+            decision.action.CopyFrom(action)
         outbox.put_nowait(bot_pb2.ConnectRequest(decision=decision))
 
 

@@ -34,6 +34,8 @@ class Game:
         """Owner number of the third army (the neutral army, or the Allied Army), or -1 when there is none."""
         self.missions = list(started.rules.missions)
         """Secret Mission Risk: every mission card by mission id (see ``Turn.mission``); else empty."""
+        self.r2210 = started.r2210 if started.HasField("r2210") else None
+        """A RISK 2210 A.D. game: its rules, board and first view (``Start2210``); None in a classic game."""
         self.notes: dict[str, Any] = {}
 
     def __repr__(self) -> str:

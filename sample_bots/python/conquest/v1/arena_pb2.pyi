@@ -845,7 +845,7 @@ class LiveGame(_message.Message):
     queue: _builtins.str
     """The queue it is played in."""
     turn: _builtins.int
-    """The current turn, from 1 (0 during setup)."""
+    """The current turn, from 1 (0 during setup); in a RISK 2210 A.D. game the current year, from 1."""
     started_at_ms: _builtins.int
     """When it started, in Unix epoch milliseconds."""
     @_builtins.property

@@ -1,0 +1,171 @@
+"""RISK 2210 A.D. replays: (rules, seed, dice version, seats, actions); re-simulating one reproduces the game.
+
+Every random choice of a 2210 game (devastation, decks, d6 and d8 rolls, roll-offs) is drawn from the one
+stream the seed fixes (``engine.r2210.dice``), so the seed commitment covers them all. A replay file is
+marked ``"game": "2210"``; an action is ``[kind, field, ...]`` with the kind a name of
+``ACTION_KINDS_2210`` and tuple fields as lists. Each action is recorded with the seat that took it (several
+seats are asked at once in the bids).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.dice import DICE_VERSION
+from engine.errors import ActionError
+from engine.r2210.actions import ACTION_KINDS_2210, Action2210, Commander
+from engine.r2210.events import Event2210
+from engine.r2210.game import apply, new_game_2210
+from engine.r2210.rules import Rules2210
+from engine.r2210.state import GameState2210
+from engine.replay import FORMAT_VERSION, ReplayError, check_recorded
+from engine.rules import DefenderDice
+
+GAME = "2210"
+"""The ``game`` field of a 2210 replay file (a classic file has none)."""
+_KIND_NAMES = {kind: name for name, kind in ACTION_KINDS_2210.items()}
+_COMMANDER_FIELDS = frozenset({"commander", "deck"})
+_COMMANDERS_FIELDS = frozenset({"d8", "commanders"})
+
+
+def rules_to_dict(rules: Rules2210) -> dict[str, Any]:
+    data = {f.name: getattr(rules, f.name) for f in dataclasses.fields(Rules2210)}
+    data["defender_dice"] = rules.defender_dice.value
+    return data
+
+
+def rules_from_dict(data: dict[str, Any]) -> Rules2210:
+    """Raises: ReplayError naming an unknown rules field."""
+    known = {f.name for f in dataclasses.fields(Rules2210)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ReplayError(f"unknown 2210 rules fields {unknown}; known: {sorted(known)}")
+    values = dict(data)
+    if "defender_dice" in values:
+        values["defender_dice"] = DefenderDice(values["defender_dice"])
+    return Rules2210(**values)
+
+
+def encode_action(seat: int, action: Action2210) -> list[Any]:
+    """``[seat, kind, field, ...]``: the seat first (a bid is applied with its seat)."""
+    return [seat, _KIND_NAMES[type(action)], *(list(v) if isinstance(v, tuple) else int(v) for v in action)]
+
+
+def decode_action(data: list[Any]) -> tuple[int, Action2210]:
+    """Raises: ReplayError for an unknown kind or wrong fields."""
+    if not isinstance(data, list) or len(data) < 2 or data[1] not in ACTION_KINDS_2210:
+        raise ReplayError(f"not a 2210 action [seat, kind, ...]: {data!r}")
+    kind = ACTION_KINDS_2210[data[1]]
+    values = data[2:]
+    if len(values) != len(kind._fields):
+        raise ReplayError(f"{data[1]} takes fields {list(kind._fields)}, got {values!r}")
+    fields: list[Any] = []
+    for name, value in zip(kind._fields, values, strict=True):
+        if name in _COMMANDER_FIELDS:
+            fields.append(Commander(value))
+        elif name in _COMMANDERS_FIELDS:
+            fields.append(tuple(Commander(v) for v in value))
+        elif isinstance(value, list):
+            fields.append(tuple(value))
+        else:
+            fields.append(value)
+    action: Action2210 = kind(*fields)
+    return int(data[0]), action
+
+
+@dataclass(slots=True)
+class Replay2210:
+    rules: Rules2210
+    seed: int
+    seats: list[str]
+    """A name per seat, in seat order."""
+    actions: list[tuple[int, Action2210]] = field(default_factory=list)
+    """(seat, action) in the order applied."""
+    game_id: str = ""
+    places: list[int] = field(default_factory=list)
+    fingerprint: str = ""
+    annotations: dict[int, str] = field(default_factory=dict)
+    dice_version: int = DICE_VERSION
+    board: str = GAME
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT_VERSION,
+            "game": GAME,
+            "game_id": self.game_id,
+            "board": self.board,
+            "rules": rules_to_dict(self.rules),
+            "seed": self.seed,
+            "dice_version": self.dice_version,
+            "seats": list(self.seats),
+            "actions": self.encoded(self.actions),
+            "places": list(self.places),
+            "fingerprint": self.fingerprint,
+            "annotations": {str(k): v for k, v in self.annotations.items()},
+        }
+
+    @staticmethod
+    def encoded(actions: list[tuple[int, Action2210]]) -> list[list[Any]]:
+        return [encode_action(seat, action) for seat, action in actions]
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> Replay2210:
+        """Raises: ReplayError, naming the field that is missing or wrong."""
+        try:
+            if data.get("format") != FORMAT_VERSION or data.get("game") != GAME:
+                raise ReplayError(f'not a 2210 replay of format {FORMAT_VERSION} ("game": "{GAME}")')
+            if data.get("dice_version") != DICE_VERSION:
+                raise ReplayError(
+                    f"2210 replays use dice_version {DICE_VERSION}, not {data.get('dice_version')!r}"
+                )
+            return Replay2210(
+                rules=rules_from_dict(data["rules"]),
+                seed=int(data["seed"]),
+                seats=[str(s) for s in data["seats"]],
+                actions=[decode_action(a) for a in data["actions"]],
+                game_id=str(data.get("game_id", "")),
+                places=[int(p) for p in data.get("places", [])],
+                fingerprint=str(data.get("fingerprint", "")),
+                annotations={int(k): str(v) for k, v in data.get("annotations", {}).items()},
+            )
+        except KeyError as missing:
+            raise ReplayError(f"replay is missing the field {missing}") from None
+        except (TypeError, ValueError) as bad:
+            if isinstance(bad, ReplayError):
+                raise
+            raise ReplayError(f"replay has a malformed field: {bad}") from None
+
+    def start(self) -> tuple[GameState2210, list[Event2210]]:
+        return new_game_2210(self.rules, len(self.seats), self.seed)
+
+
+def simulate(replay: Replay2210) -> tuple[GameState2210, list[Event2210]]:
+    """Re-apply every action (checked) and return the final state and all events.
+
+    Raises:
+        ReplayError: an action is illegal where the replay puts it.
+    """
+    state, events = replay.start()
+    for i, (seat, action) in enumerate(replay.actions):
+        try:
+            events.extend(apply(state, action, seat))
+        except ActionError as bad:
+            raise ReplayError(f"action {i} {encode_action(seat, action)} is illegal: {bad}") from None
+    return state, events
+
+
+def verify(replay: Replay2210) -> GameState2210:
+    """Re-simulate and check the recorded places and final fingerprint.
+
+    Raises:
+        ReplayError: an illegal action, or a result that differs from the recording.
+    """
+    state, _ = simulate(replay)
+    check_recorded(list(state.places), state.fingerprint(), replay.places, replay.fingerprint)
+    return state

@@ -1,0 +1,170 @@
+"""RISK 2210 A.D. decisions: one request's context (``Turn2210``), the safe default answer and a random legal
+answer, both read from ``Legal2210`` alone (docs/protocol.md, "RISK 2210 A.D. games").
+
+A bot plays 2210 by overriding ``Bot.decide_2210(game, turn)`` and returning an ``r2210_pb2.Action2210``;
+the SDK sends ``turn.default()`` when it overruns or fails. Commanders and Command decks are indices
+0 Land, 1 Diplomat, 2 Naval, 3 Space, 4 Nuclear.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from conquest.v1 import bot_pb2, game_pb2
+from conquest.v1 import r2210_pb2 as pb
+
+Phase2210 = pb.Phase2210
+_PASS_PHASES = (pb.PHASE2210_REACT, pb.PHASE2210_TURN_END, pb.PHASE2210_GAME_END)
+_END_ODDS = 0.15
+"""Chance the random answer stops invading at each step, so games move on."""
+
+
+class Turn2210:
+    """One 2210 DecisionRequest: the observation, the legal actions and the clock (as ``Turn``)."""
+
+    __slots__ = ("budget_s", "deadline", "legal", "observation", "request")
+
+    def __init__(self, request: bot_pb2.DecisionRequest, budget_s: float = float("inf")) -> None:
+        self.request = request
+        self.observation = request.r2210.observation
+        self.legal = request.r2210.legal
+        self.budget_s = budget_s
+        self.deadline = time.monotonic() + budget_s
+
+    @property
+    def phase(self) -> pb.Phase2210.ValueType:
+        return self.legal.phase
+
+    def time_left(self) -> float:
+        """Seconds until the SDK answers with the default instead."""
+        return self.deadline - time.monotonic()
+
+    def default(self) -> pb.Action2210:
+        return default_2210(self.legal)
+
+
+def end_phase() -> pb.Action2210:
+    return pb.Action2210(end_phase=game_pb2.EndPhaseAction())
+
+
+def default_2210(legal: pb.Legal2210) -> pb.Action2210:
+    """A safe legal answer: stop where stopping is allowed, bid nothing, defend with every die, move in
+    the least, and otherwise the first choice offered (the server's timeout default)."""
+    phase = legal.phase
+    if legal.can_end:
+        return end_phase()
+    t = legal.territories
+    if phase == pb.PHASE2210_SETUP_CLAIM:
+        return pb.Action2210(claim=game_pb2.ClaimAction(territory=t[0]))
+    if phase in (pb.PHASE2210_SETUP_PLACE, pb.PHASE2210_DEPLOY):
+        return pb.Action2210(place=pb.PlaceModsAction(territory=t[0], mods=legal.place_max))
+    if phase == pb.PHASE2210_SETUP_COMMANDERS:
+        return pb.Action2210(
+            place_commanders=pb.PlaceCommandersAction(land=t[0], diplomat=t[0], station=t[0])
+        )
+    if phase == pb.PHASE2210_BID:
+        return pb.Action2210(bid=pb.BidAction(energy=0))
+    if phase == pb.PHASE2210_CHOOSE_MARKER:
+        return pb.Action2210(choose_marker=pb.ChooseMarkerAction(marker=legal.markers[0]))
+    if phase == pb.PHASE2210_BONUS_CARD:
+        deck = next(d for d, n in enumerate(legal.card_decks) if n)
+        return pb.Action2210(take_card=pb.TakeCardAction(deck=deck))
+    if phase == pb.PHASE2210_ROLL:
+        return pb.Action2210(roll=pb.RollAction(dice=legal.dice_max))
+    if phase == pb.PHASE2210_DEFEND:
+        return pb.Action2210(defend=game_pb2.ChooseDefenceAction(dice=legal.defend_max))
+    if phase == pb.PHASE2210_LOSSES:
+        mods = min(legal.lose, legal.occupy_mods)
+        commanders = list(legal.occupy_commanders)[: legal.lose - mods]
+        return pb.Action2210(lose=pb.ChooseLossesAction(mods=mods, commanders=commanders))
+    if phase == pb.PHASE2210_OCCUPY:
+        commanders = list(legal.must_move)
+        spare = [c for c in legal.occupy_commanders if c not in commanders]
+        while legal.occupy_mods + len(commanders) < legal.occupy_min:
+            commanders.append(spare.pop(0))
+        mods = max(0, legal.occupy_min - len(commanders))
+        return pb.Action2210(occupy=pb.MoveUnitsAction(mods=mods, commanders=commanders))
+    raise ValueError(f"no 2210 decision in phase {pb.Phase2210.Name(phase)}")
+
+
+def random_2210(legal: pb.Legal2210, rng: random.Random) -> pb.Action2210:
+    """A random legal answer, kind by kind (cards played half the time they may be)."""
+    phase, pick = legal.phase, rng.choice
+    t = list(legal.territories)
+    if phase == pb.PHASE2210_SETUP_CLAIM:
+        return pb.Action2210(claim=game_pb2.ClaimAction(territory=pick(t)))
+    if phase in (pb.PHASE2210_SETUP_PLACE, pb.PHASE2210_DEPLOY):
+        return pb.Action2210(
+            place=pb.PlaceModsAction(territory=pick(t), mods=rng.randint(1, legal.place_max))
+        )
+    if phase == pb.PHASE2210_SETUP_COMMANDERS:
+        return pb.Action2210(
+            place_commanders=pb.PlaceCommandersAction(land=pick(t), diplomat=pick(t), station=pick(t))
+        )
+    if phase == pb.PHASE2210_BID:
+        return pb.Action2210(bid=pb.BidAction(energy=rng.randint(0, legal.bid_max)))
+    if phase == pb.PHASE2210_CHOOSE_MARKER:
+        return pb.Action2210(choose_marker=pb.ChooseMarkerAction(marker=pick(list(legal.markers))))
+    if phase == pb.PHASE2210_BUY:
+        return pick(_buy_options(legal, rng))
+    if phase == pb.PHASE2210_BONUS_CARD:
+        deck = pick([d for d, n in enumerate(legal.card_decks) if n])
+        return pb.Action2210(take_card=pb.TakeCardAction(deck=deck))
+    if legal.plays and rng.random() < 0.5:
+        play = pick(list(legal.plays))
+        targets = rng.sample(list(play.targets), play.picks)
+        return pb.Action2210(play_card=pb.PlayCardAction(card=play.card, targets=targets))
+    if phase in _PASS_PHASES:
+        return end_phase()
+    if phase == pb.PHASE2210_INVADE:
+        if not legal.invasion_sources or rng.random() < _END_ODDS:
+            return end_phase()
+        i = rng.randrange(len(legal.invasion_sources))
+        declare = pb.DeclareInvasionAction(source=legal.invasion_sources[i], target=legal.invasion_targets[i])
+        return pb.Action2210(declare=declare)
+    if phase == pb.PHASE2210_ROLL:
+        dice = rng.randint(1, legal.dice_max)
+        d8 = [c for c in legal.d8 if rng.random() < 0.5][:dice]
+        return pb.Action2210(roll=pb.RollAction(dice=dice, d8=d8))
+    if phase == pb.PHASE2210_DEFEND:
+        return pb.Action2210(defend=game_pb2.ChooseDefenceAction(dice=rng.randint(1, legal.defend_max)))
+    if phase == pb.PHASE2210_FORTIFY and legal.fortify and rng.random() < 0.7:
+        option = pick(list(legal.fortify))
+        mods, commanders = _units(option.mods, list(option.commanders), 1, rng)
+        fortify = pb.FortifyUnitsAction(
+            source=option.source, target=pick(list(option.targets)), mods=mods, commanders=commanders
+        )
+        return pb.Action2210(fortify=fortify)
+    return default_2210(legal)  # LOSSES, OCCUPY, and a FORTIFY or INVADE that stops
+
+
+def _buy_options(legal: pb.Legal2210, rng: random.Random) -> list[pb.Action2210]:
+    options = [end_phase()]
+    if legal.hires:
+        hire = pb.HireAction(
+            commander=rng.choice(list(legal.hires)), territory=rng.choice(list(legal.territories))
+        )
+        options.append(pb.Action2210(hire=hire))
+    if legal.stations:
+        options.append(
+            pb.Action2210(build_station=pb.BuildStationAction(territory=rng.choice(list(legal.stations))))
+        )
+    if legal.buy_max:
+        counts = [0] * len(legal.card_decks)
+        for _ in range(rng.randint(1, legal.buy_max)):
+            counts[rng.choice([d for d, n in enumerate(legal.card_decks) if n > counts[d]])] += 1
+        options.append(pb.Action2210(buy_cards=pb.BuyCardsAction(counts=counts)))
+    return options
+
+
+def _units(mods_there: int, there: list[int], least: int, rng: random.Random) -> tuple[int, list[int]]:
+    """Some MODs and commanders of ``there`` moving at least ``least`` units and leaving one behind (the
+    territory holds two units or more)."""
+    for _ in range(8):
+        commanders = [c for c in there if rng.random() < 0.3]
+        low = max(0, least - len(commanders))
+        high = mods_there - (1 if len(commanders) == len(there) else 0)
+        if low <= high:
+            return rng.randint(low, high), commanders
+    return (least, []) if mods_there > least else (0, there[:1])

@@ -1,0 +1,430 @@
+"""One RISK 2210 A.D. game: ask every seat the engine asks (all living seats at once for the bids, a seat
+other than the one to move for a reaction or a defence), enforce each request's deadline, apply, tell.
+
+The same duties as ``server.play.runner.GameRunner`` (the lobby, the streams and the recorder use either),
+played from the game's own task: a bot's answer is applied where it arrives (``submit``), which wakes the
+task to ask the next seats. Off the classic hot path, so built with protobuf's classes (``convert_2210``).
+
+A misbehaving bot is data, not an error: an illegal decision is rejected with what was legal (retry while
+time is left), a timeout gets ``engine.r2210.policies.default_action`` (bid nothing, pass a card window,
+stop invading, ...) and a strike, and a forfeited seat plays on with defaults. A house seat plays
+``aggressive_2210``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+import structlog
+
+from conquest.v1 import arena_pb2, bot_pb2
+from conquest.v1 import r2210_pb2 as pb
+from engine.errors import ActionError, MalformedActionError
+from engine.r2210.actions import Action2210, Phase
+from engine.r2210.events import Event2210
+from engine.r2210.game import apply, apply_unchecked, new_game_2210
+from engine.r2210.legal import Legal2210, legal_for
+from engine.r2210.observe import observe_2210
+from engine.r2210.policies import aggressive_2210, default_action
+from engine.r2210.replay import Replay2210
+from server.ops.config import QueueConfig
+from server.ops.metrics import Metrics
+from server.play import convert_2210, messages
+from server.play.mailbox import Alarm
+from server.play.replays import GameRecord, ReplayWriter, seed_commitment
+from server.play.results import Finished2210, Outcome, game_over, game_result
+from server.play.runner import GameRunner
+from server.play.seats import Connection, HouseSeat, RemoteSeat, Seat
+from server.play.spectators import Spectator, Spectators
+from server.records import ALL_FORFEITED, SHUTDOWN
+
+ANNOTATION_LIMIT = 200
+log = structlog.get_logger("conquest.runner_2210")
+
+
+class _Ask:
+    """An open DecisionRequest: its id, what the seat may do, and its times (``time.monotonic()``)."""
+
+    def __init__(self, request_id: int, legal: Legal2210, started: float, deadline: float) -> None:
+        self.request_id = request_id
+        self.legal = legal
+        self.started = started
+        self.deadline = deadline
+        self.sent_at = started
+
+
+class Runner2210:
+    """Plays one 2210 game from GameStarted to GameOver and hands its record to ``writer``."""
+
+    def __init__(
+        self,
+        game_id: str,
+        queue: QueueConfig,
+        seats: Sequence[Seat],
+        seed: int,
+        writer: ReplayWriter,
+        on_finish: Callable[[Runner2210], None] = lambda runner: None,
+        metrics: Metrics | None = None,
+    ) -> None:
+        if queue.r2210 is None:
+            raise ValueError(f"queue {queue.name} is not a RISK 2210 A.D. queue (its r2210 rules are unset)")
+        self.game_id = game_id
+        self.queue = queue
+        self.rules = queue.r2210
+        self.seats = list(seats)
+        self.seed = seed
+        self.commitment = seed_commitment(seed, game_id)
+        self.writer = writer
+        self.on_finish = on_finish
+        self.metrics = metrics or Metrics()
+        self.state, setup_events = new_game_2210(self.rules, len(self.seats), seed)
+        self._names = [s.name for s in self.seats]
+        self.replay = Replay2210(self.rules, seed, self._names, game_id=game_id)
+        self.reason = ""
+        self.started_at = datetime.now(UTC)
+        self._events: list[Event2210] = list(setup_events)
+        self._asked: list[int] = []
+        """The seat each request was sent to, by request id - 1 (ids count from 1 in each game)."""
+        self._open: dict[int, _Ask] = {}
+        """Open requests by seat: several during the bids."""
+        self._stopping = False
+        self._failure: Exception | None = None
+        self._alarm = Alarm()
+        self._grace = queue.time_control.reconnect_grace_ms / 1000
+        self._spectators = Spectators(game_id)
+        self.log = log.bind(game_id=game_id, queue=queue.name)
+
+    # ------------------------------------------------------------------ running
+
+    async def run(self) -> None:
+        self.log.info("game_started", players=self._names)
+        for index, seat in enumerate(self.seats):
+            if isinstance(seat, RemoteSeat):
+                seat.send(self.game_started(index))
+        try:
+            await self._play()
+        except BaseException:
+            self._ended()
+            raise
+        await self._finish()
+        self._ended()
+
+    async def _play(self) -> None:
+        while not self.state.is_over():
+            if self._failure is not None:
+                raise self._failure
+            if self._stopping or self._all_forfeited():
+                self._cut_short(SHUTDOWN if self._stopping else ALL_FORFEITED)
+                return
+            if await self._step():
+                continue
+            wake = min((self._wake_time(i, a) for i, a in self._open.items()), default=time.monotonic() + 1)
+            await self._alarm.wait(wake)
+
+    async def _step(self) -> bool:
+        """Play one move that needs no bot (a house or forfeited seat's, a timeout's default) and return
+        True, or send the requests not sent yet and return False (then wait)."""
+        now = time.monotonic()
+        for index in self.state.asked:
+            seat = self.seats[index]
+            if isinstance(seat, HouseSeat):
+                await asyncio.sleep(0)  # let the other games and streams run between house moves
+                self._record(index, aggressive_2210(self.state, index), "", None)
+                return True
+            ask = self._open.get(index)
+            if seat.forfeit is not None:
+                await asyncio.sleep(0)
+                self._record(index, default_action(legal_for(self.state, index)), "", None)
+                return True
+            if ask is None:
+                self._ask(index, seat)
+                continue
+            if seat.disconnected_at is not None and now >= seat.disconnected_at + self._grace:
+                self._forfeit(index, seat, Outcome.SEAT_OUTCOME_FORFEIT_DISCONNECT, "disconnected too long")
+                self._record(index, default_action(ask.legal), "", None)
+                return True
+            if now >= ask.deadline:
+                self._record(index, self._time_out(index, seat, ask), "", None)
+                return True
+            if seat.resumed and seat.connection is not None:
+                self._send_request(index, seat, ask)
+        return False
+
+    def _wake_time(self, index: int, ask: _Ask) -> float:
+        seat = self.seats[index]
+        away_since = seat.disconnected_at if isinstance(seat, RemoteSeat) else None
+        return ask.deadline if away_since is None else min(ask.deadline, away_since + self._grace)
+
+    def _all_forfeited(self) -> bool:
+        return all(isinstance(s, RemoteSeat) and s.forfeit is not None for s in self.seats)
+
+    def _cut_short(self, reason: str) -> None:
+        """End the game now: every open request cancelled, the rest played with default actions (the
+        replay still re-simulates exactly)."""
+        for index in list(self._open):
+            self._close(index)
+        while not self.state.is_over():
+            index = self.state.asked[0]
+            self._record(index, default_action(legal_for(self.state, index)), "", None)
+        self.reason = reason
+        self.log.info("game_cut_short", reason=reason, year=self.state.year)
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._alarm.wake()
+
+    def _ended(self) -> None:
+        self._spectators.end()
+        self.on_finish(self)
+
+    # ------------------------------------------------------------------ asking
+
+    def _ask(self, index: int, seat: RemoteSeat) -> None:
+        legal = legal_for(self.state, index)
+        seat.clock.defending = legal.phase == Phase.DEFEND  # its own short allowance, mid-turn
+        now = time.monotonic()
+        self._asked.append(index)
+        ask = _Ask(len(self._asked), legal, now, now + seat.clock.budget_ms() / 1000)
+        self._open[index] = ask
+        self._send_request(index, seat, ask)
+
+    def _send_request(self, index: int, seat: RemoteSeat, ask: _Ask) -> None:
+        seat.open_request = ask.request_id
+        seat.resumed = False
+        now = time.monotonic()
+        elapsed_ms = round((now - ask.started) * 1000)
+        allowed = seat.clock.time_allowed_ms()
+        events = self._unsent(index, seat)
+        request = convert_2210.decision_request_2210(
+            self.game_id,
+            ask.request_id,
+            self.state,
+            index,
+            ask.legal,
+            events,
+            time_allowed_ms=max(0, allowed - elapsed_ms),
+            timebank_ms=max(0, seat.clock.timebank_ms - max(0, elapsed_ms - allowed)),
+            last_latency_ms=seat.last_latency_ms,
+            strikes=seat.strikes,
+        )
+        ask.sent_at = now
+        seat.send(bot_pb2.ConnectResponse(decision_request=request))
+
+    def _unsent(self, index: int, seat: RemoteSeat) -> list[tuple[int, Event2210]]:
+        """The events seat ``index`` may see and has not been sent, with their positions; now sent."""
+        first, seat.next_event = seat.next_event, len(self._events)
+        return [
+            (position, event)
+            for position, event in enumerate(self._events[first:], first)
+            if not event.private or event.seat == index
+        ]
+
+    def _close(self, index: int) -> None:
+        self._open.pop(index, None)
+        seat = self.seats[index]
+        if isinstance(seat, RemoteSeat):
+            seat.open_request = 0
+
+    def _time_out(self, index: int, seat: RemoteSeat, ask: _Ask) -> Action2210:
+        """The default action for ``ask``, its seat charged its whole budget and given a strike."""
+        self._close(index)
+        seat.clock.charge(seat.clock.budget_ms())
+        seat.timeouts += 1
+        self.metrics.timeouts.labels(self.queue.name).inc()
+        if seat.disconnected_at is None:
+            seat.strikes += 1
+            self.log.info("decision_timeout", bot=seat.name, seat=index, strikes=seat.strikes)
+            if seat.strikes >= self.queue.time_control.max_strikes:
+                self._forfeit(index, seat, Outcome.SEAT_OUTCOME_FORFEIT_TIMEOUT, f"{seat.strikes} timeouts")
+        return default_action(ask.legal)
+
+    def _forfeit(self, index: int, seat: RemoteSeat, outcome: Outcome.ValueType, why: str) -> None:
+        self.metrics.forfeits.labels("timeout" if "timeout" in why else "disconnect").inc()
+        self._close(index)
+        seat.forfeit = outcome
+        self.log.info("seat_forfeited", bot=seat.name, seat=index, why=why)
+        seat.send(messages.seat_forfeited(self.game_id, index, why))
+
+    def _record(
+        self, index: int, action: Action2210, annotation: str, events: list[Event2210] | None
+    ) -> None:
+        """Record ``index``'s ``action``, applying it unless the checked path did (``events`` given);
+        requests of seats no longer asked are closed."""
+        if annotation:
+            self.replay.annotations[len(self.replay.actions)] = annotation[:ANNOTATION_LIMIT]
+        self.replay.actions.append((index, action))
+        if events is None:
+            events = apply_unchecked(self.state, action, index)
+        self._events.extend(events)
+        asked = self.state.asked
+        for seat in list(self._open):
+            if seat not in asked:
+                self._close(seat)
+
+    # ------------------------------------------------------------------ from sessions
+
+    def submit(self, index: int, decision: bot_pb2.Decision, received_at: float) -> bool:
+        """A Decision from the bot holding seat ``index``. True when it closed its open request."""
+        seat = self.seats[index]
+        assert isinstance(seat, RemoteSeat)
+        ask = self._open.get(index)
+        request_id = decision.request_id
+        if self.state.is_over():
+            seat.send(
+                messages.game_over_error(self.game_id, self.reason or self.state.end_reason, request_id)
+            )
+            return False
+        if ask is None or request_id != ask.request_id:
+            why = f"request {request_id} is not open for seat {index}"
+            if ask is not None:
+                why += f"; your open request is {ask.request_id}"
+            self._reject(seat, request_id, f"decision not applied: {why}", None, "stale")
+            return False
+        if received_at > ask.deadline:
+            self._reject(seat, request_id, "it arrived after its deadline", None, "late")
+            self._alarm.wake()
+            return False
+        try:
+            if decision.WhichOneof("game") != "r2210":
+                raise MalformedActionError(
+                    "a RISK 2210 A.D. game's Decision sets r2210 (an Action2210), not the classic action"
+                )
+            action = convert_2210.action_from_pb_2210(decision.r2210)
+            events = apply(self.state, action, index)  # checked: nothing changes on error
+        except ActionError as bad:
+            kind = "malformed" if isinstance(bad, MalformedActionError) else "illegal"
+            self._reject(seat, request_id, str(bad), ask, kind)
+            return False
+        except Exception as bug:  # the game's, not the stream's: its task ends it, the stream goes on
+            self._failure = bug
+            self._alarm.wake()
+            return False
+        round_trip = received_at - ask.sent_at
+        phase = ask.legal.phase.name.lower()
+        self.metrics.decision_round_trip.labels(phase).observe(round_trip)
+        seat.record_round_trip(phase, round_trip)
+        seat.clock.charge(round((received_at - ask.started) * 1000))
+        seat.last_latency_ms = round(round_trip * 1000)
+        self._close(index)
+        self._record(index, action, decision.annotation, events)
+        self._alarm.wake()
+        return True
+
+    def _reject(self, seat: RemoteSeat, request_id: int, reason: str, ask: _Ask | None, kind: str) -> None:
+        self.metrics.rejections.labels(kind).inc()
+        seat.rejections += 1
+        left_ms = max(0, round((ask.deadline - time.monotonic()) * 1000)) if ask is not None else 0
+        seat.send(messages.decision_rejected(self.game_id, request_id, reason, left_ms > 0, left_ms))
+
+    def detach(self, index: int) -> None:
+        seat = self.seats[index]
+        assert isinstance(seat, RemoteSeat)
+        seat.crashes += 1
+        seat.connection = None
+        seat.disconnected_at = time.monotonic()
+        self._alarm.wake()
+        self.log.info("seat_disconnected", bot=seat.name, seat=index)
+
+    def attach(self, index: int, connection: Connection) -> None:
+        seat = self.seats[index]
+        assert isinstance(seat, RemoteSeat)
+        seat.connection = connection
+        seat.disconnected_at = None
+        seat.resumed = True
+        seat.next_event = len(self._events)  # GameStarted's observation shows what happened meanwhile
+        seat.send(self.game_started(index))
+        self._alarm.wake()
+        self.log.info("seat_resumed", bot=seat.name, seat=index)
+
+    def is_resumable(self, index: int, identity: str) -> bool:
+        seat = self.seats[index]
+        return (
+            isinstance(seat, RemoteSeat)
+            and seat.identity == identity
+            and seat.connection is None
+            and seat.forfeit is None
+            and not self.state.is_over()
+        )
+
+    # ------------------------------------------------------------------ spectators
+
+    def watch(self, limit: int) -> Spectator:
+        """A spectator's stream: the game's GameOver when it ends (no 2210 snapshot or events yet)."""
+        snapshot = arena_pb2.GameSnapshot(
+            game_id=self.game_id,
+            queue=self.queue.name,
+            players=messages.players(self._names),
+            next_sequence=len(self._events),
+            live=True,
+            r2210=self._start(-1),
+        )
+        return self._spectators.add(snapshot, limit)
+
+    def unwatch(self, spectator: Spectator) -> None:
+        self._spectators.remove(spectator)
+
+    # ------------------------------------------------------------------ messages
+
+    def game_started(self, index: int) -> bot_pb2.ConnectResponse:
+        started = bot_pb2.GameStarted(
+            game_id=self.game_id,
+            seat=index,
+            players=messages.players(self._names),
+            queue=self.queue.name,
+            time_control=self.queue.time_control.to_pb(),
+            seed_commitment=self.commitment,
+            dice_version=self.replay.dice_version,
+            r2210=self._start(index),
+        )
+        return bot_pb2.ConnectResponse(game_started=started)
+
+    def _start(self, index: int) -> pb.Start2210:
+        """The rules, board and ``index``'s view now (-1: a spectator's)."""
+        return pb.Start2210(
+            rules=convert_2210.rules_info_2210(self.rules, len(self.seats)),
+            map=convert_2210.map_2210(self.state.board, self.rules),
+            observation=convert_2210.observation_2210(observe_2210(self.state, index)),
+        )
+
+    async def _finish(self) -> None:
+        state = self.state
+        self.reason = self.reason or state.end_reason
+        outcomes = [self.outcome(i) for i in range(len(self.seats))]
+        self.replay.places = list(state.places)
+        self.replay.fingerprint = state.fingerprint()
+        finished = Finished2210(list(state.places), state.year)
+        over = game_over(self.game_id, self.seed, self.reason, finished, self.seats, outcomes)
+        result = game_result(
+            self.queue, finished, self.seats, outcomes, self.commitment, self.started_at, self.reason
+        )
+        try:  # recorded before anyone is told
+            where = await asyncio.to_thread(self.writer.write, GameRecord(self.replay, result))
+        except Exception:
+            self.log.exception("game_record_failed")
+            where = "not (fully) recorded"
+        for index, seat in enumerate(self.seats):
+            if isinstance(seat, RemoteSeat):
+                events = [convert_2210.event_2210(e, p) for p, e in self._unsent(index, seat)]
+                if events:
+                    told = bot_pb2.GameEvents(game_id=self.game_id, events_2210=events)
+                    seat.send(bot_pb2.ConnectResponse(game_events=told))
+                seat.send(bot_pb2.ConnectResponse(game_over=over))
+        self._spectators.send_game_over(over)
+        self.log.info("game_over", reason=self.reason, places=finished.places, replay=where)
+
+    def outcome(self, index: int) -> Outcome.ValueType:
+        """A forfeit overrides the board; else eliminated, or (at the end of year 5 or a conquest) won for
+        first place and survived for the others."""
+        seat = self.seats[index]
+        if isinstance(seat, RemoteSeat) and seat.forfeit is not None:
+            return seat.forfeit
+        if not self.state.alive[index]:
+            return Outcome.SEAT_OUTCOME_ELIMINATED
+        return Outcome.SEAT_OUTCOME_WON if self.state.places[index] == 1 else Outcome.SEAT_OUTCOME_SURVIVED
+
+
+AnyRunner = GameRunner | Runner2210
+"""A running game of either kind: the lobby, the streams and the recorder use their common duties."""
