@@ -1,0 +1,148 @@
+"""The RISK 2210 A.D. runner without gRPC (issue 19): simultaneous bids, reactions asked of a seat that is
+not the one to move, timeouts played with a safe default, and illegal answers rejected while the game goes
+on."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import random
+import time
+from pathlib import Path
+
+from conquest.v1 import bot_pb2
+from conquest.v1 import r2210_pb2 as pb
+from conquest_sdk.r2210 import random_2210
+from engine.r2210.replay import verify
+from engine.r2210.rules import Rules2210
+from engine.rules import DefenderDice
+from server.ops.config import TimeControl, queue_2210
+from server.play.replays import DirectoryReplayWriter
+from server.play.runner_2210 import Runner2210
+from server.play.seats import RemoteSeat
+from server.play.session import Outgoing
+from server.records import Identity
+
+RULES = Rules2210(years=2, defender_dice=DefenderDice.CHOOSE, choose_losses=True)
+SEED = 4
+"""A game seed whose random play (driver seed 4) meets reactions (checked by the test)."""
+
+
+class Connection:
+    """A bot's connection that keeps what it was sent."""
+
+    live_events = False
+
+    def __init__(self) -> None:
+        self.sent: list[bot_pb2.ConnectResponse] = []
+
+    def send(self, message: Outgoing) -> None:
+        raw = message if isinstance(message, bytes) else message.SerializeToString()
+        self.sent.append(bot_pb2.ConnectResponse.FromString(raw))
+
+    def of(self, kind: str) -> list[bot_pb2.ConnectResponse]:
+        return [m for m in self.sent if m.WhichOneof("message") == kind]
+
+
+def game(tmp_path: Path, control: TimeControl, players: int = 3) -> tuple[Runner2210, list[Connection]]:
+    queue = queue_2210(players, control, RULES)
+    connections = [Connection() for _ in range(players)]
+    seats = [
+        RemoteSeat.for_bot(Identity(f"k{i}", f"bot{i}", False), c, control) for i, c in enumerate(connections)
+    ]
+    return Runner2210("g", queue, seats, SEED, DirectoryReplayWriter(tmp_path)), connections
+
+
+async def test_bids_are_asked_at_once_and_reactions_of_seats_not_to_move(tmp_path: Path) -> None:
+    """Issue 19: "a simultaneous decision asked of every seat at once (bids), reactions asked of a seat
+    that is not the one to move (only seats that can legally react are asked ...)"; the replay verifies."""
+    runner, connections = game(tmp_path, TimeControl())
+    task = asyncio.create_task(runner.run())
+    rng = random.Random(SEED)
+    answered: set[int] = set()
+    open_bids_seen: list[set[int]] = []
+    reactions: list[tuple[int, pb.Request2210]] = []
+    while not task.done():
+        await asyncio.sleep(0)
+        pending = [
+            (m.decision_request.request_id, seat, m.decision_request)
+            for seat, c in enumerate(connections)
+            for m in c.of("decision_request")
+            if m.decision_request.request_id not in answered
+        ]
+        if not pending:
+            continue
+        if pending[0][2].r2210.legal.phase == pb.PHASE2210_BID:
+            open_bids_seen.append({seat for _, seat, _ in pending})
+        request_id, seat, request = min(pending, key=lambda p: p[0])
+        if request.r2210.legal.phase == pb.PHASE2210_REACT:
+            reactions.append((seat, request.r2210))
+        answered.add(request_id)
+        decision = bot_pb2.Decision(
+            game_id="g", request_id=request_id, r2210=random_2210(request.r2210.legal, rng)
+        )
+        assert runner.submit(seat, decision, time.monotonic())
+    await task
+    assert open_bids_seen and open_bids_seen[0] == {0, 1, 2}
+    assert reactions, "pick a SEED whose game has a reaction"
+    for seat, request in reactions:
+        assert request.observation.turn_seat != seat and request.legal.plays and request.legal.can_end
+    assert all(c.of("decision_rejected") == [] for c in connections)
+    assert list(verify(runner.replay).places) == [
+        r.place for r in connections[0].of("game_over")[0].game_over.results
+    ]
+
+
+async def test_a_silent_seat_gets_defaults_and_strikes_and_a_bad_bid_is_rejected_with_what_was_legal(
+    tmp_path: Path,
+) -> None:
+    """Issue 19: "timeouts giving a safe legal default"; "a bid above your energy ... get[s] a rejection
+    that names what was legal; the game goes on"."""
+    control = dataclasses.replace(
+        TimeControl(),
+        decision_ms=15,
+        first_decision_ms=15,
+        initial_timebank_ms=0,
+        increment_ms=0,
+        max_strikes=10_000,
+    )
+    runner, connections = game(tmp_path, control, players=2)
+    task = asyncio.create_task(runner.run())
+    rng = random.Random(1)
+    answered: set[int] = set()
+    overbid = True
+    while not task.done():
+        await asyncio.sleep(0.001)
+        for m in connections[0].of("decision_request"):
+            request = m.decision_request
+            if request.request_id in answered:
+                continue
+            answered.add(request.request_id)
+            legal = request.r2210.legal
+            if overbid and legal.phase == pb.PHASE2210_BID:
+                overbid = False
+                bad = pb.Action2210(bid=pb.BidAction(energy=legal.bid_max + 1))
+                assert not runner.submit(
+                    0,
+                    bot_pb2.Decision(game_id="g", request_id=request.request_id, r2210=bad),
+                    time.monotonic(),
+                )
+            action = random_2210(legal, rng)
+            runner.submit(
+                0,
+                bot_pb2.Decision(game_id="g", request_id=request.request_id, r2210=action),
+                time.monotonic(),
+            )
+    await task
+    (rejected,) = [
+        m.decision_rejected
+        for m in connections[0].of("decision_rejected")
+        if "energy" in m.decision_rejected.reason
+    ]
+    assert rejected.can_retry
+    assert "bid 0 to" in rejected.reason and "legal now: BID for seat 0" in rejected.reason
+    silent = runner.seats[1]
+    assert isinstance(silent, RemoteSeat) and silent.strikes > 0 and silent.strikes == silent.timeouts
+    over = connections[1].of("game_over")[0].game_over
+    assert over.reason == "year_5" and sorted(r.place for r in over.results)[0] == 1
+    verify(runner.replay)
