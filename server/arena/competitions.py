@@ -66,7 +66,7 @@ def game_queue(config: ServerConfig, queue: str, rules: str, field: str) -> Queu
         chosen = preset(rules)
     except RulesConfigError as bad:
         raise InvalidInputError(f"{field}.rules: {bad}") from None
-    like = next((q for q in config.queues if q.rules.name == rules), config.queues[0])
+    like = next((q for q in config.queues if q.rules_name == rules), config.queues[0])
     return QueueConfig(f"challenge-{rules}", chosen, min(chosen.player_counts()), like.time_control)
 
 
@@ -243,7 +243,12 @@ class TournamentDirector:
         except TournamentError as bad:
             raise InvalidInputError(f"CreateTournamentRequest: {bad}") from None
         rated_queue = next(
-            (q.name for q in self.lobby.config.queues if q.rules == config.rules and q.players == size), None
+            (
+                q.name
+                for q in self.lobby.config.queues
+                if q.r2210 is None and q.rules == config.rules and q.players == size
+            ),
+            None,
         )
         await asyncio.to_thread(
             lambda: self.store.create_tournament(

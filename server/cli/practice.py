@@ -94,7 +94,7 @@ def instructions(config: ServerConfig, port: int) -> str:
     lines = [f"practice server on {address}; replays in {config.replay_dir}/", "queues:"]
     for q in config.queues:
         house = ", ".join(sorted(set(q.house_opponents)))
-        lines.append(f"  {q.name:<16} you + {len(q.house_opponents)} house {house} ({q.rules.name})")
+        lines.append(f"  {q.name:<16} you + {len(q.house_opponents)} house {house} ({q.rules_name})")
     first = config.queues[0].name
     lines += [
         "connect a bot, for example:",

@@ -103,6 +103,11 @@ class QueueConfig:
     """Set for a RISK 2210 A.D. queue (``rules = "2210"`` in a config file): its games are played by
     ``server.play.runner_2210`` under these rules, and ``rules`` (classic's) is not used."""
 
+    @property
+    def rules_name(self) -> str:
+        """The name of the rules its games are played under ("2210" for a RISK 2210 A.D. queue)."""
+        return self.r2210.name if self.r2210 is not None else self.rules.name
+
     def __post_init__(self) -> None:
         if len(self.house_opponents) >= self.players:
             raise ConfigError(

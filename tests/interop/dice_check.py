@@ -54,9 +54,9 @@ async def run(args: list[str], gate: asyncio.Semaphore) -> tuple[int, str]:
 
 
 def rule_sets() -> list[tuple[str, int]]:
-    """(rules preset, players) of each default queue; queues differing only in rule options (the
+    """(rules preset, players) of each classic default queue; queues differing only in rule options (the
     defender's choice of dice draws nothing) count once, and run_interop's kit games play that option."""
-    return sorted({(q.rules.name, q.players) for q in default_queues()})
+    return sorted({(q.rules.name, q.players) for q in default_queues() if q.r2210 is None})
 
 
 async def record_rule_sets(work: Path, gate: asyncio.Semaphore) -> tuple[list[Path], list[str]]:

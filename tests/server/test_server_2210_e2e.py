@@ -17,7 +17,7 @@ from conquest.v1 import bot_pb2, r2210_pb2
 from conquest_bots.random_bot import RandomBot
 from conquest_sdk import Client, Game, Turn2210
 from engine.r2210.rules import Rules2210
-from server.ops.config import default_queues, queue_2210
+from server.ops.config import ConfigError, default_queues, load_config, queue_2210
 from server.play.replays import load_any_replay_file, verify_record
 
 YEARS = 2
@@ -66,6 +66,22 @@ def test_the_default_config_has_rated_2210_queues_for_2_to_5_players() -> None:
     queues = {q.name: q for q in default_queues() if q.r2210 is not None}
     assert sorted(queues) == ["2210-2", "2210-3", "2210-4", "2210-5"]
     assert all(q.rated and q.players == int(name[-1]) for name, q in queues.items())
+
+
+def test_a_config_file_declares_a_2210_queue_and_bad_values_are_refused_naming_what_is_allowed(
+    tmp_path: Path,
+) -> None:
+    """Issue 19: 2210 queues in the config; every user-facing error says what would be right."""
+    path = tmp_path / "conquest.toml"
+    path.write_text('[queues.short-2210]\nrules = "2210"\nplayers = 3\nrules_options = { years = 3 }\n')
+    (queue,) = load_config(path, environ={}).queues
+    assert queue.r2210 == Rules2210(years=3) and queue.rules_name == "2210" and queue.players == 3
+    path.write_text('[queues.q]\nrules = "2210"\nplayers = 6\n')
+    with pytest.raises(ConfigError, match="rules '2210' allow 2, 3, 4, 5"):
+        load_config(path, environ={})
+    path.write_text('[queues.q]\nrules = "2210"\nplayers = 4\nrules_options = { turn_cap = 9 }\n')
+    with pytest.raises(ConfigError, match=r"unknown key 'turn_cap'.*allowed keys: .*years"):
+        load_config(path, environ={})
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
