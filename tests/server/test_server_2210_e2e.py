@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from conquest.v1 import bot_pb2, r2210_pb2
 from conquest_bots.random_bot import RandomBot
 from conquest_sdk import Client, Game, Turn2210
 from engine.r2210.rules import Rules2210
+from server.cli.main import main
 from server.ops.config import ConfigError, default_queues, load_config, queue_2210
 from server.play.replays import load_any_replay_file, verify_record
 
@@ -86,7 +88,7 @@ def test_a_config_file_declares_a_2210_queue_and_bad_values_are_refused_naming_w
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 async def test_python_bots_play_a_whole_2210_game_and_its_replay_verifies(
-    server: LiveServer, players: int
+    server: LiveServer, players: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 19: "`make test` ... plays 2210 end to end over gRPC for every player count with Python bots";
     "replays verify; the dice commitment covers the d8 rolls and every deck"; bids are "a simultaneous
@@ -105,8 +107,16 @@ async def test_python_bots_play_a_whole_2210_game_and_its_replay_verifies(
     assert all(r.outcome in FINISHED for r in over.results), over
     assert over.reason in ("year_5", "conquest") and 1 <= over.turns <= YEARS
 
-    replay, data = load_any_replay_file(server.replay_dir / f"{over.game_id}.json")
+    path = server.replay_dir / f"{over.game_id}.json"
+    replay, data = load_any_replay_file(path)
     state = verify_record(replay, data)  # the seed commitment, every action, places and final state
+    capsys.readouterr()  # the server's logs so far
+    assert main(["replay", "verify", str(path)]) == 0
+    assert f"OK   {path}: " in capsys.readouterr().out
+    tampered = path.with_name("tampered.json")
+    tampered.write_text(json.dumps({**data, "seed": data["seed"] + 1}))
+    assert main(["replay", "verify", str(tampered)]) == 1
+    assert "does not match the seed commitment" in capsys.readouterr().out
     assert [r.place for r in over.results] == list(state.places)
     assert data["game"] == "2210" and data["rules"]["years"] == YEARS
 
