@@ -45,6 +45,7 @@ from engine.r2210.replay import GAME as GAME_2210
 from engine.r2210.replay import Replay2210, rules_to_dict
 from engine.replay import Replay, ReplayError
 from server.ops.metrics import Metrics
+from server.play.aborted_2210 import aborted_record_2210
 from server.play.replays import DirectoryReplayWriter, GameRecord, load_replay_file
 from server.play.results import Outcome, seat_outcome
 from server.play.runner_2210 import AnyRunner
@@ -403,6 +404,8 @@ def aborted_record(live: Path) -> GameRecord:
     """
     lines = live.read_text().splitlines()
     header = json.loads(lines[0])
+    if header.get("game") == GAME_2210:
+        return aborted_record_2210(header, lines[1:], datetime.fromtimestamp(live.stat().st_mtime, UTC))
     seats = [str(s) for s in header["seats"]]
     replay = Replay(
         Rules.from_dict(header["rules"]),

@@ -30,6 +30,7 @@ from engine.r2210.legal import Legal2210, legal_for
 from engine.r2210.observe import observe_2210
 from engine.r2210.policies import aggressive_2210, default_action
 from engine.r2210.replay import Replay2210
+from engine.r2210.state import GameState2210
 from server.ops.config import QueueConfig
 from server.ops.metrics import Metrics
 from server.play import convert_2210, messages
@@ -416,14 +417,18 @@ class Runner2210:
         self.log.info("game_over", reason=self.reason, places=finished.places, replay=where)
 
     def outcome(self, index: int) -> Outcome.ValueType:
-        """A forfeit overrides the board; else eliminated, or (at the end of year 5 or a conquest) won for
-        first place and survived for the others."""
         seat = self.seats[index]
-        if isinstance(seat, RemoteSeat) and seat.forfeit is not None:
-            return seat.forfeit
-        if not self.state.alive[index]:
-            return Outcome.SEAT_OUTCOME_ELIMINATED
-        return Outcome.SEAT_OUTCOME_WON if self.state.places[index] == 1 else Outcome.SEAT_OUTCOME_SURVIVED
+        return outcome_2210(self.state, index, seat.forfeit if isinstance(seat, RemoteSeat) else None)
+
+
+def outcome_2210(state: GameState2210, index: int, forfeit: Outcome.ValueType | None) -> Outcome.ValueType:
+    """How seat ``index``'s finished game ended: a forfeit overrides the board; else eliminated, or (after
+    year 5 or a conquest) won for first place and survived for the others."""
+    if forfeit is not None:
+        return forfeit
+    if not state.alive[index]:
+        return Outcome.SEAT_OUTCOME_ELIMINATED
+    return Outcome.SEAT_OUTCOME_WON if state.places[index] == 1 else Outcome.SEAT_OUTCOME_SURVIVED
 
 
 AnyRunner = GameRunner | Runner2210

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import random
 import time
 from pathlib import Path
@@ -13,11 +14,15 @@ from pathlib import Path
 from conquest.v1 import bot_pb2
 from conquest.v1 import r2210_pb2 as pb
 from conquest_sdk.r2210 import random_2210
+from engine.r2210.game import apply_unchecked
+from engine.r2210.legal import legal_for
+from engine.r2210.policies import random_action
 from engine.r2210.replay import verify
 from engine.r2210.rules import Rules2210
 from engine.rules import DefenderDice
 from server.ops.config import TimeControl, queue_2210
-from server.play.replays import DirectoryReplayWriter
+from server.play import recorder
+from server.play.replays import DirectoryReplayWriter, load_any_replay_file, verify_record
 from server.play.runner_2210 import Runner2210
 from server.play.seats import RemoteSeat
 from server.play.session import Outgoing
@@ -146,3 +151,27 @@ async def test_a_silent_seat_gets_defaults_and_strikes_and_a_bad_bid_is_rejected
     over = connections[1].of("game_over")[0].game_over
     assert over.reason == "year_5" and sorted(r.place for r in over.results)[0] == 1
     verify(runner.replay)
+
+
+def test_a_2210_game_live_at_a_crash_is_recorded_aborted_and_verifies(tmp_path: Path) -> None:
+    """Issue 19 with docs/protocol.md "Game over": a game live when the server process died is rebuilt from
+    its ``.live`` record at the next start, finished with defaults, recorded unrated as ``aborted``, and its
+    replay verifies - a 2210 game too."""
+    runner, _ = game(tmp_path, TimeControl())
+    rng = random.Random(2)
+    for _ in range(60):  # part of the setup, as a running game would have recorded it
+        seat = runner.state.asked[0]
+        action = random_action(legal_for(runner.state, seat), rng)
+        apply_unchecked(runner.state, action, seat)
+        runner.replay.actions.append((seat, action))
+    lines = [
+        json.dumps(recorder._header(runner)),
+        recorder._encode(runner.replay, runner.replay.actions),
+        "[[0,",
+    ]
+    (tmp_path / "g.live").write_text("\n".join(lines) + "\n")
+    assert recorder.Recorder(tmp_path).recover() == ["g"]
+    replay, data = load_any_replay_file(tmp_path / "g.json")
+    assert (data["reason"], data["rated"], data["game"]) == ("aborted", False, "2210")
+    assert replay.actions[:60] == runner.replay.actions
+    verify_record(replay, data)
