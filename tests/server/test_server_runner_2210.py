@@ -175,3 +175,26 @@ def test_a_2210_game_live_at_a_crash_is_recorded_aborted_and_verifies(tmp_path: 
     assert (data["reason"], data["rated"], data["game"]) == ("aborted", False, "2210")
     assert replay.actions[:60] == runner.replay.actions
     verify_record(replay, data)
+
+
+async def test_a_reconnected_2210_bot_gets_its_game_and_its_open_request_again(tmp_path: Path) -> None:
+    """docs/protocol.md, "Disconnects and reconnects", for a 2210 game: after a reconnect the bot gets
+    GameStarted (its 2210 start: rules, board, its view) and the request it was waiting on."""
+    runner, connections = game(tmp_path, TimeControl(), players=2)
+    task = asyncio.create_task(runner.run())
+    while not any(c.of("decision_request") for c in connections):
+        await asyncio.sleep(0.001)
+    seat = next(i for i, c in enumerate(connections) if c.of("decision_request"))
+    (first,) = connections[seat].of("decision_request")
+    runner.detach(seat)
+    again = Connection()
+    runner.attach(seat, again)
+    while not again.of("decision_request"):
+        await asyncio.sleep(0.001)
+    (started,) = again.of("game_started")
+    assert started.game_started.r2210.map.territories and started.game_started.r2210.observation.seat == seat
+    (resent,) = again.of("decision_request")
+    assert resent.decision_request.request_id == first.decision_request.request_id
+    assert resent.decision_request.r2210.legal == first.decision_request.r2210.legal
+    runner.stop()
+    await task
