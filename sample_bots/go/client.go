@@ -246,6 +246,13 @@ func (c *Client) decide(req *pb.DecisionRequest) (reply *pb.ConnectRequest) {
 		d := &pb.Decision{GameId: req.GetGameId(), RequestId: req.GetRequestId(), Action: action}
 		return &pb.ConnectRequest{Message: &pb.ConnectRequest_Decision{Decision: d}}
 	}
+	if r := req.GetR2210(); r != nil {
+		// A RISK 2210 A.D. game: answered from its Legal2210 alone (r2210.go).
+		if game != nil {
+			game.last = req
+		}
+		return decision2210(req.GetGameId(), req.GetRequestId(), Default2210(r.GetLegal()))
+	}
 	if game == nil {
 		log.Printf("game %s: request for a game we were not told about; playing safe", req.GetGameId())
 		return answer(SafeAction(req.GetLegal()))
@@ -267,8 +274,16 @@ func (c *Client) retry(r *pb.DecisionRejected, send func(*pb.ConnectRequest) err
 	if !r.GetCanRetry() || game == nil || game.last == nil || game.last.GetRequestId() != r.GetRequestId() {
 		return nil
 	}
+	if r2210 := game.last.GetR2210(); r2210 != nil {
+		return send(decision2210(r.GetGameId(), r.GetRequestId(), Default2210(r2210.GetLegal())))
+	}
 	d := &pb.Decision{GameId: r.GetGameId(), RequestId: r.GetRequestId(), Action: SafeAction(game.last.GetLegal())}
 	return send(&pb.ConnectRequest{Message: &pb.ConnectRequest_Decision{Decision: d}})
+}
+
+func decision2210(gameID string, requestID int64, action *pb.Action2210) *pb.ConnectRequest {
+	d := &pb.Decision{GameId: gameID, RequestId: requestID, Game: &pb.Decision_R2210{R2210: action}}
+	return &pb.ConnectRequest{Message: &pb.ConnectRequest_Decision{Decision: d}}
 }
 
 func (c *Client) gameOver(over *pb.GameOver) {

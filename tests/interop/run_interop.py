@@ -10,9 +10,10 @@ or a headquarters or mission win) and holds Python bots, none of its decisions w
 no seat of it forfeited, the dropped bot took its seat back, and each kit process played exactly the
 games it was asked for (none started beyond them and abandoned) and exited cleanly. Each kit also plays
 one game of Capital Risk and one of the Allied Army game (issue 5), and must have made that rule set's
-own decisions in it (the replay is re-simulated to see them). Then each kit's replay verifier must agree
-with `conquest replay verify` on a game of every rule set, one kit game of each rules played, and tampered
-copies (issue 23; dice_check.py).
+own decisions in it (the replay is re-simulated to see them). The kits of KITS_2210 each play one RISK
+2210 A.D. game against the Python random bot (issue 19), held to the same checks. Then each kit's replay
+verifier must agree with `conquest replay verify` on a game of every classic rule set, one kit game of
+each classic rules played, and tampered copies (issue 23; dice_check.py).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ KITS = {
     "java": ["java", "-jar", str(ROOT / "sample_bots" / "java" / "target" / "conquest-bot.jar")],
     "rust": [str(ROOT / "sample_bots" / "rust" / "target" / "debug" / "conquest-bot")],
 }
-FINISHED = {"conquest", "turn_cap", "headquarters", "mission"}
+FINISHED = {"conquest", "turn_cap", "headquarters", "mission", "year_5"}
 BAD_EVENTS = {"decision_rejected", "decision_timeout", "seat_forfeited"}
 # Generous clocks: this checks correctness on a busy 2-core machine, not speed. Defenders choose their
 # dice so PHASE_DEFEND is exercised; the melee's connected free moves and turn cap bound the game.
@@ -73,6 +74,14 @@ rules = "allied_two_player"
 players = 2
 rules_options = {{ defender_dice = "choose", turn_cap = 150 }}
 """
+# RISK 2210 A.D. (issue 19) for the kits that play it: losses are chosen, so PHASE2210_LOSSES is asked too.
+KIT_QUEUE_2210 = """
+[queues.r2210-{kit}]
+rules = "2210"
+players = 2
+rules_options = {{ choose_losses = true }}
+"""
+KITS_2210 = {"go"}
 # The decision each issue 5 rule set adds, which a kit's game of it must contain.
 OWN_DECISION = {"capital": Phase.CHOOSE_HEADQUARTERS, "allied": Phase.ALLIED_REINFORCE}
 CONFIG = """
@@ -136,7 +145,10 @@ async def play(runs: list[KitRun], work: Path, timeout: float) -> list[str]:
     port = free_port()
     replays = work / "replays"
     config = work / "interop.toml"
-    kit_queues = "".join(KIT_QUEUES.format(kit=kit) for kit in sorted({r.kit for r in runs}))
+    kit_queues = "".join(
+        KIT_QUEUES.format(kit=kit) + (KIT_QUEUE_2210.format(kit=kit) if kit in KITS_2210 else "")
+        for kit in sorted({r.kit for r in runs})
+    )
     config.write_text(CONFIG.format(port=port, replays=replays) + kit_queues)
     server_log = work / "server.log"
     server = await spawn(
@@ -163,7 +175,7 @@ async def play(runs: list[KitRun], work: Path, timeout: float) -> list[str]:
         for bot, joined in (
             ("aggressive", queues("duel", "allied", "melee", "capital")),
             ("strategist", queues("melee", "capital")),
-            ("random_bot", queues("melee")),
+            ("random_bot", queues("melee", "r2210")),
         ):
             flags = [f"--queue={q}" for q in joined]
             args = [str(PYTHON), "-m", f"conquest_bots.{bot}", f"--address={address}", f"--name=py-{bot}"]
@@ -275,13 +287,19 @@ def main() -> int:
         runs.append(KitRun(kit, f"{kit}-kit-melee", f"melee-{kit}", args.games, dropped=kit != "go"))
         for rule_set in OWN_DECISION:
             runs.append(KitRun(kit, f"{kit}-kit-{rule_set}", f"{rule_set}-{kit}", args.rule_set_games))
+        if kit in KITS_2210:
+            runs.append(KitRun(kit, f"{kit}-kit-2210", f"r2210-{kit}", args.rule_set_games))
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix="conquest-interop-"))
     problems = asyncio.run(play(runs, work, args.timeout))
     print(f"interop: {len(runs)} kit bots played in {time.monotonic() - started:.1f} s")
     started = time.monotonic()
     kits = [kit for kit in args.kits.split(",") if kit in VERIFIERS]
-    kit_replays = one_per_rules(sorted((work / "replays").glob("*.json")))
+    # The kits' verifiers check classic dice; `conquest replay verify` checks 2210 replays (tests/server).
+    classic = [
+        p for p in (work / "replays").glob("*.json") if json.loads(p.read_text()).get("game") != "2210"
+    ]
+    kit_replays = one_per_rules(sorted(classic))
     problems += asyncio.run(check_dice(kit_replays, work / "dice", kits))
     print(f"interop: replays' dice checked in {time.monotonic() - started:.1f} s")
     if problems or args.keep:
