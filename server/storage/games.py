@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
 from engine import Phase
+from engine.r2210.actions import Phase as Phase2210
 from engine.r2210.replay import Replay2210, rules_to_dict
 from engine.replay import Replay
 from server.records import ROUND_TRIP_BUCKETS, DatabaseUnavailable, GameResult, SeatOutcome, SeatResult, shown
@@ -253,12 +254,15 @@ def _seat_bots(session: Session, result: GameResult) -> dict[int, BotRow]:
 
 
 def _histograms(rows: Iterable[tuple[str, int, int]]) -> dict[str, list[int]]:
-    """(phase, bucket, decisions) rows as counts per bucket by phase, phases in the engine's order."""
+    """(phase, bucket, decisions) rows as counts per bucket by phase, phases in their engine's order: the
+    classic engine's, or the 2210 engine's for a 2210 game (phases such as "bid" that classic lacks)."""
     histograms: dict[str, list[int]] = {}
     for phase, bucket, decisions in rows:
         counts = histograms.setdefault(phase, [0] * (len(ROUND_TRIP_BUCKETS) + 1))
         counts[bucket] += decisions
-    return {p: histograms[p] for p in sorted(histograms, key=lambda p: Phase[p.upper()])}
+    names = [p.upper() for p in histograms]
+    order: type[Phase] | type[Phase2210] = Phase if all(n in Phase.__members__ for n in names) else Phase2210
+    return {p: histograms[p] for p in sorted(histograms, key=lambda p: order[p.upper()])}
 
 
 def _summaries(session: Session, games: list[GameRow]) -> list[GameSummary]:
