@@ -2,6 +2,7 @@
 // rejection and reconnects after a dropped connection. Strategy lives in strategy.ts.
 import * as grpc from "@grpc/grpc-js";
 import { safeAction } from "./actions";
+import { default2210 } from "./r2210";
 import { loadProtocol } from "./protocol";
 import type { Action, ConnectRequest, ConnectResponse, DecisionRequest } from "./protocol";
 import { decide, type Game } from "./strategy";
@@ -140,6 +141,13 @@ export class Client {
       }
       case "decision_request": {
         const req = message.decision_request!;
+        if (req.r2210) {
+          // A RISK 2210 A.D. game: answered from its Legal2210 alone (r2210.ts).
+          const game = this.games.get(req.game_id);
+          if (game) game.last = req;
+          send({ decision: { game_id: req.game_id, request_id: req.request_id, r2210: default2210(req.r2210.legal!) } });
+          break;
+        }
         send({ decision: { game_id: req.game_id, request_id: req.request_id, action: this.decide(req) } });
         break;
       }
@@ -149,7 +157,8 @@ export class Client {
         console.log(`game ${r.game_id}: decision ${r.request_id} rejected: ${r.reason}`);
         const last = this.games.get(r.game_id)?.last;
         if (r.can_retry && last && last.request_id === r.request_id) {
-          send({ decision: { game_id: r.game_id, request_id: r.request_id, action: safeAction(last.legal!) } });
+          const answer = last.r2210 ? { r2210: default2210(last.r2210.legal!) } : { action: safeAction(last.legal!) };
+          send({ decision: { game_id: r.game_id, request_id: r.request_id, ...answer } });
         }
         break;
       }
