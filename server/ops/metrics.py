@@ -137,6 +137,11 @@ class Metrics:
             ["reason"],
             registry=r,
         )
+        self.games_taken_over = Counter(
+            "conquest_games_taken_over_total",
+            "Games this server took over from a server presumed dead (server.takeover).",
+            registry=r,
+        )
         self.reconnects = Counter(
             "conquest_reconnects_total", "Bots that reconnected and resumed their seats.", registry=r
         )
