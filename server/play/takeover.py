@@ -118,12 +118,14 @@ class Takeover:
                 self._seen[replica] = (count, now)
                 if seen is not None:
                     self._beating.add(replica)
+        dead = {r for r in beats if now - self._seen[r][1] >= self.timeout_s} - {self.replica}
+        self.lobby.metrics.replicas_alive.set(len(beats) - len(dead))
         orphans: list[tuple[str, int, int]] = []
         undecided = False
         for game_id, host, epoch, actions in self.action_log.live_games():
             if host == self.replica:
                 continue
-            if host not in beats or now - self._seen[host][1] >= self.timeout_s:
+            if host not in beats or host in dead:
                 orphans.append((game_id, epoch, actions))
             elif host not in self._beating:
                 undecided = True

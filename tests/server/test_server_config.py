@@ -161,7 +161,10 @@ def test_the_stream_bounds_are_at_least_one(key: str) -> None:
 @pytest.mark.parametrize(
     ("server", "error"),
     [
-        ({"takeover": True, "database_url": ""}, "server.takeover = true keeps running games in the database"),
+        (
+            {"takeover": True, "database_url": ""},
+            "server.takeover = true keeps running games in the database",
+        ),
         (
             {"takeover": True, "replica_heartbeat_ms": 1000, "replica_timeout_ms": 1500},
             "replica_timeout_ms = 1500 must be at least twice server.replica_heartbeat_ms",

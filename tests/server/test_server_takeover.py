@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import urllib.request
 from pathlib import Path
 
 from serve_process import Serve, free_port
@@ -23,7 +24,7 @@ CONFIG = """
 [server]
 address = "127.0.0.1:{port}"
 log_format = "json"
-metrics_port = 0
+metrics_port = {metrics}
 replay_dir = "{replays}"
 database_url = "{url}"
 admin_token = "{admin}"
@@ -49,6 +50,10 @@ class SlowRandom(RandomBot):
         return super().decide(game, turn)
 
 
+def _scrape(port: int) -> str:
+    return urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+
+
 async def _logged(url: str, games: int, actions: int, timeout: float) -> list[tuple[str, str, int, int]]:
     """The live games once ``games`` of them have at least ``actions`` actions in the log."""
     deadline = time.monotonic() + timeout
@@ -71,7 +76,11 @@ async def test_games_of_a_server_killed_mid_game_are_taken_over_and_finish_once(
     dirs = [tmp_path / "a", tmp_path / "b"]
     for d in dirs:
         d.mkdir()
-    configs = [CONFIG.format(port=port, replays=d / "replays", url=db_url, admin=ADMIN) for d in dirs]
+    metrics = free_port()
+    configs = [
+        CONFIG.format(port=port, metrics=m, replays=d / "replays", url=db_url, admin=ADMIN)
+        for d, m in zip(dirs, (0, metrics), strict=True)
+    ]
     first = Serve(dirs[0], configs[0])
     second: Serve | None = None
     clients = [
@@ -90,6 +99,7 @@ async def test_games_of_a_server_killed_mid_game_are_taken_over_and_finish_once(
         second = Serve(dirs[1], configs[1])
         await second.serving()
         results = await asyncio.wait_for(playing, 120)
+        scraped = await asyncio.to_thread(_scrape, metrics)
     finally:
         if first.process.poll() is None:
             first.process.kill()
@@ -103,6 +113,8 @@ async def test_games_of_a_server_killed_mid_game_are_taken_over_and_finish_once(
     taken = [r for r in second.records() if r["event"] == "game_taken_over"]
     assert sorted(r["game_id"] for r in taken) == sorted(game_ids)
     assert all(r["epoch"] == 2 for r in taken)
+    assert "conquest_games_taken_over_total 2.0" in scraped
+    assert "conquest_replicas_alive 1.0" in scraped, "the killed server is presumed dead, the new one alive"
     with Store.open(db_url) as store:
         games = store.games()
         assert sorted(g.id for g in games) == sorted(game_ids), "each result recorded once"
