@@ -76,8 +76,8 @@ class Thinking(RandomBot):
 
 
 @contextmanager
-def schema(url: str) -> Iterator[tuple[str, object]]:
-    """A fresh schema of the PostgreSQL at ``url``: its URL, and the admin engine (dropped afterwards)."""
+def schema(url: str) -> Iterator[tuple[str, str]]:
+    """A fresh schema of the PostgreSQL at ``url`` (dropped afterwards): its URL and its name."""
     name = f"bench_{uuid.uuid4().hex[:12]}"
     admin = create_engine(url, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
