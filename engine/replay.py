@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,6 +169,28 @@ def _reseeds(data: dict[str, Any]) -> list[Reseed]:
     return reseeds
 
 
+def advance(state: GameState, actions: Sequence[Action], reseeds: Sequence[Reseed] = ()) -> list[Event]:
+    """Apply ``actions`` (checked) to a game at its start, each of ``reseeds`` just before the action it
+    names (after the last when its ``at`` is their number), and return their events: a replay's
+    re-simulation, and a game taken over brought to where its log ends.
+
+    Raises:
+        ReplayError: an action is illegal where it stands.
+    """
+    events: list[Event] = []
+    pending = list(reversed(reseeds))
+    for i, action in enumerate(actions):
+        while pending and pending[-1].at == i:
+            reseed(state, pending.pop().seed)
+        try:
+            events.extend(state.apply(action))
+        except ActionError as bad:
+            raise ReplayError(f"action {i} {encode_action(action)} is illegal: {bad}") from None
+    while pending:  # a takeover after the last action (its game then ended, or goes on from there)
+        reseed(state, pending.pop().seed)
+    return events
+
+
 def simulate(replay: Replay) -> tuple[GameState, list[Event]]:
     """Re-apply every action (checked), each reseed before the action it names, and return the final
     state and all events.
@@ -176,16 +199,7 @@ def simulate(replay: Replay) -> tuple[GameState, list[Event]]:
         ReplayError: an action is illegal where the replay puts it.
     """
     state, events = replay.start()
-    pending = list(reversed(replay.reseeds))
-    for i, action in enumerate(replay.actions):
-        while pending and pending[-1].at == i:
-            reseed(state, pending.pop().seed)
-        try:
-            events.extend(state.apply(action))
-        except ActionError as bad:
-            raise ReplayError(f"action {i} {encode_action(action)} is illegal: {bad}") from None
-    while pending:  # a takeover after the last action kept (its game then ended with none more)
-        reseed(state, pending.pop().seed)
+    events.extend(advance(state, replay.actions, replay.reseeds))
     return state, events
 
 

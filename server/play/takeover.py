@@ -23,9 +23,8 @@ import time
 import structlog
 
 from engine import Rules
-from engine.actions import Action
 from engine.codec import decode_action
-from engine.replay import Reseed, reseed
+from engine.replay import Reseed, advance
 from server.ops.config import QueueConfig
 from server.play.clock import SeatClock
 from server.play.lobby import Lobby
@@ -64,22 +63,6 @@ def adopt(lobby: Lobby, runner: GameRunner) -> None:
             if runner.game_id not in session.games and runner.is_resumable(index, session.identity.key):
                 session.games[runner.game_id] = index
                 runner.attach(index, session)
-
-
-def catch_up(runner: GameRunner, actions: list[Action], reseeds: list[Reseed]) -> None:
-    """Bring a game taken over to where its log ends: its logged ``actions`` played (checked by the
-    engine), each of ``reseeds`` before the action it names, one at their end included (the takeover's
-    own). Their events are not sent: a seat resumes with ``GameStarted`` and the game as it is now."""
-    state, replay = runner.state, runner.replay
-    pending = list(reversed(reseeds))
-    for index, action in enumerate(actions):
-        while pending and pending[-1].at == index:
-            reseed(state, pending.pop().seed)
-        state.apply(action)
-        replay.actions.append(action)
-    while pending:
-        reseed(state, pending.pop().seed)
-    replay.reseeds = list(reseeds)
 
 
 class Takeover:
@@ -196,8 +179,12 @@ class Takeover:
         reseeds = [Reseed(at, seed, commitment) for at, seed, commitment in game.reseeds]
 
         def prepare(runner: GameRunner) -> None:
+            """Where the log ends: its actions played (their events are not sent: a seat resumes with
+            GameStarted and the game as it is now), each takeover's fresh seed applied where drawn."""
             runner.started_at = game.started_at
-            catch_up(runner, actions, reseeds)
+            advance(runner.state, actions, reseeds)
+            runner.replay.actions.extend(actions)
+            runner.replay.reseeds = reseeds
             self.recorder.adopted(runner, game.epoch, batches, len(actions))
 
         seats = [_seat(s.name, s.key, s.bot_id, s.house, queue) for s in game.seats]
