@@ -16,6 +16,10 @@ Beside each ``<game_id>.json`` replay file (``server.play.replays``), ``replay_d
   pending again. ``record_game`` refuses a game id it has (``GameAlreadyRecorded``), so a retry never
   rates a game twice.
 
+With ``server.takeover`` the running games go to the database's action log instead of ``.live`` files,
+in the same batches (``_log``, through ``server.play.ports.ActionLog``), so that another server can take
+them over (``server.play.takeover``); their results then carry the epoch this server holds.
+
 While a write fails with ``DatabaseUnavailable`` the database is down: later games skip it and go straight
 to pending, the server is told (``run``'s ``on_change``: health, seating) and ``conquest_database_up`` is 0.
 The first retry that succeeds brings it back up and the rest of the pending results follow. While no
