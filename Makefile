@@ -125,6 +125,11 @@ bench-server-instructions: install
 bench-capacity: install
 	$(PY) -m benchmarks.bench_capacity
 
+# What logging running games in PostgreSQL costs a decision, and a kill -9's takeover time (server.takeover).
+.PHONY: bench-action-log
+bench-action-log: install test-db
+	url=$$(.ci/postgres.sh url) && CONQUEST_TEST_POSTGRES_URL=$$url $(PY) -m benchmarks.bench_action_log
+
 # Honest bots' missed 250 ms deadlines and decisions/s under floods of web and Arena requests (docs/benchmarks.md).
 .PHONY: bench-web-flood
 bench-web-flood: install

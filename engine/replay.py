@@ -7,6 +7,8 @@ The recorded result (places and the final state's fingerprint) lets ``verify`` p
 from __future__ import annotations
 
 import json
+from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +16,7 @@ from engine.actions import Action
 from engine.board import Board
 from engine.classic_map import CLASSIC
 from engine.codec import decode_action, encode_action
-from engine.dice import DICE_VERSION, DICE_VERSIONS
+from engine.dice import DICE_VERSION, DICE_VERSIONS, make_dice
 from engine.errors import ActionError
 from engine.events import Event
 from engine.game import new_game
@@ -23,10 +25,42 @@ from engine.state import GameState
 
 BOARDS: dict[str, Board] = {CLASSIC.name: CLASSIC}
 FORMAT_VERSION = 1
+RESEEDED_FORMAT = 2
+"""The format of a replay with ``reseeds`` (a game taken over by another server): a reader of format 1
+would re-simulate it with the wrong dice, so it is told plainly that it cannot read it."""
+FORMATS = (FORMAT_VERSION, RESEEDED_FORMAT)
 
 
 class ReplayError(ValueError):
     """A replay that cannot be read, or whose re-simulation does not match what it records."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reseed:
+    """From action ``at`` on (after ``at`` actions), the game's randomness comes from a fresh ``seed``
+    (``reseed``): what a server that took the game over from a dead one draws, so that nothing a bot saw
+    of the old stream after the last action kept tells it anything about the rest (docs/protocol.md,
+    "Games taken over")."""
+
+    at: int
+    seed: int
+    commitment: str = ""
+    """``sha256(f"{seed}:{game_id}:{at}")`` in hex, stored before the first action after ``at`` was
+    played (the server checks it; the engine does not)."""
+
+
+def reseed(state: GameState, seed: int) -> None:
+    """Continue ``state``'s game with the dice stream of ``seed`` (same dice version) and the undrawn
+    cards shuffled again by it, top first, Fisher-Yates as every shuffle: no future roll or draw follows
+    from anything drawn before.
+
+    Raises:
+        ValueError: a seed the dice version does not take.
+    """
+    state.dice = make_dice(state.dice.version, seed)
+    pile = list(state.deck)
+    state.dice.shuffle(pile)
+    state.deck = deque(pile)
 
 
 @dataclass(slots=True)
@@ -47,10 +81,13 @@ class Replay:
     dice_version: int = DICE_VERSION
     """How the game's randomness derives from ``seed`` (``engine.dice``); a file without the field
     predates version 2 and is version 1."""
+    reseeds: list[Reseed] = field(default_factory=list)
+    """Where the game changed servers and its dice their seed (``Reseed``), in order; none for a game
+    played on one server (the file is then format 1, as before)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": FORMAT_VERSION,
+        data: dict[str, Any] = {
+            "format": RESEEDED_FORMAT if self.reseeds else FORMAT_VERSION,
             "game_id": self.game_id,
             "board": self.board,
             "rules": self.rules.to_dict(),
@@ -62,6 +99,9 @@ class Replay:
             "fingerprint": self.fingerprint,
             "annotations": {str(k): v for k, v in self.annotations.items()},
         }
+        if self.reseeds:
+            data["reseeds"] = [{"at": r.at, "seed": r.seed, "commitment": r.commitment} for r in self.reseeds]
+        return data
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"))
@@ -70,8 +110,8 @@ class Replay:
     def from_dict(data: dict[str, Any]) -> Replay:
         """Raises: ReplayError, naming the field that is missing or wrong."""
         try:
-            if data.get("format") != FORMAT_VERSION:
-                raise ReplayError(f"replay format {data.get('format')!r} is not {FORMAT_VERSION}")
+            if data.get("format") not in FORMATS:
+                raise ReplayError(f"replay format {data.get('format')!r} is not one of 1, 2")
             dice_version = data.get("dice_version", 1)
             if dice_version not in DICE_VERSIONS:
                 versions = ", ".join(str(v) for v in DICE_VERSIONS)
@@ -89,6 +129,7 @@ class Replay:
                 fingerprint=str(data.get("fingerprint", "")),
                 annotations={int(k): str(v) for k, v in data.get("annotations", {}).items()},
                 dice_version=dice_version,
+                reseeds=_reseeds(data),
             )
         except KeyError as missing:
             raise ReplayError(f"replay is missing the field {missing}") from None
@@ -112,18 +153,53 @@ class Replay:
         return new_game(self.rules, len(self.seats), self.seed, BOARDS[self.board], self.dice_version)
 
 
+def _reseeds(data: dict[str, Any]) -> list[Reseed]:
+    """Raises: ReplayError (reseeds out of order or in a format 1 file), KeyError, TypeError, ValueError."""
+    reseeds = [
+        Reseed(int(r["at"]), int(r["seed"]), str(r.get("commitment", ""))) for r in data.get("reseeds", [])
+    ]
+    if reseeds and data["format"] != RESEEDED_FORMAT:
+        raise ReplayError(f"a replay with reseeds is format {RESEEDED_FORMAT}, not {data['format']!r}")
+    ats = [r.at for r in reseeds]
+    if ats != sorted(ats) or any(not 0 <= at <= len(data["actions"]) for at in ats):
+        raise ReplayError(
+            f"replay reseeds at actions {ats}: each must be between 0 and the {len(data['actions'])} "
+            "actions, in order"
+        )
+    return reseeds
+
+
+def advance(state: GameState, actions: Sequence[Action], reseeds: Sequence[Reseed] = ()) -> list[Event]:
+    """Apply ``actions`` (checked) to a game at its start, each of ``reseeds`` just before the action it
+    names (after the last when its ``at`` is their number), and return their events: a replay's
+    re-simulation, and a game taken over brought to where its log ends.
+
+    Raises:
+        ReplayError: an action is illegal where it stands.
+    """
+    events: list[Event] = []
+    pending = list(reversed(reseeds))
+    for i, action in enumerate(actions):
+        while pending and pending[-1].at == i:
+            reseed(state, pending.pop().seed)
+        try:
+            events.extend(state.apply(action))
+        except ActionError as bad:
+            raise ReplayError(f"action {i} {encode_action(action)} is illegal: {bad}") from None
+    while pending:  # a takeover after the last action (its game then ended, or goes on from there)
+        reseed(state, pending.pop().seed)
+    return events
+
+
 def simulate(replay: Replay) -> tuple[GameState, list[Event]]:
-    """Re-apply every action (checked) and return the final state and all events.
+    """Re-apply every action (checked), each reseed before the action it names, and return the final
+    state and all events.
 
     Raises:
         ReplayError: an action is illegal where the replay puts it.
     """
     state, events = replay.start()
-    for i, action in enumerate(replay.actions):
-        try:
-            events.extend(state.apply(action))
-        except ActionError as bad:
-            raise ReplayError(f"action {i} {encode_action(action)} is illegal: {bad}") from None
+    events.extend(advance(state, replay.actions, replay.reseeds))
     return state, events
 
 

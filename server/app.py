@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import os
+import secrets
 import signal
+import socket
 from collections.abc import AsyncIterator, MutableMapping
 
 import grpc
@@ -33,6 +37,7 @@ from server.play.recorder import Recorder
 from server.play.replays import DatabaseReplayWriter
 from server.play.session import Outgoing, Session
 from server.play.stream import read_stream, serialize_response
+from server.play.takeover import Takeover, abandon
 from server.storage import Store
 from server.storage.auth import StoreAuthenticator, StoreRatings
 from server.web.process import DashboardProcess, Settings, play_address
@@ -192,15 +197,18 @@ def build_lobby(config: ServerConfig, store: Store | None) -> Lobby:
     if store is None:
         lobby = Lobby(config, Recorder(config.replay_dir, None, metrics), metrics=metrics)
     else:
+        action_log = store if config.takeover else None
+        replica = f"{socket.gethostname()[:40]}-{os.getpid()}-{secrets.token_hex(4)}" if action_log else ""
         lobby = Lobby(
             config,
-            Recorder(config.replay_dir, DatabaseReplayWriter(store, metrics), metrics),
+            Recorder(config.replay_dir, DatabaseReplayWriter(store, metrics), metrics, action_log, replica),
             StoreAuthenticator(store, allow_practice=config.practice),
             metrics,
             StoreRatings(store),
         )
     assert isinstance(lobby.writer, Recorder)
     lobby.on_game_start = lobby.writer.started
+    lobby.writer.on_handed_over = functools.partial(abandon, lobby)
     lobby.writer.on_down = lambda why: lobby.pause(
         "the database does not take results; they are kept in replay_dir and retried"
     )
@@ -229,6 +237,25 @@ async def start_recorder(lobby: Lobby, health_servicer: Health) -> asyncio.Task[
             await health_servicer.serving(up)
 
     return asyncio.create_task(recorder.run(database_changed), name="recorder")
+
+
+async def start_takeover(config: ServerConfig, lobby: Lobby) -> tuple[Takeover, asyncio.Task[None]] | None:
+    """With ``server.takeover``: before the server takes bots, beat in the replica registry and take over
+    the games of the servers presumed dead (``Takeover.start``); then the task that goes on doing so.
+    None without takeover."""
+    recorder = lobby.writer
+    if not isinstance(recorder, Recorder) or recorder.action_log is None:
+        return None
+    takeover = Takeover(
+        lobby,
+        recorder,
+        recorder.action_log,
+        recorder.replica,
+        config.replica_heartbeat_ms / 1000,
+        config.replica_timeout_ms / 1000,
+    )
+    await takeover.start()
+    return takeover, asyncio.create_task(takeover.run(), name="takeover")
 
 
 def build_server(
@@ -289,6 +316,7 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
     metrics_http = lobby.metrics.serve(config.metrics_port) if config.metrics_port else None
     dashboard = await start_web(config, port, store, lobby.metrics) if config.dashboard_port else None
     recording = await start_recorder(lobby, health_servicer)
+    takeover = await start_takeover(config, lobby)
     await server.start()
     log.info(
         "serving",
@@ -299,11 +327,15 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
         database=make_url(config.database_url).render_as_string(hide_password=True) if store else None,
         queues=[q.name for q in config.queues],
         event_loop=type(loop).__module__.split(".")[0],  # "uvloop" (server/ops/runtime.py), else "asyncio"
+        replica=takeover[0].replica if takeover else None,
     )
     await stop.wait()
     log.info("shutting_down", games=len(lobby.runners), grace_ms=config.shutdown_grace_ms)
     await health_servicer.enter_graceful_shutdown()
     await lobby.shutdown(config.shutdown_grace_ms / 1000)
+    if takeover is not None:
+        takeover[1].cancel()
+        await asyncio.to_thread(takeover[0].stop)
     if recording is not None:  # results still pending stay in replay_dir for the next start
         recording.cancel()
     if dashboard is not None:  # after the games: their spectators' streams have ended

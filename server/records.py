@@ -84,6 +84,46 @@ class GameAlreadyRecorded(Exception):
     update), so a retried write that meets this is done."""
 
 
+class GameHandedOver(Exception):
+    """Another server took this running game over (its epoch in the database moved past the writer's):
+    the writer records nothing more of it, neither actions nor result (docs/storage.md, "Games taken
+    over")."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveSeat:
+    """Who holds a seat of a running game, as its record in the database keeps it: a bot (its identity's
+    key, name, registered id and rankedness) or a house opponent (``house``: its policy's name)."""
+
+    name: str
+    key: str = ""
+    bot_id: int | None = None
+    ranked: bool = False
+    house: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveGame:
+    """A running game's record in the database: what rebuilds it (with its logged actions), which server
+    hosts it and the epoch its writes carry (each takeover adds one, so a stale host's writes are
+    refused), and the fresh seeds each takeover drew (``(at, seed, commitment)``, as
+    ``engine.replay.Reseed``)."""
+
+    game_id: str
+    queue: str
+    rules: Mapping[str, object]
+    board: str
+    seed: int
+    dice_version: int
+    seats: tuple[LiveSeat, ...]
+    seed_commitment: str
+    started_at: datetime
+    epoch: int = 1
+    reseeds: tuple[tuple[int, int, str], ...] = ()
+    actions: int = 0
+    """Actions logged so far."""
+
+
 class HelloError(ValueError):
     """A Hello the server refuses; ``code`` is the Error code sent back."""
 

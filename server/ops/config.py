@@ -21,6 +21,9 @@ A config file looks like this (every key optional; the values shown are the defa
     client_stream_limit = 256    # Connect and WatchGame streams one client address may hold open
     send_queue_limit = 1000      # messages a stream may have unread; one more closes it
     session_message_rate = 2000  # messages a second a bot's session may send
+    takeover = false             # log running games in the database; take over those of dead servers
+    replica_heartbeat_ms = 1000  # with takeover: how often this server beats and looks for dead ones
+    replica_timeout_ms = 5000    # with takeover: a server silent this long is presumed dead
 
     [time_control]               # defaults for every queue
     decision_ms = 1000
@@ -180,6 +183,13 @@ class ServerConfig:
     session_message_rate: int = 2_000
     """Messages a second a bot's session may send (a token bucket holding one second's worth); the rest
     are dropped with an Error, and a second's worth dropped before the bucket fills again closes it."""
+    takeover: bool = False
+    """Keep running games in the database (``server.play.takeover``) and take over the games of servers on
+    the same database presumed dead; needs a database (docs/storage.md, "Games taken over")."""
+    replica_heartbeat_ms: int = 1_000
+    """With ``takeover``: how often this server beats in the replica registry and looks for dead ones."""
+    replica_timeout_ms: int = 5_000
+    """With ``takeover``: a server whose heartbeat has not moved this long is presumed dead."""
     queues: tuple[QueueConfig, ...] = field(default_factory=default_queues)
 
     def queue(self, name: str) -> QueueConfig | None:
@@ -205,6 +215,9 @@ _SERVER_KEYS = {
     "client_stream_limit",
     "send_queue_limit",
     "session_message_rate",
+    "takeover",
+    "replica_heartbeat_ms",
+    "replica_timeout_ms",
 }
 _TOP_KEYS = {"server", "time_control", "queues"}
 _QUEUE_KEYS = {"rules", "players", "rules_options", "time_control"}
@@ -320,6 +333,19 @@ def parse_config(data: dict[str, Any]) -> ServerConfig:
     log_format = server.get("log_format", defaults.log_format)
     if log_format not in LOG_FORMATS:
         raise ConfigError(f"server.log_format = {log_format!r} is not one of: {', '.join(LOG_FORMATS)}")
+    takeover = _typed(server, "takeover", bool, defaults.takeover, "server")
+    if takeover and not _typed(server, "database_url", str, defaults.database_url, "server"):
+        raise ConfigError(
+            "server.takeover = true keeps running games in the database, but server.database_url is empty: "
+            "set a database URL (PostgreSQL for several servers), or turn takeover off"
+        )
+    heartbeat = _positive(server, "replica_heartbeat_ms", defaults.replica_heartbeat_ms)
+    timeout = _positive(server, "replica_timeout_ms", defaults.replica_timeout_ms)
+    if timeout < 2 * heartbeat:
+        raise ConfigError(
+            f"server.replica_timeout_ms = {timeout} must be at least twice server.replica_heartbeat_ms "
+            f"({heartbeat}): a live server would be presumed dead between two of its heartbeats"
+        )
     return ServerConfig(
         address=_typed(server, "address", str, defaults.address, "server"),
         replay_dir=Path(_typed(server, "replay_dir", str, str(defaults.replay_dir), "server")),
@@ -341,6 +367,9 @@ def parse_config(data: dict[str, Any]) -> ServerConfig:
         client_stream_limit=_positive(server, "client_stream_limit", defaults.client_stream_limit),
         send_queue_limit=_positive(server, "send_queue_limit", defaults.send_queue_limit),
         session_message_rate=_positive(server, "session_message_rate", defaults.session_message_rate),
+        takeover=takeover,
+        replica_heartbeat_ms=heartbeat,
+        replica_timeout_ms=timeout,
         queues=queues,
     )
 

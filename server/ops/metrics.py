@@ -137,6 +137,17 @@ class Metrics:
             ["reason"],
             registry=r,
         )
+        self.games_taken_over = Counter(
+            "conquest_games_taken_over_total",
+            "Games this server took over from a server presumed dead (server.takeover).",
+            registry=r,
+        )
+        self.replicas_alive = Gauge(
+            "conquest_replicas_alive",
+            "Servers on this database not presumed dead, this one included, at its last heartbeat "
+            "(server.takeover; 0 without it).",
+            registry=r,
+        )
         self.reconnects = Counter(
             "conquest_reconnects_total", "Bots that reconnected and resumed their seats.", registry=r
         )

@@ -444,14 +444,32 @@ class Lobby:
         runner: AnyRunner = kind(
             game_id, queue, seats, secrets.randbits(63), self.writer, self._game_ended, self.metrics
         )
-        self.runners[game_id] = runner
-        if isinstance(runner, GameRunner):
-            self.classic_runners[game_id] = runner
         self.on_game_start(runner)
         self.metrics.games_started.labels(queue.name).inc()
-        self.metrics.games_in_progress.labels(queue.name).inc()
-        self.track(asyncio.create_task(runner.run(), name=f"game-{game_id}"))
+        self._run(runner)
         return runner
+
+    def take_over(
+        self,
+        game_id: str,
+        queue: QueueConfig,
+        seats: Sequence[Seat],
+        seed: int,
+        catch_up: Callable[[GameRunner], None],
+    ) -> GameRunner:
+        """Play on a game another server hosted (``server.play.takeover``): ``catch_up`` brings its runner to
+        where the game got before its task starts."""
+        runner = GameRunner(game_id, queue, seats, seed, self.writer, self._game_ended, self.metrics)
+        catch_up(runner)
+        self._run(runner)
+        return runner
+
+    def _run(self, runner: AnyRunner) -> None:
+        self.runners[runner.game_id] = runner
+        if isinstance(runner, GameRunner):
+            self.classic_runners[runner.game_id] = runner
+        self.metrics.games_in_progress.labels(runner.queue.name).inc()
+        self.track(asyncio.create_task(runner.run(), name=f"game-{runner.game_id}"))
 
     def pause(self, why: str) -> None:
         """Seat no new games (from queues or appointments) until ``resume``; ``why`` is logged. Safe from

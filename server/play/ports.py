@@ -1,6 +1,7 @@
-"""What play needs from outside it, as small Protocols: who a Hello speaks for, the bots' ratings, and where
-a finished game's result is kept. ``server.app`` wires them to the database (``server.storage``), or leaves
-play to its practice defaults; play never imports ``server.storage``.
+"""What play needs from outside it, as small Protocols: who a Hello speaks for, the bots' ratings, where
+a finished game's result is kept, and where running games are logged for another server to take over.
+``server.app`` wires them to the database (``server.storage``), or leaves play to its practice defaults;
+play never imports ``server.storage``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Protocol
 from conquest.v1 import bot_pb2
 from engine.r2210.replay import Replay2210
 from engine.replay import Replay
-from server.records import GameResult, Identity, Skill
+from server.records import GameResult, Identity, LiveGame, Skill
 
 
 class Authenticator(Protocol):
@@ -48,11 +49,52 @@ class ResultSink(Protocol):
         """What kind of database it is ("sqlite", "postgresql"), for the logs."""
         ...
 
-    def record_game(self, result: GameResult, replay: Replay | Replay2210) -> Sequence[object]:
+    def record_game(
+        self, result: GameResult, replay: Replay | Replay2210, epoch: int | None = None
+    ) -> Sequence[object]:
         """Keep the game: result, rating updates and replay at once. Returns its rating changes (none for
-        an unrated game)."""
+        an unrated game). ``epoch``: the game was logged live at this epoch (``ActionLog``); a stale one
+        raises GameHandedOver and nothing is kept."""
         ...
 
     def check(self) -> None:
         """Reach the database now; raises DatabaseUnavailable when it cannot be reached."""
+        ...
+
+
+class ActionLog(Protocol):
+    """Running games kept in the database as they are played (``server.play.takeover``): each write about
+    a game carries the writer's epoch and raises ``GameHandedOver`` once another server has taken the game
+    over; every method raises ``DatabaseUnavailable`` when the database did not answer."""
+
+    def open_live_game(self, game: LiveGame, host: str) -> None:
+        """Keep a game that just started, hosted by replica ``host``."""
+        ...
+
+    def append_actions(self, game_id: str, epoch: int, first: int, count: int, data: str) -> None:
+        """Log ``count`` actions (their JSON array ``data``) as the game's actions ``first`` on."""
+        ...
+
+    def beat(self, replica: str) -> None:
+        """Replica ``replica`` is alive."""
+        ...
+
+    def leave(self, replica: str) -> None:
+        """Replica ``replica`` stopped cleanly."""
+        ...
+
+    def replica_beats(self) -> dict[str, int]:
+        """Each registered replica's heartbeat count."""
+        ...
+
+    def live_games(self) -> list[tuple[str, str, int, int]]:
+        """Every running game as (game id, host replica, epoch, actions logged)."""
+        ...
+
+    def claim_game(
+        self, game_id: str, epoch: int, actions: int, replica: str, seed: int, commitment: str
+    ) -> tuple[LiveGame, list[str]] | None:
+        """Take the game over if its epoch is still ``epoch`` and ``actions`` are logged: the game as
+        claimed (epoch + 1, the fresh seed kept from action ``actions`` on) and its logged batches; None
+        when another server got there first."""
         ...

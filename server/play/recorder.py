@@ -16,6 +16,10 @@ Beside each ``<game_id>.json`` replay file (``server.play.replays``), ``replay_d
   pending again. ``record_game`` refuses a game id it has (``GameAlreadyRecorded``), so a retry never
   rates a game twice.
 
+With ``server.takeover`` the running games go to the database's action log instead of ``.live`` files,
+in the same batches (``_log``, through ``server.play.ports.ActionLog``), so that another server can take
+them over (``server.play.takeover``); their results then carry the epoch this server holds.
+
 While a write fails with ``DatabaseUnavailable`` the database is down: later games skip it and go straight
 to pending, the server is told (``run``'s ``on_change``: health, seating) and ``conquest_database_up`` is 0.
 The first retry that succeeds brings it back up and the rest of the pending results follow. While no
@@ -46,15 +50,20 @@ from engine.r2210.replay import Replay2210, rules_to_dict
 from engine.replay import Replay, ReplayError
 from server.ops.metrics import Metrics
 from server.play.aborted_2210 import aborted_record_2210
+from server.play.ports import ActionLog
 from server.play.replays import DirectoryReplayWriter, GameRecord, load_replay_file
-from server.play.results import Outcome, seat_outcome
+from server.play.results import Outcome, result_from_dict, result_to_dict, seat_outcome
+from server.play.runner import GameRunner
 from server.play.runner_2210 import AnyRunner
-from server.play.seats import RemoteSeat
+from server.play.seats import HOUSE_POLICIES, RemoteSeat
 from server.records import (
     ABORTED,
     DatabaseUnavailable,
     GameAlreadyRecorded,
+    GameHandedOver,
     GameResult,
+    LiveGame,
+    LiveSeat,
     SeatOutcome,
     SeatResult,
 )
@@ -94,6 +103,10 @@ class _Live:
     replay file reuses them, so an action is encoded once whether or not it was appended."""
     encoded_count: int = 0
     """Actions in ``encoded`` (in the worker thread, under ``Recorder._files``)."""
+    epoch: int = 1
+    """The epoch this server holds the game at in the action log (``server.play.takeover``)."""
+    logged: bool = False
+    """Its header is in the action log: its result must carry ``epoch``."""
 
 
 class Recorder:
@@ -102,9 +115,18 @@ class Recorder:
     games. ``write`` runs in a worker thread (``GameRunner`` calls it through ``asyncio.to_thread``)."""
 
     def __init__(
-        self, directory: Path, database: ResultDatabase | None = None, metrics: Metrics | None = None
+        self,
+        directory: Path,
+        database: ResultDatabase | None = None,
+        metrics: Metrics | None = None,
+        action_log: ActionLog | None = None,
+        replica: str = "",
     ) -> None:
         self.directory = directory
+        self.action_log = action_log
+        """Where running games are kept instead of ``.live`` files (``server.takeover``), as replica
+        ``replica``: another server can then take them over."""
+        self.replica = replica
         self.files = DirectoryReplayWriter(directory)
         self.database = database
         self.metrics = metrics or Metrics()
@@ -119,6 +141,9 @@ class Recorder:
         self._live: dict[str, _Live] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake = asyncio.Event()
+        self.on_handed_over: Callable[[str], None] = lambda game_id: None
+        """Told on the event loop when the action log refused a game's actions: another server took it
+        over (the lobby abandons it)."""
         self.on_down: Callable[[str], None] = lambda why: None
         """Told at once, in the writing thread, when the database stops taking results (the lobby stops
         seating before the game that met it frees its bots); ``run``'s ``on_change`` follows on the loop."""
@@ -129,6 +154,14 @@ class Recorder:
         """A game started (on the event loop): its ``.live`` header is written by the task, at once."""
         with self._state:
             self._live[runner.game_id] = _Live(runner)
+        self._wake.set()
+
+    def adopted(self, runner: GameRunner, epoch: int, batches: list[str], count: int) -> None:
+        """A game taken over from a dead server (on the event loop), its ``count`` actions logged in
+        ``batches`` (JSON arrays) already: its later actions are logged at ``epoch``."""
+        pieces = [b[1:-1] for b in batches]
+        with self._state:
+            self._live[runner.game_id] = _Live(runner, count, True, pieces, count, epoch, True)
         self._wake.set()
 
     def _batches(self) -> list[tuple[_Live, dict[str, Any] | None, list[Any]]]:
@@ -146,6 +179,46 @@ class Recorder:
             live.flushed += len(actions)
             batches.append((live, header, actions))
         return batches
+
+    def _flush(self, batches: list[tuple[_Live, dict[str, Any] | None, list[Any]]]) -> None:
+        """Each batch to the action log when there is one, else (and for RISK 2210 A.D. games, which are
+        not taken over yet) to the ``.live`` records (worker thread)."""
+        if self.action_log is None:
+            self._append(batches)
+            return
+        self._log([b for b in batches if isinstance(b[0].runner, GameRunner)])
+        self._append([b for b in batches if not isinstance(b[0].runner, GameRunner)])
+
+    def _log(self, batches: list[tuple[_Live, dict[str, Any] | None, list[Any]]]) -> None:
+        """``_append``'s work in the action log (worker thread): a batch the database does not take now
+        is rewound to be sent again (``_went_down``); a game another server took over is dropped and the
+        lobby told."""
+        assert self.action_log is not None
+        with self._files:
+            for live, header, actions in batches:
+                game_id = live.runner.game_id
+                if game_id not in self._live:
+                    continue
+                first = live.encoded_count
+                try:
+                    if header is not None:
+                        self.action_log.open_live_game(_live_game(header, live.runner), self.replica)
+                        live.logged = True
+                    if actions:
+                        encoded = _encode(live.runner.replay, actions)
+                        self.action_log.append_actions(game_id, live.epoch, first, len(actions), encoded)
+                        live.encoded.append(encoded[1:-1])
+                        live.encoded_count += len(actions)
+                except DatabaseUnavailable as down:
+                    live.flushed = first  # read on the loop only once this batch is done
+                    live.header_sent = live.logged
+                    self._went_down(down)
+                except GameHandedOver as moved:
+                    log.warning("game_handed_over", game_id=game_id, error=str(moved))
+                    with self._state:
+                        self._live.pop(game_id, None)
+                    if self._loop is not None:
+                        self._loop.call_soon_threadsafe(self.on_handed_over, game_id)
 
     def _append(self, batches: list[tuple[_Live, dict[str, Any] | None, list[Any]]]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -180,8 +253,6 @@ class Recorder:
         database: a result it does not take now stays pending and is retried. Raises what the database
         refused for good (a result contradicting its replay); its marker stays for the next start."""
         game_id = record.replay.game_id
-        if self.database is not None:
-            _write_atomically(self._marker(game_id), json.dumps(result_to_dict(record.result)))
         with self._files:  # no batch of this game is being appended now, and none will be
             with self._state:
                 live = self._live.pop(game_id, None)
@@ -189,6 +260,10 @@ class Recorder:
             rest = record.replay.actions[live.encoded_count if live is not None else 0 :]
         if rest:
             pieces.append(_encode(record.replay, rest)[1:-1])
+        if live is not None and live.logged:  # the action log has it: its result carries the epoch held
+            record = dataclasses.replace(record, epoch=live.epoch)
+        if self.database is not None:
+            _write_atomically(self._marker(game_id), json.dumps(_pending(record)))
         path = self.files.write(record, "[" + ",".join(p for p in pieces if p) + "]")
         with self._files:
             self._live_path(game_id).unlink(missing_ok=True)
@@ -213,6 +288,10 @@ class Recorder:
             where = self.database.write(record)
         except GameAlreadyRecorded:
             where = f"database (already recorded: {game_id})"
+        except GameHandedOver as moved:  # the server that took it over records it: this one keeps nothing
+            log.warning("game_handed_over", game_id=game_id, error=str(moved))
+            (self.directory / f"{game_id}.json").unlink(missing_ok=True)
+            where = f"nowhere: handed over ({moved})"
         except DatabaseUnavailable as down:
             with self._state:
                 self._pending[game_id] = None
@@ -279,8 +358,8 @@ class Recorder:
 
     def _load_pending(self, game_id: str) -> GameRecord:
         replay, _ = load_replay_file(self.directory / f"{game_id}.json")
-        result = result_from_dict(json.loads(self._marker(game_id).read_text()))
-        return GameRecord(replay, result)
+        pending = json.loads(self._marker(game_id).read_text())
+        return GameRecord(replay, result_from_dict(pending), pending.get("epoch"))
 
     def pending(self) -> list[str]:
         """The game ids waiting for the database, oldest first."""
@@ -318,7 +397,7 @@ class Recorder:
                 )
                 continue
             if self.database is not None:
-                _write_atomically(self._marker(game_id), json.dumps(result_to_dict(record.result)))
+                _write_atomically(self._marker(game_id), json.dumps(_pending(record)))
             self.files.write(record)
             live.unlink()
             aborted.append(game_id)
@@ -342,7 +421,7 @@ class Recorder:
             self._wake.clear()
             batches = self._batches()
             if batches:
-                await asyncio.to_thread(self._append, batches)
+                await asyncio.to_thread(self._flush, batches)
             if self.database is not None and not self.pending() and time.monotonic() >= probe_at:
                 await asyncio.to_thread(self._probe)
                 probe_at = time.monotonic() + PROBE_S
@@ -365,6 +444,36 @@ class Recorder:
                 timeout = max(0.0, min(timeout, retry_at - time.monotonic()))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
+
+
+def _pending(record: GameRecord) -> dict[str, Any]:
+    """A pending marker's content: the result, and the epoch its write must carry."""
+    return {**result_to_dict(record.result), "epoch": record.epoch}
+
+
+def _live_game(header: dict[str, Any], runner: GameRunner) -> LiveGame:
+    """The action log's record of a starting game: its ``.live`` header, and who holds each seat."""
+    return LiveGame(
+        game_id=runner.game_id,
+        queue=header["queue"],
+        rules=header["rules"],
+        board=header["board"],
+        seed=header["seed"],
+        dice_version=header["dice_version"],
+        seats=tuple(
+            LiveSeat(s.name, s.identity, s.bot_id, s.bot_id is not None)
+            if isinstance(s, RemoteSeat)
+            else LiveSeat(s.name, house=_house_kind(s.name))
+            for s in runner.seats
+        ),
+        seed_commitment=runner.commitment,
+        started_at=runner.started_at,
+    )
+
+
+def _house_kind(name: str) -> str:
+    """The ``HOUSE_POLICIES`` name of a house seat, from its name (``house-random``, ``house-random-2``)."""
+    return next(k for k in HOUSE_POLICIES if name == f"house-{k}" or name.startswith(f"house-{k}-"))
 
 
 def _encode(replay: Replay | Replay2210, actions: list[Any]) -> str:
@@ -459,58 +568,6 @@ def aborted_record(live: Path) -> GameRecord:
 
 def _outcome(outcome: Outcome.ValueType) -> SeatOutcome:
     return SeatOutcome(Outcome.Name(outcome).removeprefix("SEAT_OUTCOME_").lower())
-
-
-def result_to_dict(result: GameResult) -> dict[str, Any]:
-    """A GameResult as JSON values (a pending marker's content)."""
-    return {
-        "queue": result.queue,
-        "seats": [
-            {
-                "name": s.name,
-                "place": s.place,
-                "outcome": s.outcome.value,
-                "bot_id": s.bot_id,
-                "timeouts": s.timeouts,
-                "rejections": s.rejections,
-                "crashes": s.crashes,
-                "round_trips": {phase: list(counts) for phase, counts in s.round_trips.items()},
-            }
-            for s in result.seats
-        ],
-        "seed_commitment": result.seed_commitment,
-        "started_at": result.started_at.isoformat(),
-        "finished_at": result.finished_at.isoformat(),
-        "turns": result.turns,
-        "reason": result.reason,
-        "rated": result.rated,
-    }
-
-
-def result_from_dict(data: dict[str, Any]) -> GameResult:
-    """``result_to_dict``'s inverse. Raises: KeyError, ValueError, TypeError."""
-    return GameResult(
-        queue=str(data["queue"]),
-        seats=[
-            SeatResult(
-                name=str(s["name"]),
-                place=int(s["place"]),
-                outcome=SeatOutcome(s["outcome"]),
-                bot_id=s["bot_id"],
-                timeouts=int(s["timeouts"]),
-                rejections=int(s["rejections"]),
-                crashes=int(s["crashes"]),
-                round_trips={str(p): [int(c) for c in counts] for p, counts in s["round_trips"].items()},
-            )
-            for s in data["seats"]
-        ],
-        seed_commitment=str(data["seed_commitment"]),
-        started_at=datetime.fromisoformat(data["started_at"]),
-        finished_at=datetime.fromisoformat(data["finished_at"]),
-        turns=int(data["turns"]),
-        reason=str(data["reason"]),
-        rated=bool(data["rated"]),
-    )
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -34,12 +34,21 @@ def seed_commitment(seed: int, game_id: str) -> str:
     return hashlib.sha256(f"{seed}:{game_id}".encode()).hexdigest()
 
 
+def reseed_commitment(seed: int, game_id: str, at: int) -> str:
+    """Hex SHA-256 of ``"<seed>:<game_id>:<at>"``: a takeover's fresh seed, stored with its claim before
+    the game goes on (``engine.replay.Reseed``)."""
+    return hashlib.sha256(f"{seed}:{game_id}:{at}".encode()).hexdigest()
+
+
 @dataclass(frozen=True, slots=True)
 class GameRecord:
     """A finished game as the server stores it: the replay and the result (seats, times, ratedness)."""
 
     replay: Replay | Replay2210
     result: GameResult
+    epoch: int | None = None
+    """The epoch its server held in the database's action log (None: not logged there): the result is
+    refused if another server has taken the game over since (``GameHandedOver``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The replay file's fields: the replay's, then the server's additions."""
@@ -97,7 +106,7 @@ class DatabaseReplayWriter:
 
     def write(self, record: GameRecord) -> str:
         with self.metrics.database_write.time():
-            changes = self.store.record_game(record.result, record.replay)
+            changes = self.store.record_game(record.result, record.replay, record.epoch)
         if changes:
             self.metrics.rating_updates.labels(record.result.queue).inc(len(changes))
         return f"{self.store.dialect}:games/{record.replay.game_id}"
@@ -153,7 +162,8 @@ def load_any_replay_file(path: Path) -> tuple[Replay | Replay2210, dict[str, Any
 
 
 def verify_record(replay: Replay | Replay2210, data: dict[str, Any]) -> GameState | GameState2210:
-    """Re-simulate ``replay`` and check its recorded result and, if recorded, its seed commitment.
+    """Re-simulate ``replay`` and check its recorded result and, if recorded, its seed commitment and each
+    takeover's fresh seed against its commitment.
 
     Raises:
         ReplayError: the seed does not match the commitment, an action is illegal, or the result differs.
@@ -164,4 +174,10 @@ def verify_record(replay: Replay | Replay2210, data: dict[str, Any]) -> GameStat
             f"seed {replay.seed} with game id {replay.game_id!r} does not match the seed commitment "
             f"{recorded} sent when the game started"
         )
+    for reseed in replay.reseeds:
+        if reseed.commitment != reseed_commitment(reseed.seed, replay.game_id, reseed.at):
+            raise ReplayError(
+                f"the fresh seed {reseed.seed} from action {reseed.at} does not match its commitment "
+                f'{reseed.commitment!r} (sha256 of "{reseed.seed}:{replay.game_id}:{reseed.at}")'
+            )
     return verify_2210(replay) if isinstance(replay, Replay2210) else verify(replay)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from conquest.v1 import bot_pb2
 from engine import GameState, PlayerStatus, Termination
@@ -103,4 +103,56 @@ def game_result(
         turns=state.turn,
         reason=reason,
         rated=queue.rated and None not in bot_ids and len(set(bot_ids)) == len(bot_ids),
+    )
+
+
+def result_to_dict(result: GameResult) -> dict[str, Any]:
+    """A GameResult as JSON values (a pending marker's content)."""
+    return {
+        "queue": result.queue,
+        "seats": [
+            {
+                "name": s.name,
+                "place": s.place,
+                "outcome": s.outcome.value,
+                "bot_id": s.bot_id,
+                "timeouts": s.timeouts,
+                "rejections": s.rejections,
+                "crashes": s.crashes,
+                "round_trips": {phase: list(counts) for phase, counts in s.round_trips.items()},
+            }
+            for s in result.seats
+        ],
+        "seed_commitment": result.seed_commitment,
+        "started_at": result.started_at.isoformat(),
+        "finished_at": result.finished_at.isoformat(),
+        "turns": result.turns,
+        "reason": result.reason,
+        "rated": result.rated,
+    }
+
+
+def result_from_dict(data: dict[str, Any]) -> GameResult:
+    """``result_to_dict``'s inverse. Raises: KeyError, ValueError, TypeError."""
+    return GameResult(
+        queue=str(data["queue"]),
+        seats=[
+            SeatResult(
+                name=str(s["name"]),
+                place=int(s["place"]),
+                outcome=SeatOutcome(s["outcome"]),
+                bot_id=s["bot_id"],
+                timeouts=int(s["timeouts"]),
+                rejections=int(s["rejections"]),
+                crashes=int(s["crashes"]),
+                round_trips={str(p): [int(c) for c in counts] for p, counts in s["round_trips"].items()},
+            )
+            for s in data["seats"]
+        ],
+        seed_commitment=str(data["seed_commitment"]),
+        started_at=datetime.fromisoformat(data["started_at"]),
+        finished_at=datetime.fromisoformat(data["finished_at"]),
+        turns=int(data["turns"]),
+        reason=str(data["reason"]),
+        rated=bool(data["rated"]),
     )

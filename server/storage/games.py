@@ -23,6 +23,7 @@ from server.records import ROUND_TRIP_BUCKETS, DatabaseUnavailable, GameResult, 
 from server.storage.bots import bot_row
 from server.storage.database import Database, utc_now
 from server.storage.errors import GameRecordedError, InvalidInputError, NotFoundError
+from server.storage.live import fence
 from server.storage.models import BotRow, GameRow, ReplayRow, SeatRoundTripRow, SeatRow
 from server.storage.ratings import RatingChange, update_ratings
 
@@ -63,7 +64,9 @@ class BotStats:
 class GameStore(Database):
     """Finished games and their replays."""
 
-    def record_game(self, result: GameResult, replay: Replay | Replay2210) -> list[RatingChange]:
+    def record_game(
+        self, result: GameResult, replay: Replay | Replay2210, epoch: int | None = None
+    ) -> list[RatingChange]:
         """Write a finished game: its seats, its compressed replay and (if rated) the rating updates, in ONE
         transaction. Returns the rating changes in seat order (empty for an unrated game).
 
@@ -71,11 +74,14 @@ class GameStore(Database):
         PostgreSQL: the rating rows are selected FOR UPDATE), so games finishing at once lose no update.
         The game id is the games table's primary key: a second write of the same game changes nothing and
         raises GameRecordedError, so a caller retrying a write it did not see succeed cannot rate twice.
+        ``epoch``: the game was logged live (``server.storage.live``) and its writer held this epoch; in
+        the same transaction the game must still be live at it, and its live record goes.
 
         Raises:
             InvalidInputError (result and replay disagree, or a rated game with a practice or repeated bot),
             GameRecordedError (an AlreadyExistsError: this game id was recorded before), NotFoundError
-            (unknown bot id), DatabaseUnavailable (the database is unreachable, locked past its timeout or
+            (unknown bot id), GameHandedOver (``epoch`` is stale: another server took the game over; nothing
+            was written), DatabaseUnavailable (the database is unreachable, locked past its timeout or
             failed the transaction: nothing was written, the same call may succeed later).
         """
         _check_result(result, replay)
@@ -86,6 +92,8 @@ class GameStore(Database):
         def record(session: Session) -> list[RatingChange]:
             if session.get(GameRow, replay.game_id) is not None:
                 raise GameRecordedError(f"game {replay.game_id!r} is already recorded")
+            if epoch is not None:
+                fence(session, replay.game_id, epoch)
             bots = _seat_bots(session, result)
             session.add(
                 GameRow(

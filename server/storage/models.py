@@ -23,6 +23,7 @@ from sqlalchemy import (
     LargeBinary,
     MetaData,
     String,
+    Text,
     TypeDecorator,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -254,3 +255,52 @@ class TournamentTableRow(Base):
     bot_ids: Mapped[list[int]] = mapped_column(JSON)
     game_id: Mapped[str | None] = mapped_column(ForeignKey("games.id"))
     """The recorded game that counts for this table; null for a bye or until it is played."""
+
+
+class ReplicaRow(Base):
+    """A server process taking part in takeover (``server.takeover``): it beats while it runs."""
+
+    __tablename__ = "replicas"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    beats: Mapped[int] = mapped_column(Integer)
+    """Heartbeats so far: another server that sees it stand still for ``replica_timeout_ms`` of its own
+    clock presumes the replica dead (no two machines' clocks are compared)."""
+    beat_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    """The replica's own clock at its last beat (for people reading the table)."""
+
+
+class LiveGameRow(Base):
+    """A running game: what rebuilds it, its host and the epoch its writes must carry."""
+
+    __tablename__ = "live_games"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    queue: Mapped[str] = mapped_column(String(64))
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    board: Mapped[str] = mapped_column(String(64))
+    seed: Mapped[int] = mapped_column(Seed())
+    dice_version: Mapped[int] = mapped_column(Integer)
+    seats: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    """Per seat: {"name", "key", "bot_id", "ranked", "house"} (``server.records.LiveSeat``)."""
+    seed_commitment: Mapped[str] = mapped_column(String(64))
+    started_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    host: Mapped[str] = mapped_column(String(64), index=True)
+    """The replica id of the server playing it."""
+    epoch: Mapped[int] = mapped_column(Integer)
+    """1 at the start, one more at each takeover: a write carrying an older epoch is refused."""
+    actions: Mapped[int] = mapped_column(Integer)
+    """Actions logged in ``live_actions``."""
+    reseeds: Mapped[list[list[Any]]] = mapped_column(JSON)
+    """Each takeover's [at, seed as decimal text, commitment] (``engine.replay.Reseed``)."""
+
+
+class LiveActionsRow(Base):
+    """One batch of a running game's actions: ``engine.codec`` encodings as a JSON array."""
+
+    __tablename__ = "live_actions"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("live_games.id", ondelete="CASCADE"), primary_key=True)
+    first: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """Index of the batch's first action in the game."""
+    data: Mapped[str] = mapped_column(Text)

@@ -17,12 +17,14 @@ from server.storage.bots import BotStore
 from server.storage.challenges import ChallengeStore
 from server.storage.database import configure_postgresql, configure_sqlite
 from server.storage.games import GameStore
+from server.storage.live import LiveStore
 from server.storage.ratings import RatingStore
 from server.storage.tournaments import TournamentStore
 
 
-class Store(BotStore, GameStore, RatingStore, ChallengeStore, TournamentStore):
-    """Bots, games, replays, ratings, challenges and tournaments in one database. Use ``Store.open(url)``."""
+class Store(BotStore, GameStore, LiveStore, RatingStore, ChallengeStore, TournamentStore):
+    """Bots, games (finished and running), replays, ratings, challenges and tournaments in one database.
+    Use ``Store.open(url)``."""
 
     @classmethod
     def open(cls, url: str, *, admin_token: str | None = None) -> Store:

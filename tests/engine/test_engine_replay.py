@@ -176,7 +176,7 @@ def test_truncated_replay_fails_verify() -> None:
     [
         ("{not json", "not valid JSON"),
         ("[]", "a replay is a JSON object"),
-        ('{"format": 99}', "format 99 is not 1"),
+        ('{"format": 99}', "format 99 is not one of 1, 2"),
         ('{"format": 1, "board": "classic"}', "missing the field 'rules'"),
         ('{"format": 1, "board": "moon"}', "unknown board 'moon'"),
     ],

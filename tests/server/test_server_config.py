@@ -156,3 +156,24 @@ def test_the_stream_bounds_are_at_least_one(key: str) -> None:
     assert getattr(parse_config({"server": {key: 7}}), key) == 7
     with pytest.raises(ConfigError, match=f"server.{key} = 0 must be at least 1"):
         parse_config({"server": {key: 0}})
+
+
+@pytest.mark.parametrize(
+    ("server", "error"),
+    [
+        (
+            {"takeover": True, "database_url": ""},
+            "server.takeover = true keeps running games in the database",
+        ),
+        (
+            {"takeover": True, "replica_heartbeat_ms": 1000, "replica_timeout_ms": 1500},
+            "replica_timeout_ms = 1500 must be at least twice server.replica_heartbeat_ms",
+        ),
+    ],
+)
+def test_takeover_settings_that_cannot_work_are_refused(server: dict[str, object], error: str) -> None:
+    """Issue 20: "more than one needs PostgreSQL, and the error says so"; a replica is not presumed dead
+    between two of its own heartbeats."""
+    with pytest.raises(ConfigError, match=re.escape(error)):
+        parse_config({"server": server})
+    assert parse_config({"server": {"takeover": True}}).takeover

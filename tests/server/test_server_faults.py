@@ -34,8 +34,9 @@ from engine import aggressive_policy, new_game, preset
 from engine.codec import encode_action
 from engine.replay import Replay
 from server.cli.main import main
-from server.play.recorder import Recorder, result_to_dict
+from server.play.recorder import Recorder
 from server.play.replays import DirectoryReplayWriter, GameRecord
+from server.play.results import result_to_dict
 from server.records import DatabaseUnavailable, GameResult, SeatOutcome, SeatResult
 from server.storage import Store
 from server.storage.errors import GameRecordedError

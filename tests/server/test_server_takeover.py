@@ -1,0 +1,133 @@
+"""Issue 20, "No game lost when a replica dies": `conquest serve` with `server.takeover` on a database,
+killed with SIGKILL mid-game; a new server on the same database takes its games over by replay, the bots
+reconnect and resume their seats, every game finishes, its replay verifies and its result is recorded
+once (real processes; PostgreSQL when CONQUEST_TEST_POSTGRES_URL is set, and SQLite)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import urllib.request
+from pathlib import Path
+
+from serve_process import Serve, free_port
+
+from conquest.v1 import game_pb2
+from conquest_bots.random_bot import RandomBot
+from conquest_sdk import Client, Game, Turn
+from server.cli.main import main
+from server.play.replays import load_replay_file, verify_record
+from server.storage import Store
+
+ADMIN = "admin-secret"
+CONFIG = """
+[server]
+address = "127.0.0.1:{port}"
+log_format = "json"
+metrics_port = {metrics}
+replay_dir = "{replays}"
+database_url = "{url}"
+admin_token = "{admin}"
+shutdown_grace_ms = 0
+takeover = true
+replica_heartbeat_ms = 200
+replica_timeout_ms = 1000
+
+[queues.duel]
+rules = "classic_two_player"
+players = 2
+rules_options = {{ turn_cap = 25 }}
+time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
+"""
+NAMES = ("ann", "bob", "cat", "dan")
+
+
+class SlowRandom(RandomBot):
+    """Random legal play, 15 ms a decision: a game lasts long enough to be killed in the middle."""
+
+    def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
+        time.sleep(0.015)
+        return super().decide(game, turn)
+
+
+def _scrape(port: int) -> str:
+    return urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+
+
+async def _logged(url: str, games: int, actions: int, timeout: float) -> list[tuple[str, str, int, int]]:
+    """The live games once ``games`` of them have at least ``actions`` actions in the log."""
+    deadline = time.monotonic() + timeout
+    with Store.open(url) as store:
+        while time.monotonic() < deadline:
+            live = store.live_games()
+            if len(live) == games and all(logged >= actions for *_, logged in live):
+                return live
+            await asyncio.sleep(0.2)
+    raise AssertionError(f"{games} games with {actions} logged actions never appeared: {live}")
+
+
+async def test_games_of_a_server_killed_mid_game_are_taken_over_and_finish_once(tmp_path: Path, db_url: str):
+    """ "when a replica is killed (SIGKILL, not only SIGTERM), every game it hosted is taken over by another
+    replica, rebuilt by replay, and finished; bots reconnect and resume their seats with the existing
+    resume mechanism" and "Each game's result, rating update and replay are recorded once"."""
+    with Store.open(db_url, admin_token=ADMIN) as store:
+        tokens = {name: store.register_bot(name, admin_token=ADMIN).token for name in NAMES}
+    port = free_port()
+    dirs = [tmp_path / "a", tmp_path / "b"]
+    for d in dirs:
+        d.mkdir()
+    metrics = free_port()
+    configs = [
+        CONFIG.format(port=port, metrics=m, replays=d / "replays", url=db_url, admin=ADMIN)
+        for d, m in zip(dirs, (0, metrics), strict=True)
+    ]
+    first = Serve(dirs[0], configs[0])
+    second: Serve | None = None
+    clients = [
+        Client(
+            SlowRandom(i), f"127.0.0.1:{port}", token=tokens[n], queues=["duel"], games=1, max_backoff_s=1.0
+        )
+        for i, n in enumerate(NAMES)
+    ]
+    try:
+        replica = (await first.serving())["replica"]
+        playing = asyncio.gather(*(c.run() for c in clients))
+        live = await _logged(db_url, games=2, actions=30, timeout=60)
+        assert {host for _, host, _, _ in live} == {replica}
+        first.process.kill()  # SIGKILL: no shutdown, nothing recorded
+        first.process.wait(timeout=10)
+        second = Serve(dirs[1], configs[1])
+        await second.serving()
+        results = await asyncio.wait_for(playing, 120)
+        scraped = await asyncio.to_thread(_scrape, metrics)
+    finally:
+        if first.process.poll() is None:
+            first.process.kill()
+        if second is not None:
+            assert second.stop(timeout=30) == 0
+
+    assert all(len(overs) == 1 for overs in results), "every bot's game finished"
+    assert all(c.reconnects >= 1 for c in clients), "every bot reconnected to the new server"
+    game_ids = {overs[0].game_id for overs in results}
+    assert game_ids == {game_id for game_id, *_ in live}
+    taken = [r for r in second.records() if r["event"] == "game_taken_over"]
+    assert sorted(r["game_id"] for r in taken) == sorted(game_ids)
+    assert all(r["epoch"] == 2 for r in taken)
+    assert "conquest_games_taken_over_total 2.0" in scraped
+    assert "conquest_replicas_alive 1.0" in scraped, "the killed server is presumed dead, the new one alive"
+    with Store.open(db_url) as store:
+        games = store.games()
+        assert sorted(g.id for g in games) == sorted(game_ids), "each result recorded once"
+        assert all(g.rated and g.reason in ("conquest", "turn_cap") for g in games)
+        assert {s.bot: s.games for s in store.leaderboard("duel")} == dict.fromkeys(NAMES, 1)
+        assert store.live_games() == []
+        for game_id in game_ids:
+            stored = store.replay(game_id)
+            assert len(stored.reseeds) == 1 and stored.reseeds[0].at >= 30
+    for game_id in game_ids:
+        path = dirs[1] / "replays" / f"{game_id}.json"
+        replay, data = load_replay_file(path)
+        verify_record(replay, data)  # the seed commitments, the fresh seed's included
+        assert data["format"] == 2
+        assert main(["replay", "verify", str(path)]) == 0
+        assert not (dirs[0] / "replays" / f"{game_id}.json").exists(), "the killed server recorded nothing"
