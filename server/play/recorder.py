@@ -199,6 +199,7 @@ class Recorder:
                 game_id = live.runner.game_id
                 if game_id not in self._live:
                     continue
+                assert isinstance(live.runner, GameRunner)  # _flush sends only classic games here
                 first = live.encoded_count
                 try:
                     if header is not None:
