@@ -28,4 +28,7 @@ else:
         "--python-version=3.11",
         "--disable-error-code=overload-cannot-match",
     ]
-    setup(ext_modules=mypycify([*flags, *compiled], opt_level="3"))
+    # CONQUEST_MYPYC_OPT_LEVEL=0 builds the same modules in a fraction of the time, unoptimised: for a
+    # check of what is built (tests/deploy), never for play.
+    opt_level = os.environ.get("CONQUEST_MYPYC_OPT_LEVEL", "3")
+    setup(ext_modules=mypycify([*flags, *compiled], opt_level=opt_level))
