@@ -364,19 +364,25 @@ mod tests {
         Message::GameOver(pb::GameOver { game_id: id.into(), ..Default::default() })
     }
 
-    /// Feeds `messages` to the client; returns the JoinQueue.games of every JoinQueue it sent.
-    fn joins(client: &mut Client, messages: Vec<Message>) -> Vec<i32> {
+    /// Feeds `messages` to the client; returns every message it sent.
+    fn sent(client: &mut Client, messages: Vec<Message>) -> Vec<connect_request::Message> {
         let (out, mut sent): (_, UnboundedReceiver<pb::ConnectRequest>) = unbounded_channel();
         for message in messages {
             client.handle(message, &out);
         }
-        let mut games = vec![];
+        let mut all = vec![];
         while let Ok(request) = sent.try_recv() {
-            if let Some(connect_request::Message::JoinQueue(join)) = request.message {
-                games.push(join.games);
-            }
+            all.extend(request.message);
         }
-        games
+        all
+    }
+
+    /// Feeds `messages` to the client; returns the JoinQueue.games of every JoinQueue it sent.
+    fn joins(client: &mut Client, messages: Vec<Message>) -> Vec<i32> {
+        let joins = sent(client, messages).into_iter();
+        joins
+            .filter_map(|m| if let connect_request::Message::JoinQueue(j) = m { Some(j.games) } else { None })
+            .collect()
     }
 
     /// bot.proto, JoinQueue.games: "Seat this bot in at most this many more games of the queue, then
@@ -404,17 +410,8 @@ mod tests {
 
     /// Every decision `client` sends on `messages`.
     fn decisions(client: &mut Client, messages: Vec<Message>) -> Vec<pb::Decision> {
-        let (out, mut sent): (_, UnboundedReceiver<pb::ConnectRequest>) = unbounded_channel();
-        for message in messages {
-            client.handle(message, &out);
-        }
-        let mut decisions = vec![];
-        while let Ok(request) = sent.try_recv() {
-            if let Some(connect_request::Message::Decision(decision)) = request.message {
-                decisions.push(decision);
-            }
-        }
-        decisions
+        let sent = sent(client, messages).into_iter();
+        sent.filter_map(|m| if let connect_request::Message::Decision(d) = m { Some(d) } else { None }).collect()
     }
 
     /// bot.proto: "for a RISK 2210 A.D. game set `r2210` instead of `action`", also in the retry after a
