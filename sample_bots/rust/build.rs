@@ -4,7 +4,8 @@ use std::{env, error::Error, path::PathBuf};
 
 fn main() -> Result<(), Box<dyn Error>> {
     let proto_dir = PathBuf::from(env::var("CONQUEST_PROTO_DIR").unwrap_or_else(|_| "../../proto".into()));
-    let protos = ["conquest/v1/bot.proto", "conquest/v1/game.proto", "conquest/v1/r2210.proto"].map(|p| proto_dir.join(p));
+    let protos =
+        ["conquest/v1/bot.proto", "conquest/v1/game.proto", "conquest/v1/r2210.proto"].map(|p| proto_dir.join(p));
     let mut config = tonic_prost_build::Config::new();
     config.protoc_executable(protoc_bin_vendored::protoc_bin_path()?);
     // The kit tests decode the shared JSON fixtures through this descriptor set (prost-reflect).

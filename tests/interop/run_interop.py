@@ -81,7 +81,7 @@ rules = "2210"
 players = 2
 rules_options = {{ choose_losses = true }}
 """
-KITS_2210 = {"go", "ts"}
+KITS_2210 = {"go", "ts", "rust", "java"}
 # The decision each issue 5 rule set adds, which a kit's game of it must contain.
 OWN_DECISION = {"capital": Phase.CHOOSE_HEADQUARTERS, "allied": Phase.ALLIED_REINFORCE}
 CONFIG = """

@@ -12,7 +12,8 @@ use tokio_stream::wrappers::UnboundedReceiverStream;
 use tonic::transport::Endpoint;
 
 use crate::actions::safe_action;
-use crate::pb::{self, bot_service_client::BotServiceClient, connect_request, connect_response::Message};
+use crate::pb::{self, bot_service_client::BotServiceClient, connect_request, connect_response::Message, decision};
+use crate::r2210::default_2210;
 use crate::strategy::{self, Game};
 
 const CLIENT_NAME: &str = "conquest-rust-kit";
@@ -46,12 +47,19 @@ enum SessionEnd {
     Lost { welcomed: bool, reason: String },
 }
 
+/// What a request allowed: a classic game's legal actions or a RISK 2210 A.D. game's.
+#[derive(Clone, Debug)]
+enum Legal {
+    Classic(pb::LegalActions),
+    R2210(pb::Legal2210),
+}
+
 /// Plays games for one bot; its games outlive a dropped connection.
 pub struct Client {
     config: Config,
     games: HashMap<String, Game>,
     /// The request each game is answering (id and legal actions), for a retry after a rejection.
-    pending: HashMap<String, (i64, pb::LegalActions)>,
+    pending: HashMap<String, (i64, Legal)>,
     started: usize,
 }
 
@@ -173,8 +181,15 @@ impl Client {
                 }
             }
             Message::DecisionRequest(req) => {
-                let action = self.decide(&req);
-                send_decision(out, req.game_id, req.request_id, action);
+                if let Some(pb::decision_request::Game::R2210(r)) = &req.game {
+                    // A RISK 2210 A.D. game: answered from its Legal2210 alone (r2210.rs).
+                    let legal = Legal::R2210(r.legal.clone().unwrap_or_default());
+                    send_decision(out, req.game_id.clone(), req.request_id, safe_answer(&legal));
+                    self.pending.insert(req.game_id, (req.request_id, legal));
+                } else {
+                    let action = self.decide(&req);
+                    send_decision(out, req.game_id, req.request_id, Answer::Classic(action));
+                }
             }
             Message::DecisionRejected(r) => {
                 // Retry with the plainest legal action while time is left.
@@ -183,7 +198,7 @@ impl Client {
                     && r.can_retry
                     && *request_id == r.request_id
                 {
-                    send_decision(out, r.game_id, r.request_id, safe_action(legal));
+                    send_decision(out, r.game_id, r.request_id, safe_answer(legal));
                 }
             }
             Message::GameEvents(_) => {
@@ -236,7 +251,7 @@ impl Client {
                 safe_action(&legal)
             }),
         };
-        self.pending.insert(req.game_id.clone(), (req.request_id, legal));
+        self.pending.insert(req.game_id.clone(), (req.request_id, Legal::Classic(legal)));
         action
     }
 
@@ -280,8 +295,26 @@ fn send(out: &UnboundedSender<pb::ConnectRequest>, message: connect_request::Mes
     let _ = out.send(pb::ConnectRequest { message: Some(message) });
 }
 
-fn send_decision(out: &UnboundedSender<pb::ConnectRequest>, game_id: String, request_id: i64, action: pb::Action) {
-    let decision = pb::Decision { game_id, request_id, action: Some(action), ..Default::default() };
+/// A decision's answer: a classic action, or a RISK 2210 A.D. one (sent as `Decision.r2210`).
+enum Answer {
+    Classic(pb::Action),
+    R2210(pb::Action2210),
+}
+
+/// The plainest legal answer to a request, read off its legal actions alone.
+fn safe_answer(legal: &Legal) -> Answer {
+    match legal {
+        Legal::Classic(legal) => Answer::Classic(safe_action(legal)),
+        Legal::R2210(legal) => Answer::R2210(default_2210(legal)),
+    }
+}
+
+fn send_decision(out: &UnboundedSender<pb::ConnectRequest>, game_id: String, request_id: i64, answer: Answer) {
+    let (action, game) = match answer {
+        Answer::Classic(action) => (Some(action), None),
+        Answer::R2210(action) => (None, Some(decision::Game::R2210(action))),
+    };
+    let decision = pb::Decision { game_id, request_id, action, game, ..Default::default() };
     send(out, connect_request::Message::Decision(decision));
 }
 
@@ -331,19 +364,25 @@ mod tests {
         Message::GameOver(pb::GameOver { game_id: id.into(), ..Default::default() })
     }
 
-    /// Feeds `messages` to the client; returns the JoinQueue.games of every JoinQueue it sent.
-    fn joins(client: &mut Client, messages: Vec<Message>) -> Vec<i32> {
+    /// Feeds `messages` to the client; returns every message it sent.
+    fn sent(client: &mut Client, messages: Vec<Message>) -> Vec<connect_request::Message> {
         let (out, mut sent): (_, UnboundedReceiver<pb::ConnectRequest>) = unbounded_channel();
         for message in messages {
             client.handle(message, &out);
         }
-        let mut games = vec![];
+        let mut all = vec![];
         while let Ok(request) = sent.try_recv() {
-            if let Some(connect_request::Message::JoinQueue(join)) = request.message {
-                games.push(join.games);
-            }
+            all.extend(request.message);
         }
-        games
+        all
+    }
+
+    /// Feeds `messages` to the client; returns the JoinQueue.games of every JoinQueue it sent.
+    fn joins(client: &mut Client, messages: Vec<Message>) -> Vec<i32> {
+        let joins = sent(client, messages).into_iter();
+        joins
+            .filter_map(|m| if let connect_request::Message::JoinQueue(j) = m { Some(j.games) } else { None })
+            .collect()
     }
 
     /// bot.proto, JoinQueue.games: "Seat this bot in at most this many more games of the queue, then
@@ -367,6 +406,41 @@ mod tests {
         let messages = vec![welcome(&[]), started("a"), left, over("a"), started("b"), over("b")];
         assert_eq!(joins(&mut client, messages), [2]);
         assert!(client.done());
+    }
+
+    /// Every decision `client` sends on `messages`.
+    fn decisions(client: &mut Client, messages: Vec<Message>) -> Vec<pb::Decision> {
+        let sent = sent(client, messages).into_iter();
+        sent.filter_map(|m| if let connect_request::Message::Decision(d) = m { Some(d) } else { None }).collect()
+    }
+
+    /// bot.proto: "for a RISK 2210 A.D. game set `r2210` instead of `action`", also in the retry after a
+    /// rejection (issue 19: the kits "answer every 2210 decision").
+    #[test]
+    fn a_2210_request_and_its_retry_are_answered_with_2210_decisions() {
+        let legal = pb::Legal2210 { phase: pb::Phase2210::Bid.into(), bid_max: 3, ..Default::default() };
+        let request = pb::DecisionRequest {
+            game_id: "g".into(),
+            request_id: 7,
+            game: Some(pb::decision_request::Game::R2210(pb::Request2210 {
+                legal: Some(legal.clone()),
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        let rejected =
+            pb::DecisionRejected { game_id: "g".into(), request_id: 7, can_retry: true, ..Default::default() };
+        let mut client = client(1);
+        let sent = decisions(
+            &mut client,
+            vec![started("g"), Message::DecisionRequest(request), Message::DecisionRejected(rejected)],
+        );
+        assert_eq!(sent.len(), 2, "the answer and its retry");
+        for decision in sent {
+            assert_eq!((decision.game_id.as_str(), decision.request_id), ("g", 7));
+            assert_eq!(decision.action, None, "no classic action in a 2210 game");
+            assert_eq!(decision.game, Some(decision::Game::R2210(default_2210(&legal))));
+        }
     }
 
     /// bot.proto: "Membership does not survive a disconnect: join again after the next Welcome." The kit

@@ -4,6 +4,7 @@ package conquest.bot;
 // rejection and reconnects after a dropped connection. Strategy lives in Strategy.java.
 
 import conquest.v1.Action;
+import conquest.v1.Action2210;
 import conquest.v1.BotServiceGrpc;
 import conquest.v1.ConnectRequest;
 import conquest.v1.ConnectResponse;
@@ -177,6 +178,12 @@ public final class Client {
       }
       case DECISION_REQUEST -> {
         DecisionRequest req = message.getDecisionRequest();
+        if (req.hasR2210()) {
+          // A RISK 2210 A.D. game: answered from its Legal2210 alone (R2210.java).
+          lastRequests.put(req.getGameId(), req);
+          send(out, req.getGameId(), req.getRequestId(), R2210.defaultAction(req.getR2210().getLegal()));
+          return "";
+        }
         send(out, req.getGameId(), req.getRequestId(), decide(req));
       }
       case DECISION_REJECTED -> {
@@ -185,7 +192,11 @@ public final class Client {
         log("game " + r.getGameId() + ": decision " + r.getRequestId() + " rejected: " + r.getReason());
         DecisionRequest last = lastRequests.get(r.getGameId());
         if (r.getCanRetry() && last != null && last.getRequestId() == r.getRequestId()) {
-          send(out, r.getGameId(), r.getRequestId(), Actions.safe(last.getLegal()));
+          if (last.hasR2210()) {
+            send(out, r.getGameId(), r.getRequestId(), R2210.defaultAction(last.getR2210().getLegal()));
+          } else {
+            send(out, r.getGameId(), r.getRequestId(), Actions.safe(last.getLegal()));
+          }
         }
       }
       case GAME_OVER -> {
@@ -233,8 +244,16 @@ public final class Client {
   }
 
   private static void send(StreamObserver<ConnectRequest> out, String gameId, long requestId, Action action) {
-    Decision d = Decision.newBuilder().setGameId(gameId).setRequestId(requestId).setAction(action).build();
-    out.onNext(ConnectRequest.newBuilder().setDecision(d).build());
+    send(out, Decision.newBuilder().setGameId(gameId).setRequestId(requestId).setAction(action));
+  }
+
+  /** A RISK 2210 A.D. decision: the action goes in Decision.r2210, never in the classic action. */
+  private static void send(StreamObserver<ConnectRequest> out, String gameId, long requestId, Action2210 action) {
+    send(out, Decision.newBuilder().setGameId(gameId).setRequestId(requestId).setR2210(action));
+  }
+
+  private static void send(StreamObserver<ConnectRequest> out, Decision.Builder decision) {
+    out.onNext(ConnectRequest.newBuilder().setDecision(decision).build());
   }
 
   /**
