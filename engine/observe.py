@@ -78,14 +78,16 @@ def observe(state: GameState, seat: int) -> Observation:
             (attack.source, attack.target, attack.dice) if attack else None,  # pending_attack
             occupy[:3] if occupy else None,  # pending_occupy
             state.places,
-            _headquarters(state, seat),
+            seen_headquarters(state, seat),
             state.missions[seat] if 0 <= seat < state.seats else -1,  # mission
             tuple(state.missions) if state.is_over() and state.missions[0] >= 0 else (),  # missions
         ),
     )
 
 
-def _headquarters(state: GameState, seat: int) -> tuple[int, ...]:
+def seen_headquarters(state: GameState, seat: int) -> tuple[int, ...]:
+    """The headquarters ``seat`` sees: every seat's once all are chosen, else only its own (-1 for the rest);
+    () when the rules have none."""
     if state.rules.objective != Objective.HEADQUARTERS:
         return ()
     chosen = state.headquarters

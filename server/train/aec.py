@@ -145,7 +145,7 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
             third = legal.army >= 0
         else:
             mask, third = self._no_mask, False
-        return {"observation": self._encoder.observation(observe(state, seat), third), "action_mask": mask}
+        return {"observation": self._encoder.observation(state, seat, third), "action_mask": mask}
 
     def raw_observation(self, agent: str) -> Observation:
         """What ``agent``'s seat sees now, as the engine's Observation (the wire's Observation)."""

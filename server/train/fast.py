@@ -1,20 +1,25 @@
 """The environment's fast room: the observation vector, the action mask and the action of an index, built
-straight from the engine's ``Observation`` and ``LegalActions`` (compiled with mypyc).
+straight from the engine's ``GameState`` and ``LegalActions`` (compiled with mypyc).
 
 The plain construction is ``conquest_sdk.encoding`` over ``server.train.inputs``: ``Layout.observation(
-view_of(obs), third_army)``, ``Layout.mask(choices_of(legal))`` and ``engine_action(Layout.decode(index,
-choices_of(legal)))``, what the SDK builds from a DecisionRequest. ``Encoder`` gives the same arrays and
-actions (pinned for every ruleset, decision by decision, by ``tests/train/test_train_fast.py``) without the
-intermediate objects, and with three tricks:
+view_of(observe(state, seat)), third_army)``, ``Layout.mask(choices_of(legal))`` and ``engine_action(
+Layout.decode(index, choices_of(legal)))``, what the SDK builds from a DecisionRequest. ``Encoder`` gives the
+same arrays and actions (pinned for every ruleset, decision by decision, by
+``tests/train/test_train_fast.py``) without the intermediate objects, and with these tricks:
 
-- each seat keeps its last vector's owners and armies blocks, and only the territories whose owner or
-  armies changed since that seat's last observation are rewritten;
-- the vectors are written element by element into a ``bytearray`` and handed to numpy with
-  ``np.frombuffer`` (one numpy call where the plain construction makes some twenty);
+- the observation is read from the state itself (what ``engine.observe`` would give the seat: its own hand,
+  mission and headquarters as ``seen_headquarters`` shows them), not from an ``Observation``;
+- each seat keeps its last vector and the values written into it, and only what changed since that seat's
+  last observation is rewritten (a few floats a step); the vector handed out is a copy;
+- a decision whose legal actions give the same mask as the last decision's (same phase, same choices; an
+  attack's source armies do not show in the mask) gets the same read-only mask array;
+- the masks are written into a ``bytearray`` and handed to numpy with one ``np.frombuffer``;
 - the actions an index names on its own (claim, headquarters, attack, defence, end) are made once.
 """
 
 from __future__ import annotations
+
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
@@ -29,11 +34,12 @@ from engine.actions import (
     TradeCards,
 )
 from engine.legal import LegalActions
-from engine.observe import Observation
+from engine.observe import seen_headquarters
+from engine.state import GameState
 from server.train.inputs import engine_action
 
 _PLACE, _TRADE, _OCCUPY, _FORTIFY = 1, 2, 3, 4
-_ALIVE = int(PlayerStatus.ALIVE)
+_ALIVE: Final = PlayerStatus.ALIVE
 _READ = {"place": _PLACE, "trade_cards": _TRADE, "occupy": _OCCUPY, "fortify": _FORTIFY}
 """The action blocks whose counts or cards come from the legal actions: how ``action`` reads them."""
 
@@ -100,84 +106,118 @@ class Encoder:
         self.reset()
 
     def reset(self) -> None:
-        """Forget every seat's last vector (a new game)."""
-        blank: tuple[int, ...] = (-1,) * self._t
-        self._seen_owners = [blank] * self._s
-        self._seen_armies = [(0,) * self._t] * self._s
-        # By seat: a vector with the owners and armies of _seen_* written in and zeros elsewhere.
-        self._bases = [bytearray(4 * self._size) for _ in range(self._s)]
+        """Forget every seat's last vector and the last mask (a new game)."""
+        self._kept = [_Kept(self._size, self._t, self._s) for _ in range(self._s)]
+        self._last_legal: LegalActions | None = None
+        self._last_mask: npt.NDArray[np.int8] = np.zeros(0, np.int8)
 
     # ------------------------------------------------------------------ observation
 
-    def observation(self, obs: Observation, third_army: bool) -> npt.NDArray[np.float32]:
-        """``Layout.observation(view_of(obs), third_army)``: ``obs`` is the engine's view for a seat."""
-        seat: int = obs.seat
-        t, o = self._t, self._o
-        base = self._bases[seat]
-        owners: tuple[int, ...] = obs.owners
-        armies: tuple[int, ...] = obs.armies
-        if owners != self._seen_owners[seat] or armies != self._seen_armies[seat]:
-            view = memoryview(base).cast("f")
+    def observation(self, state: GameState, seat: int, third_army: bool) -> npt.NDArray[np.float32]:
+        """``Layout.observation(view_of(observe(state, seat)), third_army)``."""
+        kept = self._kept[seat]
+        v = kept.floats
+        t, o, s = self._t, self._o, self._s
+        owners: list[int] = state.owner
+        seen: list[int] = kept.owners
+        if owners != seen:
             columns = self._columns[seat]
-            seen_owners, seen_armies = self._seen_owners[seat], self._seen_armies[seat]
-            at = self._armies
             for territory in range(t):
-                old, new = seen_owners[territory], owners[territory]
+                old, new = seen[territory], owners[territory]
                 if old != new:
                     if old >= 0:
-                        view[territory * o + columns[min(old, self._s)]] = 0.0
+                        v[territory * o + columns[min(old, s)]] = 0.0
                     if new >= 0:
-                        view[territory * o + columns[min(new, self._s)]] = 1.0
-                if seen_armies[territory] != armies[territory]:
-                    view[at + territory] = float(armies[territory])
-            view.release()
-            self._seen_owners[seat] = owners
-            self._seen_armies[seat] = armies
-        out = bytearray(base)
-        v = memoryview(out).cast("f")
-        s = self._s
-        at = self._hand
-        for card in obs.hand:
-            v[at + card] = 1.0
-        hand_sizes: tuple[int, ...] = obs.hand_sizes
-        statuses: tuple[PlayerStatus, ...] = obs.statuses
+                        v[territory * o + columns[min(new, s)]] = 1.0
+                    seen[territory] = new
+        armies: list[int] = state.armies
+        seen = kept.armies
+        if armies != seen:
+            at = self._armies
+            for territory in range(t):
+                count = armies[territory]
+                if seen[territory] != count:
+                    v[at + territory] = float(count)
+                    seen[territory] = count
+        hands: list[list[int]] = state.hands
+        hand = hands[seat]
+        if hand != kept.hand:
+            at = self._hand
+            for card in kept.hand:
+                v[at + card] = 0.0
+            for card in hand:
+                v[at + card] = 1.0
+            kept.hand = list(hand)
+        statuses: list[PlayerStatus] = state.status
+        sizes, alive = kept.hand_sizes, kept.alive
         for k in range(s):
             other = (seat + k) % s
-            v[self._hand_sizes + k] = float(hand_sizes[other])
-            if int(statuses[other]) == _ALIVE:
-                v[self._alive + k] = 1.0
-        v[self._phase + int(obs.phase)] = 1.0
-        turn_seat: int = obs.turn_seat
-        if turn_seat >= 0:
-            v[self._turn_seat + (turn_seat - seat) % s] = 1.0
-        if third_army:
-            v[self._third] = 1.0
-        pending: tuple[int, int, int] | None = obs.pending_attack or obs.pending_occupy
+            size = len(hands[other])
+            if size != sizes[k]:
+                v[self._hand_sizes + k] = float(size)
+                sizes[k] = size
+            living = statuses[other] is _ALIVE
+            if living != alive[k]:
+                v[self._alive + k] = 1.0 if living else 0.0
+                alive[k] = living
+        kept.phase = _one_hot(v, kept.phase, self._phase + int(state.phase))
+        turn_seat: int = state.turn_seat
+        kept.turn_seat = _one_hot(
+            v, kept.turn_seat, self._turn_seat + (turn_seat - seat) % s if turn_seat >= 0 else -1
+        )
+        if third_army != kept.third:
+            v[self._third] = 1.0 if third_army else 0.0
+            kept.third = third_army
+        source = target = -1
+        count = 0
+        attack = state.pending_attack
+        occupy = state.pending_occupy
+        if attack is not None:
+            source, target, count = attack.source, attack.target, attack.dice
+        elif occupy is not None:
+            source, target, count = occupy[0], occupy[1], occupy[2]
+        kept.source = _one_hot(v, kept.source, self._pending_source + source if source >= 0 else -1)
+        kept.target = _one_hot(v, kept.target, self._pending_target + target if source >= 0 else -1)
+        scalars = kept.scalars
         at = self._scalars
-        if pending is not None:
-            v[self._pending_source + pending[0]] = 1.0
-            v[self._pending_target + pending[1]] = 1.0
-            v[at] = float(pending[2])
-        v[at + 1] = float(obs.turn)
-        v[at + 2] = float(obs.deck_size)
-        v[at + 3] = float(obs.trades_done)
-        v[at + 4] = float(obs.next_trade_value)
-        v[at + 5] = float(obs.reinforcements)
-        headquarters: tuple[int, ...] = obs.headquarters
-        for k, territory in enumerate(headquarters):
-            if territory >= 0:
-                v[(self._own_hq if k == seat else self._other_hq) + territory] = 1.0
-        mission: int = obs.mission
-        if mission >= 0 and self._missions:
-            v[self._mission + mission] = 1.0
-        v.release()
-        vector: npt.NDArray[np.float32] = np.frombuffer(out, np.float32)
+        for k, value in enumerate(
+            (
+                count,
+                state.turn,
+                len(state.deck),
+                state.trades_done,
+                state.next_trade_value(),
+                state.reinforcements,
+            )
+        ):
+            if value != scalars[k]:
+                v[at + k] = float(value)
+                scalars[k] = value
+        headquarters = seen_headquarters(state, seat)
+        if headquarters != kept.headquarters:
+            for slot in kept.headquarter_slots:
+                v[slot] = 0.0
+            slots = [
+                (self._own_hq if k == seat else self._other_hq) + territory
+                for k, territory in enumerate(headquarters)
+                if territory >= 0
+            ]
+            for slot in slots:
+                v[slot] = 1.0
+            kept.headquarters, kept.headquarter_slots = headquarters, slots
+        if self._missions:
+            mission: int = state.missions[seat]
+            kept.mission = _one_hot(v, kept.mission, self._mission + mission if mission >= 0 else -1)
+        vector: npt.NDArray[np.float32] = kept.vector.copy()
         return vector
 
     # ------------------------------------------------------------------ actions
 
     def mask(self, legal: LegalActions) -> npt.NDArray[np.int8]:
         """``Layout.mask(choices_of(legal))``, read-only."""
+        last = self._last_legal
+        if last is not None and _same_mask(legal, last):
+            return self._last_mask
         out = bytearray(self._actions)
         t = self._t
         for territory in legal.claim:
@@ -210,6 +250,7 @@ class Encoder:
         if legal.can_end:
             out[self._end] = 1
         mask: npt.NDArray[np.int8] = np.frombuffer(bytes(out), np.int8)  # read-only: bytes
+        self._last_legal, self._last_mask = legal, mask
         return mask
 
     def action(self, index: int, legal: LegalActions) -> Action:
@@ -227,3 +268,64 @@ class Encoder:
         source, target = self.layout.fortify_pairs[local // BUCKETS]
         most = next((f.max_armies for f in legal.fortify if f.source == source and target in f.targets), 1)
         return Fortify(source, target, bucket_count(1, most, local % BUCKETS))
+
+
+class _Kept:
+    """One seat's last observation vector and the values written into it (-1: no one-hot written)."""
+
+    def __init__(self, size: int, territories: int, seats: int) -> None:
+        buffer = bytearray(4 * size)
+        self.vector: npt.NDArray[np.float32] = np.frombuffer(buffer, np.float32)
+        self.floats = memoryview(buffer).cast("f")  # writes through it land in ``vector``
+        self.owners = [-1] * territories
+        self.armies = [0] * territories
+        self.hand: list[int] = []
+        self.hand_sizes = [0] * seats
+        self.alive = [False] * seats
+        self.phase = -1
+        self.turn_seat = -1
+        self.third = False
+        self.source = -1
+        self.target = -1
+        self.scalars = [0] * 6
+        self.headquarters: tuple[int, ...] = ()
+        self.headquarter_slots: list[int] = []
+        self.mission = -1
+
+
+def _one_hot(v: memoryview[float], old: int, new: int) -> int:
+    """Move a one-hot from slot ``old`` to slot ``new`` (-1: none) and return ``new``."""
+    if old != new:
+        if old >= 0:
+            v[old] = 0.0
+        if new >= 0:
+            v[new] = 1.0
+    return new
+
+
+def _same_mask(legal: LegalActions, last: LegalActions) -> bool:
+    """``legal`` gives the mask ``last`` gave: the same phase and choices, the attacks' source armies aside
+    (the mask shows their dice only)."""
+    if (
+        legal.phase is not last.phase
+        or legal.can_end != last.can_end
+        or legal.defend_max != last.defend_max
+        or legal.occupy_min != last.occupy_min
+        or legal.occupy_max != last.occupy_max
+        or legal.place_min != last.place_min
+        or legal.place_max != last.place_max
+        or len(legal.trades) != len(last.trades)
+        or legal.claim != last.claim
+        or legal.headquarters != last.headquarters
+        or legal.place_territories != last.place_territories
+        or legal.fortify != last.fortify
+    ):
+        return False
+    attacks, before = legal.attacks, last.attacks
+    if len(attacks) != len(before):
+        return False
+    for k in range(len(attacks)):
+        a, b = attacks[k], before[k]
+        if a.source != b.source or a.target != b.target or a.max_dice != b.max_dice:
+            return False
+    return True

@@ -6,7 +6,7 @@ decision by decision by ``tests/train/test_train_wire_parity.py``.
 
 from __future__ import annotations
 
-from conquest_sdk.encoding import Choices, Decoded, Layout, View
+from conquest_sdk.encoding import Choices, Decoded, Layout, View, view
 from engine import MISSIONS, Action, Board, LegalActions, Objective, Observation, Rules
 from engine.actions import ACTION_KINDS
 from engine.rules import FortifyMode
@@ -26,26 +26,7 @@ def layout_for(rules: Rules, seats: int, board: Board) -> Layout:
 def view_of(obs: Observation) -> View:
     """``obs`` in the wire's numbers (what ``server.play.wire`` sends for it)."""
     pending = obs.pending_attack or obs.pending_occupy or (-1, -1, 0)
-    return View(
-        obs.seat,
-        int(obs.phase) + 1,
-        obs.turn,
-        obs.turn_seat,
-        obs.owners,
-        obs.armies,
-        obs.hand,
-        obs.hand_sizes,
-        [int(s) + 1 for s in obs.statuses],
-        obs.deck_size,
-        obs.trades_done,
-        obs.next_trade_value,
-        obs.reinforcements,
-        pending[0],
-        pending[1],
-        pending[2],
-        obs.headquarters,
-        obs.mission,
-    )
+    return view(obs.seat, obs, int(obs.phase) + 1, [int(s) + 1 for s in obs.statuses], pending)
 
 
 def choices_of(legal: LegalActions) -> Choices:

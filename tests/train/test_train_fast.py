@@ -41,7 +41,7 @@ def test_fast_encoder_equals_the_plain_construction(preset_name: str, seats: int
                 if seat == state.to_act or rng.random() < 0.3:
                     obs = observe(state, seat)
                     plain = layout.observation(view_of(obs), third and seat == state.to_act)
-                    fast = encoder.observation(obs, third and seat == state.to_act)
+                    fast = encoder.observation(state, seat, third and seat == state.to_act)
                     assert fast.dtype == plain.dtype and np.array_equal(fast, plain), (
                         f"{preset_name} seed {seed} decision {decisions} seat {seat}: observation differs at "
                         f"{np.flatnonzero(fast != plain).tolist()}"

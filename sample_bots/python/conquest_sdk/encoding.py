@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -53,6 +53,63 @@ class View(NamedTuple):
     pending_count: int
     headquarters: Sequence[int]
     mission: int
+
+
+class Seen(Protocol):
+    """The fields of an observation that the wire's ``Observation`` and the engine's share, name and
+    meaning (the rest differ in form: see ``view``)."""
+
+    @property
+    def turn(self) -> int: ...
+    @property
+    def turn_seat(self) -> int: ...
+    @property
+    def owners(self) -> Sequence[int]: ...
+    @property
+    def armies(self) -> Sequence[int]: ...
+    @property
+    def hand(self) -> Sequence[int]: ...
+    @property
+    def hand_sizes(self) -> Sequence[int]: ...
+    @property
+    def deck_size(self) -> int: ...
+    @property
+    def trades_done(self) -> int: ...
+    @property
+    def next_trade_value(self) -> int: ...
+    @property
+    def reinforcements(self) -> int: ...
+    @property
+    def headquarters(self) -> Sequence[int]: ...
+    @property
+    def mission(self) -> int: ...
+
+
+def view(seat: int, seen: Seen, phase: int, statuses: Sequence[int], pending: tuple[int, int, int]) -> View:
+    """The View of ``seen`` for ``seat``, with the fields whose form differs given in the wire's numbers:
+    ``phase`` and ``statuses`` (wire Phase and PlayerStatus numbers), ``pending`` (source, target, count;
+    (-1, -1, 0) when no attack or move-in is pending). ``conquest_sdk.policy`` calls it on a
+    DecisionRequest's Observation, ``server.train`` on the engine's."""
+    return View(
+        seat,
+        phase,
+        seen.turn,
+        seen.turn_seat,
+        seen.owners,
+        seen.armies,
+        seen.hand,
+        seen.hand_sizes,
+        statuses,
+        seen.deck_size,
+        seen.trades_done,
+        seen.next_trade_value,
+        seen.reinforcements,
+        pending[0],
+        pending[1],
+        pending[2],
+        seen.headquarters,
+        seen.mission,
+    )
 
 
 class Choices(NamedTuple):

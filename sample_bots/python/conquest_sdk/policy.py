@@ -23,7 +23,7 @@ import numpy.typing as npt
 from conquest.v1 import bot_pb2, game_pb2
 from conquest_sdk import actions
 from conquest_sdk.client import Bot
-from conquest_sdk.encoding import Choices, Decoded, Layout, View
+from conquest_sdk.encoding import Choices, Decoded, Layout, View, view
 from conquest_sdk.game import Game, Turn
 
 Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.int8]], int]
@@ -42,26 +42,8 @@ def layout_of(started: bot_pb2.GameStarted) -> Layout:
 
 
 def view_of(seat: int, obs: game_pb2.Observation) -> View:
-    return View(
-        seat,
-        obs.phase,
-        obs.turn,
-        obs.turn_seat,
-        obs.owners,
-        obs.armies,
-        obs.hand,
-        obs.hand_sizes,
-        obs.statuses,
-        obs.deck_size,
-        obs.trades_done,
-        obs.next_trade_value,
-        obs.reinforcements,
-        obs.pending_source,
-        obs.pending_target,
-        obs.pending_count,
-        obs.headquarters,
-        obs.mission,
-    )
+    pending = (obs.pending_source, obs.pending_target, obs.pending_count)
+    return view(seat, obs, obs.phase, obs.statuses, pending)
 
 
 def choices_of(legal: game_pb2.LegalActions, seats: int) -> Choices:
