@@ -14,7 +14,7 @@ Each flood runs in a separate process on 127.0.0.1 for ``--seconds``, ``--client
 - arena: ``ArenaService.ListGames{limit: 1000}`` and ``GetLeaderboard`` in turn.
 
 It prints one table: per phase, decisions/s, missed deadlines, the server's RSS and the flood's answers.
-The server, the honest bots and the floods are ``tests/support/floods.py``'s, shared with the tests.
+The server, the honest bots and the floods are ``tests/support/chaos_flood.py``'s, shared with the tests.
 
     python -m benchmarks.web_flood [--seconds 15] [--bots 4] [--clients 8]
 """
@@ -30,43 +30,39 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
-import floods  # type: ignore[import-not-found]  # tests/support, on the path above
+import chaos_flood  # type: ignore[import-not-found]  # tests/support, on the path above
 from raw_client import RawBot  # type: ignore[import-not-found]
-
-floods.DEADLINE_MS = 250
 
 
 async def measure(args: argparse.Namespace) -> None:
     pairs = args.bots // 2
     with tempfile.TemporaryDirectory() as tmp:
-        async with floods.conquest_serve(Path(tmp), pairs) as server:
+        async with chaos_flood.conquest_serve(Path(tmp), pairs) as server:
             bots = [RawBot(server.port) for _ in range(pairs * 2)]
             decisions: list[int] = []
             stop = asyncio.Event()
             players = [
-                asyncio.create_task(floods.honest(bot, f"honest-{i}", f"duel-{i // 2}", decisions, stop))
+                asyncio.create_task(chaos_flood.honest(bot, f"honest-{i}", f"duel-{i // 2}", decisions, stop))
                 for i, bot in enumerate(bots)
             ]
-            game = await floods.finished_game(server.dashboard)
+            game = await chaos_flood.finished_game(server.dashboard)
             await asyncio.sleep(3)  # warm up
             rows = []
             for label in ("none", "web", "none", "arena"):
                 flooder = None
+                clients = str(args.clients)
                 if label == "web":
-                    flooder = await floods.start(
-                        floods.web_flood, server.dashboard, "duel-0", game, args.clients, args.seconds
-                    )
+                    paths = chaos_flood.web_paths("duel-0", game)
+                    flooder = await chaos_flood.start("web", server.dashboard, args.seconds, clients, *paths)
                 elif label == "arena":
-                    flooder = await floods.start(
-                        floods.arena_flood, server.port, "duel-0", args.clients, args.seconds
-                    )
+                    flooder = await chaos_flood.start("arena", server.port, args.seconds, clients, "duel-0")
                 missed, before, start = server.timeouts(), len(decisions), time.monotonic()
                 await asyncio.sleep(args.seconds)
                 rate = (len(decisions) - before) / (time.monotonic() - start)
                 missed = await asyncio.to_thread(server.timeouts) - missed
                 answers = ""
                 if flooder is not None:
-                    counts = await flooder.answers()
+                    counts = (await flooder.summary())["answers"]
                     answers = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
                 rows.append((label, rate, missed, server.rss_mib(), answers))
             stop.set()
@@ -74,7 +70,7 @@ async def measure(args: argparse.Namespace) -> None:
                 task.cancel()
             for bot in bots:
                 await bot.close()
-    missed_title = f"missed {floods.DEADLINE_MS} ms"
+    missed_title = f"missed {chaos_flood.DEADLINE_MS} ms"
     print(f"{'flood':<6} {'decisions/s':>11} {missed_title:>14} {'RSS MiB':>8}  flood answers")
     for label, rate, missed, rss, answers in rows:
         print(f"{label:<6} {rate:>11.0f} {missed:>14} {rss:>8.0f}  {answers}")

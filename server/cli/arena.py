@@ -174,11 +174,12 @@ def cmd_games(args: argparse.Namespace) -> int:
                 g.turns,
                 g.reason,
                 "yes" if g.rated else "no",
+                g.dice_version,
                 _ranking(g),
             )
             for g in games
         ]
-        print(table(("game", "queue", "finished (UTC)", "turns", "reason", "rated", "places"), rows))
+        print(table(("game", "queue", "finished (UTC)", "turns", "reason", "rated", "dice", "places"), rows))
         return 0
 
     return _call(args, work)

@@ -3,7 +3,8 @@
 A decision's path: ``stream`` reads it off the bot's gRPC stream, the game's ``runner`` has the engine
 judge and apply it (``convert`` turns the protobuf action into the engine's), and ``messages`` builds the
 next request, which ``wire`` writes in protobuf's wire format. Around the runner: ``event_log`` (what each
-seat has been sent), ``spectators``, ``results`` (GameOver and the stored result), ``replays`` (where
+seat has been sent), ``request_log`` (each request's seat and fate, to tell a reply that is not applied
+why), ``spectators``, ``results`` (GameOver and the stored result), ``replays`` (where
 finished games go), ``seats`` and ``clock``. Before a game: ``admission`` (which streams the server
 takes), ``session`` (a connected bot), ``lobby``, ``matchmaker`` and ``pairing``, and ``waiting`` (what the
 bots in a queue are told of it); ``mailbox`` bounds what waits for a stream's reader. After one:

@@ -40,6 +40,7 @@ from server.play import convert, messages, wire
 from server.play.event_log import EventLog
 from server.play.mailbox import Alarm
 from server.play.replays import GameRecord, ReplayWriter, seed_commitment
+from server.play.request_log import RequestLog
 from server.play.results import Outcome, game_over, game_result, seat_outcomes
 from server.play.seats import Connection, HouseSeat, RemoteSeat, Seat
 from server.play.session import Outgoing
@@ -47,8 +48,6 @@ from server.play.spectators import Spectator, Spectators
 from server.records import ALL_FORFEITED, SHUTDOWN
 
 ANNOTATION_LIMIT = 200
-REQUEST_FATES = ("open", "answered", "timed out", "replaced", "cancelled")
-OPEN = REQUEST_FATES.index("open")
 PHASE_LABELS = {phase: phase.name.lower() for phase in Phase}
 """A phase's name in metric labels and stored round trips (``Enum.name`` is a property: slow per call)."""
 
@@ -116,11 +115,7 @@ class GameRunner:
             queue.rules, seed, self._names, game_id=game_id, dice_version=self.state.dice.version
         )
         self.reason = ""
-        self._asked = bytearray()
-        """The seat each request was sent to, by request id - 1 (ids count from 1 in each game)."""
-        self._fates = bytearray()
-        """What became of each request, as an index into ``REQUEST_FATES``: kept for every request of
-        the game to explain stale replies, so one byte each."""
+        self._requests = RequestLog()
         self._event_log = EventLog(game_id, self.seats)
         self._arrays = wire.PublicArrays()
         self._events_turn = 0
@@ -312,9 +307,7 @@ class GameRunner:
     ) -> float:
         """Send a DecisionRequest with the time left since ``started`` (None: a first send, whose clock
         starts now, so it carries the time control's own figures); returns when it was sent."""
-        self._asked.append(index)
-        self._fates.append(OPEN)
-        request_id = len(self._asked)
+        request_id = self._requests.open(index)
         seat.open_request = request_id
         seat.resumed = False
         now = _monotonic()
@@ -335,8 +328,8 @@ class GameRunner:
         seat.send(message)
         return now
 
-    def _close_request(self, seat: RemoteSeat, outcome: str) -> None:
-        self._fates[seat.open_request - 1] = REQUEST_FATES.index(outcome)
+    def _close_request(self, seat: RemoteSeat, fate: str) -> None:
+        self._requests.close(seat.open_request, fate)
         seat.open_request = 0
 
     def _time_out(self, asking: _Asking) -> Action:
@@ -399,21 +392,8 @@ class GameRunner:
                 messages.game_over_error(self.game_id, self.reason or self.state.end_reason, request_id)
             )
             return False
-        asked, outcome = -1, ""
-        if 0 < request_id <= len(self._asked):
-            asked, outcome = self._asked[request_id - 1], REQUEST_FATES[self._fates[request_id - 1]]
-        if asked == index and outcome == "timed out":
-            why = "it arrived after its deadline; the default action was played"
-        elif asked == index:
-            why = f"request {request_id} was already {outcome}"
-        elif asked >= 0:
-            why = f"request {request_id} was not sent to your seat ({index})"
-        else:
-            why = f"there is no request {request_id} in this game"
-        if seat.open_request:
-            why += f"; your open request is {seat.open_request}"
-        late = asked == index and outcome == "timed out"
-        self._reject(seat, request_id, f"decision not applied: {why}", 0.0, "late" if late else "stale")
+        why, late = self._requests.why_not_applied(request_id, index, seat.open_request)
+        self._reject(seat, request_id, why, 0.0, "late" if late else "stale")
         return False
 
     def detach(self, index: int) -> None:

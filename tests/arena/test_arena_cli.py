@@ -9,6 +9,7 @@ from pathlib import Path
 
 from arena_support import ADMIN, QUEUE, play_game
 
+from engine.dice import DICE_VERSION
 from server.cli.main import main
 
 LOG_LINE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \[")
@@ -64,7 +65,8 @@ async def test_bot_commands_register_rotate_revoke_and_list(start_arena, capsys,
 
 async def test_leaderboard_games_and_replay_download(start_arena, capsys, tmp_path: Path) -> None:
     """Issue 4: "leaderboards, list/get games, download replays" from `conquest` with readable tables;
-    the downloaded replay passes `conquest replay verify` (seed commitment included)."""
+    the downloaded replay passes `conquest replay verify` (seed commitment included). `conquest games`
+    shows each game's dice version ("`conquest games` ... does not show each game's dice_version")."""
     server = await start_arena()
     at = ("--server", server.address)
     tokens = [server.store.register_bot(name, admin_token=ADMIN).token for name in ("alice", "bob")]
@@ -96,6 +98,8 @@ async def test_leaderboard_games_and_replay_download(start_arena, capsys, tmp_pa
     lines = printed(capsys)
     assert lines[0].split()[:4] == ["game", "queue", "finished", "(UTC)"]
     assert lines[2].startswith(over.game_id) and f"1. {winner}" in lines[2] and " yes " in lines[2]
+    dice = lines[0].split().index("dice")  # the game's dice version: how its rolls derive from its seed
+    assert lines[2].split()[dice] == str(DICE_VERSION)
     assert await conquest(capsys, "games", "--queue", "chess", *at) == 1
     assert "NOT_FOUND: no queue 'chess'" in capsys.readouterr().err
 

@@ -17,11 +17,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import floods
+import chaos_flood
 import grpc
 import pytest
 from live_server import LiveServer, no_timebank, serving
 from raw_client import RawBot
+from serve_process import free_port
 
 from conquest.v1 import arena_pb2
 from engine import preset
@@ -149,12 +150,12 @@ async def test_floods_of_web_and_arena_requests_from_other_processes_do_not_stop
     games keep at least a quarter of their pace without a flood (an Arena flood held them to 2-4 % before
     its bounds), and each flood is refused in part (rate limits, bounded queues). Missed deadlines are the
     benchmark's to count (`make bench-web-flood`): on a shared machine a quiet run misses some too."""
-    async with floods.conquest_serve(tmp_path, 1) as server:
+    async with chaos_flood.conquest_serve(tmp_path, 1) as server:
         bots = [RawBot(server.port), RawBot(server.port)]
         decisions: list[int] = []
         stop = asyncio.Event()
         players = [
-            asyncio.create_task(floods.honest(bot, f"honest-{i}", "duel-0", decisions, stop))
+            asyncio.create_task(chaos_flood.honest(bot, f"honest-{i}", "duel-0", decisions, stop))
             for i, bot in enumerate(bots)
         ]
 
@@ -162,16 +163,18 @@ async def test_floods_of_web_and_arena_requests_from_other_processes_do_not_stop
             return (len(decisions) - since[0]) / (time.monotonic() - since[1])
 
         try:
-            game = await floods.finished_game(server.dashboard)
+            game = await chaos_flood.finished_game(server.dashboard)
             quiet = (len(decisions), time.monotonic())
             await asyncio.sleep(4.0)
             alone = pace(quiet)
             for flood in (
-                await floods.start(floods.web_flood, server.dashboard, "duel-0", game, 8, 4.0),
-                await floods.start(floods.arena_flood, server.port, "duel-0", 8, 4.0),
+                await chaos_flood.start(
+                    "web", server.dashboard, 4.0, "8", *chaos_flood.web_paths("duel-0", game)
+                ),
+                await chaos_flood.start("arena", server.port, 4.0, "8", "duel-0"),
             ):
                 start = (len(decisions), time.monotonic())
-                answers = await flood.answers()
+                answers = (await flood.summary())["answers"]
                 flooded = pace(start)
                 assert flooded > alone / 4, (
                     f"{flooded:.0f} decisions/s under a flood, {alone:.0f} without: {answers}"
@@ -253,7 +256,7 @@ async def test_conquest_serve_prints_the_dashboard_url_and_survives_its_crash(tm
     """Issue 21: `conquest serve` serves the dashboard from a process of its own; killing that process
     (kill -9) is reported in the log and the dashboard answers again on its port, while the game server
     stays SERVING."""
-    async with floods.conquest_serve(tmp_path, 1) as server:
+    async with chaos_flood.conquest_serve(tmp_path, 1) as server:
 
         async def logged(event: str) -> dict[str, Any]:
             for _ in range(600):
@@ -321,7 +324,7 @@ async def test_the_dashboard_says_when_the_game_server_does_not_answer_or_too_ma
     """Issue 21: "Every user-facing error message says what was wrong and what would be right": a live
     game's stream is refused with 503 when the game server does not answer, and past the bound of live
     games followed at once (every visitor's WatchGame stream costs the game server)."""
-    gone = LiveFeed(f"127.0.0.1:{floods.free_port()}")
+    gone = LiveFeed(f"127.0.0.1:{free_port()}")
     web = await start_dashboard(Ledger(None, ("duel",), gone.ids), gone, 0, host="127.0.0.1")
     try:
         status, body = await get(web.port, "/api/games/g1/watch")

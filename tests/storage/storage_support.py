@@ -11,14 +11,14 @@ from datetime import UTC, datetime, timedelta
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, create_engine, event
+from sqlalchemy import Connection, create_engine
 
 from engine import aggressive_policy, new_game, preset
 from engine.actions import Action
 from engine.replay import Replay
 from server.records import GameResult, SeatOutcome, SeatResult
 from server.storage import Bot
-from server.storage.database import MIGRATIONS
+from server.storage.database import MIGRATIONS, configure_sqlite
 
 ADMIN = "admin-token-for-tests"
 QUEUE = "classic-3"
@@ -81,11 +81,11 @@ def at_revision(
     db_url: str, revision: str, *, down: bool = False, foreign_keys: bool = False
 ) -> Iterator[Connection]:
     """The database at ``db_url`` upgraded (``down``: downgraded) to ``revision``, and the transaction that
-    did it, to write or read rows as that revision has them. ``foreign_keys``: SQLite enforces them on this
-    connection, as ``Store.open`` makes it."""
+    did it, to write or read rows as that revision has them. ``foreign_keys``: on SQLite the connection is
+    the store's own (``configure_sqlite``: foreign keys enforced, the transaction begun with BEGIN)."""
     engine = create_engine(db_url)
     if foreign_keys and engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", lambda connection, _: connection.execute("PRAGMA foreign_keys=ON"))
+        configure_sqlite(engine)
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     try:

@@ -1,14 +1,24 @@
-"""Floods for the chaos harness (tests/support/chaos.py), each run in a process of its own against a
-server on 127.0.0.1, bounded in count and time; prints one JSON line summarising what happened.
+"""Floods, each run in a process of its own against a server on 127.0.0.1, bounded in count and time, and
+the server they flood: for the chaos harness (tests/support/chaos.py), the tests of issue 21 and
+``benchmarks/web_flood.py``.
 
     python chaos_flood.py KIND PORT SECONDS [ARGS...]
+
+prints one JSON line summarising what happened; ``start(KIND, PORT, SECONDS, *ARGS)`` runs the same flood
+in a spawned process, returns once it is about to flood, and ``Flood.summary()`` waits for that summary.
 
 KIND: ``no_hello N`` (N streams that never send Hello), ``sessions N`` (N practice sessions from this one
 client), ``spectators N GAME_ID`` (N WatchGame streams that never read), ``nonreader`` (one session sending
 JoinQueue for an unknown queue as fast as it can and never reading the errors), ``messages`` (one session
-sending JoinQueue and LeaveQueue as fast as it can, reading the answers), ``web N PATH`` (N HTTP clients
-asking the dashboard at PORT for PATH in a loop), ``arena N`` (N Arena clients listing games and the
-leaderboard in a loop), ``idle`` (nothing: the honest bots' baseline).
+sending JoinQueue and LeaveQueue as fast as it can, reading the answers), ``web N PATH [PATH...]`` (N HTTP
+clients asking the dashboard at PORT for the PATHs in turn), ``arena N [QUEUE]`` (N Arena clients listing
+a thousand games and QUEUE's leaderboard, default ``ladder``, in turn), ``idle`` (nothing: the honest bots'
+baseline). ``web`` and ``arena`` summarise as ``{"answers": {status: count}}``: an HTTP status (0: no
+answer in time, ``failed``: no connection or no HTTP answer) or a gRPC status code's name.
+
+``conquest_serve(folder, pairs)`` runs ``conquest serve`` in a process of its own, as deployed (SQLite,
+dashboard, JSON logs), with one duel queue per pair of honest bots and ``DEADLINE_MS`` a decision;
+``honest(...)`` is one such bot, answering at once.
 """
 
 from __future__ import annotations
@@ -17,15 +27,39 @@ import asyncio
 import collections
 import contextlib
 import json
+import multiprocessing
+import os
+import random
+import signal
+import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from multiprocessing.process import BaseProcess
+from pathlib import Path
 from typing import Any
 
 import grpc
+from serve_process import free_port
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
+
+DEADLINE_MS = 250
+"""Each decision's time on ``conquest_serve``, the first too, with no timebank: the bar of issue 21."""
+WEB_PATHS = (
+    "/api/odds?attackers=330&defenders=330",
+    "/api/queues",
+    "/api/odds?attackers=10000&defenders=10000",
+    "/api/leaderboard?queue={queue}",
+    "/api/games/{game}/replay",
+    "/api/games?limit=1000",
+    "/",
+    "/static/app.js",
+)
+"""What ``web_paths`` asks for, in turn: heavy and cheap endpoints alternately."""
 
 
 async def _silent() -> AsyncIterator[bot_pb2.ConnectRequest]:
@@ -158,20 +192,30 @@ def messages(port: int, seconds: float) -> dict[str, Any]:
     }
 
 
-async def web(port: int, seconds: float, count: str, path: str) -> dict[str, Any]:
-    statuses: collections.Counter[int] = collections.Counter()
+async def web(port: int, seconds: float, count: str, *paths: str) -> dict[str, Any]:
+    answers: collections.Counter[str] = collections.Counter()
+    end = time.monotonic() + seconds
 
-    async def client() -> None:
-        end = time.monotonic() + seconds
+    async def client(index: int) -> None:
         while time.monotonic() < end:
-            statuses[await http_get(port, path, end - time.monotonic())] += 1
+            try:
+                answers[str(await http_get(port, paths[index % len(paths)], end - time.monotonic()))] += 1
+            except (OSError, IndexError, ValueError):  # refused, or closed without an HTTP status line
+                answers["failed"] += 1
+            index += 1
 
-    await asyncio.gather(*(client() for _ in range(int(count))))
-    return {"statuses": {str(k): v for k, v in statuses.items()}}
+    await asyncio.gather(*(client(i) for i in range(int(count))))
+    return {"answers": dict(answers)}
+
+
+def web_paths(queue: str, game: str) -> list[str]:
+    """``WEB_PATHS`` for a server with ``queue`` and the finished ``game``."""
+    return [p.replace("{game}", game).replace("{queue}", queue) for p in WEB_PATHS]
 
 
 async def http_get(port: int, path: str, timeout: float) -> int:
-    """One GET over a fresh connection: its status, or 0 when no answer came within ``timeout``."""
+    """One GET on 127.0.0.1:``port`` over a fresh connection: its status, or 0 when no answer came within
+    ``timeout``."""
     try:
         async with asyncio.timeout(max(timeout, 0.1)):
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -184,43 +228,186 @@ async def http_get(port: int, path: str, timeout: float) -> int:
         return 0
 
 
-async def arena(port: int, seconds: float, count: str) -> dict[str, Any]:
-    answered: collections.Counter[str] = collections.Counter()
+async def arena(port: int, seconds: float, count: str, queue: str = "ladder") -> dict[str, Any]:
+    answers: collections.Counter[str] = collections.Counter()
+    end = time.monotonic() + seconds
     async with grpc.aio.insecure_channel(f"localhost:{port}") as channel:
         stub = arena_pb2_grpc.ArenaServiceStub(channel)
 
-        async def client() -> None:
-            end = time.monotonic() + seconds
+        async def client(index: int) -> None:
             while time.monotonic() < end:
                 try:
-                    await stub.ListGames(arena_pb2.ListGamesRequest(limit=1000), timeout=30)
-                    await stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(queue="ladder"), timeout=30)
-                    answered["OK"] += 2
+                    if index % 2:
+                        await stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(queue=queue), timeout=30)
+                    else:
+                        await stub.ListGames(arena_pb2.ListGamesRequest(limit=1000), timeout=30)
+                    answers["OK"] += 1
                 except grpc.aio.AioRpcError as error:
-                    answered[error.code().name] += 1
+                    answers[error.code().name] += 1
+                index += 1
 
-        await asyncio.gather(*(client() for _ in range(int(count))))
-    return {"answers": dict(answered)}
+        await asyncio.gather(*(client(i) for i in range(int(count))))
+    return {"answers": dict(answers)}
+
+
+def run(kind: str, port: int, seconds: float, *args: str) -> dict[str, Any]:
+    """The flood ``kind`` (see the module's docstring): its summary."""
+    if kind == "messages":
+        return messages(port, seconds)
+    if kind == "idle":
+        time.sleep(seconds)
+        return {}
+    runs = {
+        "no_hello": no_hello,
+        "sessions": sessions,
+        "spectators": spectators,
+        "nonreader": nonreader,
+        "web": web,
+        "arena": arena,
+    }
+    summary: dict[str, Any] = asyncio.run(runs[kind](port, seconds, *args))
+    return summary
+
+
+def _spawned(
+    kind: str, port: int, seconds: float, args: tuple[str, ...], out: multiprocessing.Queue[Any]
+) -> None:
+    out.put("ready")
+    out.put(run(kind, port, seconds, *args))
+
+
+@dataclass
+class Flood:
+    """A flood in a spawned process (``start``)."""
+
+    process: BaseProcess
+    out: multiprocessing.Queue[Any]
+
+    async def summary(self) -> dict[str, Any]:
+        """Its summary, once it has ended."""
+        summary: dict[str, Any] = await asyncio.to_thread(self.out.get, True, 120)
+        await asyncio.to_thread(self.process.join, 30)
+        return summary
+
+
+async def start(kind: str, port: int, seconds: float, *args: str) -> Flood:
+    """The flood ``kind`` in a spawned process (it shares neither this process's CPU time slices nor its
+    event loop), once it is about to flood."""
+    spawn = multiprocessing.get_context("spawn")
+    out: multiprocessing.Queue[Any] = spawn.Queue()
+    process = spawn.Process(target=_spawned, args=(kind, port, seconds, args, out))
+    process.start()
+    assert await asyncio.to_thread(out.get, True, 60) == "ready"
+    return Flood(process, out)
+
+
+async def honest(bot: Any, name: str, queue: str, decisions: list[int], stop: asyncio.Event) -> None:
+    """A raw bot (``raw_client.RawBot``) named ``name`` playing ``queue`` on until ``stop``, answering
+    each decision at once with a random legal action; one item in ``decisions`` per answer."""
+    rng = random.Random(name)
+    await bot.hello(name)
+    await bot.join(queue, games=0)
+    while not stop.is_set():
+        message = await bot.next(timeout=60)
+        bot.log.clear()  # the raw client keeps every message for tests; a long run keeps none
+        if message.WhichOneof("message") == "decision_request":
+            bot.answer_randomly(message.decision_request, rng)
+            decisions.append(1)
+
+
+async def finished_game(dashboard: int) -> str:
+    """The id of a game recorded by the server of ``dashboard`` (waits up to 60 s for one)."""
+
+    def fetch() -> str:
+        with urllib.request.urlopen(f"http://127.0.0.1:{dashboard}/api/games?limit=1", timeout=10) as got:
+            games = json.loads(got.read())["games"]
+        return str(games[0]["game_id"]) if games else ""
+
+    for _ in range(300):
+        if game := await asyncio.to_thread(fetch):
+            return game
+        await asyncio.sleep(0.2)
+    raise AssertionError("no game was recorded in 60 s")
+
+
+@dataclass
+class Served:
+    """A ``conquest serve`` process: its gRPC, /metrics and dashboard ports, and its log (JSON lines)."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    metrics: int
+    dashboard: int
+    log: Path
+
+    def records(self) -> list[dict[str, Any]]:
+        lines = self.log.read_text().splitlines()
+        return [json.loads(line) for line in lines if line.startswith("{")]
+
+    def timeouts(self) -> int:
+        """The server's count of decisions that timed out."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics}/metrics", timeout=10) as answer:
+            text = answer.read().decode()
+        lines = text.splitlines()
+        return round(
+            sum(float(x.rsplit(" ", 1)[1]) for x in lines if x.startswith("conquest_decision_timeouts_total"))
+        )
+
+    def rss_mib(self) -> float:
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
+
+
+@contextlib.asynccontextmanager
+async def conquest_serve(folder: Path, pairs: int) -> AsyncIterator[Served]:
+    """``conquest serve`` with queues ``duel-0`` .. ``duel-<pairs - 1>``, running once its dashboard
+    answers; stopped with SIGTERM when the block ends."""
+    port, metrics, dashboard = free_port(), free_port(), free_port()
+    queues = "".join(
+        f'[queues.duel-{i}]\nrules = "classic_two_player"\nplayers = 2\n'
+        "rules_options = { turn_cap = 20 }\n\n"
+        for i in range(pairs)
+    )
+    config = folder / "conquest.toml"
+    config.write_text(
+        f'[server]\naddress = "127.0.0.1:{port}"\nreplay_dir = "{folder / "replays"}"\n'
+        f'database_url = "sqlite:///{folder / "conquest.sqlite3"}"\nmetrics_port = {metrics}\n'
+        f'dashboard_port = {dashboard}\nlog_format = "json"\n\n'
+        f"[time_control]\ndecision_ms = {DEADLINE_MS}\nfirst_decision_ms = {DEADLINE_MS}\n"
+        "initial_timebank_ms = 0\nincrement_ms = 0\nmax_timebank_ms = 0\nmax_strikes = 1000000\n\n" + queues
+    )
+    log = folder / "serve.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CONQUEST_SERVER_")}
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "server.cli.main", "serve", "--config", str(config)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+    served = Served(process, port, metrics, dashboard, log)
+    try:
+        for _ in range(600):
+            assert process.poll() is None, f"conquest serve stopped: {log.read_text()[-3000:]}"
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                if await http_get(dashboard, "/api/queues", 10) == 200:
+                    break
+            await asyncio.sleep(0.1)
+        else:
+            raise AssertionError(f"the dashboard of conquest serve did not answer in 60 s: {log.read_text()}")
+        yield served
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(60)
+        finally:
+            process.kill()
 
 
 def main(argv: list[str]) -> int:
-    kind, port, seconds, rest = argv[0], int(argv[1]), float(argv[2]), argv[3:]
-    if kind == "messages":
-        summary = messages(port, seconds)
-    elif kind == "idle":
-        time.sleep(seconds)
-        summary = {}
-    else:
-        runs = {
-            "no_hello": no_hello,
-            "sessions": sessions,
-            "spectators": spectators,
-            "nonreader": nonreader,
-            "web": web,
-            "arena": arena,
-        }
-        summary = asyncio.run(runs[kind](port, seconds, *rest))
-    print(json.dumps(summary), flush=True)
+    print(json.dumps(run(argv[0], int(argv[1]), float(argv[2]), *argv[3:])), flush=True)
     return 0
 
 

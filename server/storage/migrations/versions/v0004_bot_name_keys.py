@@ -43,6 +43,32 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("bots") as batch:
-        batch.drop_constraint(op.f("uq_bots_name_key"), type_="unique")
-        batch.drop_column("name_key")
+    if op.get_bind().dialect.name != "sqlite":
+        op.drop_constraint(op.f("uq_bots_name_key"), "bots", type_="unique")
+        op.drop_column("bots", "name_key")
+        return
+    # SQLite keeps the constraint in the table's definition, so the table is built again without it; and
+    # not the batch way (copy, drop the old table, rename the copy): with foreign keys on, the drop
+    # orphans every game seat, rating and entry of a bot, and no rename makes up for it at commit. Here
+    # the bots are set aside, the table is dropped and made again as revision 0003 had it, and the bots
+    # put back: each row put back resolves the references its drop left open, so the commit goes through.
+    op.execute("PRAGMA defer_foreign_keys = ON")  # the references are checked at commit (this one only)
+    columns = "id, name, token_hash, previous_token_hash, created_at, rotated_at, revoked_at"
+    op.execute(f"CREATE TABLE _bots_0003 AS SELECT {columns} FROM bots")
+    op.drop_table("bots")
+    op.create_table(
+        "bots",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("name", sa.String(length=40), nullable=False),
+        sa.Column("token_hash", sa.String(length=64), nullable=False),
+        sa.Column("previous_token_hash", sa.String(length=64), nullable=True),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("rotated_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_bots")),
+        sa.UniqueConstraint("name", name=op.f("uq_bots_name")),
+        sa.UniqueConstraint("token_hash", name=op.f("uq_bots_token_hash")),
+    )
+    op.create_index(op.f("ix_bots_previous_token_hash"), "bots", ["previous_token_hash"])
+    op.execute(f"INSERT INTO bots ({columns}) SELECT {columns} FROM _bots_0003")
+    op.drop_table("_bots_0003")
