@@ -37,6 +37,7 @@ WINDOWS = {
 TIMING: tuple[str, ...] = tuple([KINDS[k][5] for k in KIND_OF])
 """The timing window of each card id."""
 
+
 class CardChoice(NamedTuple):
     """A card the seat may play now: one id per kind of card held (any copy plays the same)."""
 

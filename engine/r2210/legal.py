@@ -234,7 +234,8 @@ class Legal2210:
         return f"card {action.card} may not be played now; cards you may play now: {offered}"
 
     def _remove_problem(self, where: tuple[Territory, ...]) -> str:
-        wanted = f"name {self.lose} MODs to remove, one territory per MOD, from {dict(zip(self.territories, self.mods_at))}"
+        there = dict(zip(self.territories, self.mods_at, strict=True))
+        wanted = f"name {self.lose} MODs to remove, one territory per MOD, from {there} (territory: MODs)"
         if len(where) != self.lose:
             return f"{wanted}, not {len(where)}"
         for t in set(where):
@@ -247,8 +248,10 @@ class Legal2210:
             if source == action.source:
                 c = action.commanders
                 if action.mods or not c or len(set(c)) != len(c) or not set(c) <= set(commanders):
-                    return f"move no MODs and some of the commanders {[x.name for x in commanders]} (each once)"
-                return "" if action.target in targets else f"from {source} commanders may move to {list(targets)}"
+                    names = [x.name for x in commanders]
+                    return f"move no MODs and some of the commanders {names} (each once)"
+                ok = action.target in targets
+                return "" if ok else f"from {source} commanders may move to {list(targets)}"
         return f"move commanders from one of {[f[0] for f in self.fortify]}"
 
     def _units_problem(

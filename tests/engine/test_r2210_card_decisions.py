@@ -225,8 +225,8 @@ def test_a_bad_removal_names_what_is_legal_and_the_timeout_default_is_legal() ->
 
 
 def armageddon_setup(**options: object) -> GameState2210:
-    """Seat 1's turn (markers in seat order); every seat has a Nuclear Commander; seat 1 holds Armageddon and
-    4 energy; seats 0 and 2 hold a Rocket Strike Land each, seat 1 an Assassin Bomb; nobody else has energy."""
+    """Seat 1's turn (markers in seat order); every seat has a Nuclear Commander; seat 1 holds Armageddon,
+    an Assassin Bomb and 4 energy; seats 0 and 2 a Rocket Strike Land each and no energy."""
     state = midturn(3, seat=1, **options)
     put(state, 0, "Egypt", 5, (X, D))
     put(state, 1, "Imperial Balkania", 6, (X, L))

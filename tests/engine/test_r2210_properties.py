@@ -204,7 +204,12 @@ def test_random_games_play_cards_in_every_window() -> None:
 
 CARD_DECISIONS = {Phase.EXCHANGE, Phase.REDUCE, Phase.DECOYS}
 """The decisions Armageddon, MOD Reduction and Decoys Revealed open."""
-OTHERS_NUCLEAR = ("nuclear_assassin_bomb", "nuclear_rocket_strike_land", "nuclear_scatter_bomb_land", "nuclear_the_mother")
+OTHERS_NUCLEAR = (
+    "nuclear_assassin_bomb",
+    "nuclear_rocket_strike_land",
+    "nuclear_scatter_bomb_land",
+    "nuclear_the_mother",
+)
 
 
 def _deal(state: GameState2210, seat: int, key: str) -> None:
