@@ -11,6 +11,8 @@ import random
 import time
 from pathlib import Path
 
+import pytest
+
 from conquest.v1 import bot_pb2
 from conquest.v1 import r2210_pb2 as pb
 from conquest_sdk.r2210 import random_2210
@@ -49,13 +51,15 @@ class Connection:
         return [m for m in self.sent if m.WhichOneof("message") == kind]
 
 
-def game(tmp_path: Path, control: TimeControl, players: int = 3) -> tuple[Runner2210, list[Connection]]:
-    queue = queue_2210(players, control, RULES)
+def game(
+    tmp_path: Path, control: TimeControl, players: int = 3, seed: int = SEED, rules: Rules2210 = RULES
+) -> tuple[Runner2210, list[Connection]]:
+    queue = queue_2210(players, control, rules)
     connections = [Connection() for _ in range(players)]
     seats = [
         RemoteSeat.for_bot(Identity(f"k{i}", f"bot{i}", False), c, control) for i, c in enumerate(connections)
     ]
-    return Runner2210("g", queue, seats, SEED, DirectoryReplayWriter(tmp_path)), connections
+    return Runner2210("g", queue, seats, seed, DirectoryReplayWriter(tmp_path)), connections
 
 
 async def test_bids_are_asked_at_once_and_reactions_of_seats_not_to_move(tmp_path: Path) -> None:
@@ -93,6 +97,71 @@ async def test_bids_are_asked_at_once_and_reactions_of_seats_not_to_move(tmp_pat
     for seat, request in reactions:
         assert request.observation.turn_seat != seat and request.legal.plays and request.legal.can_end
     assert all(c.of("decision_rejected") == [] for c in connections)
+    assert list(verify(runner.replay).places) == [
+        r.place for r in connections[0].of("game_over")[0].game_over.results
+    ]
+
+
+OPENERS = {
+    "Armageddon": pb.PHASE2210_EXCHANGE,
+    "MOD Reduction": pb.PHASE2210_REDUCE,
+    "Decoys Revealed": pb.PHASE2210_DECOYS,
+}
+"""The Command cards that open a decision of their own, by name (``Rules2210Info.cards``), and its phase."""
+CARD_SEEDS = {4: (pb.PHASE2210_REDUCE, pb.PHASE2210_DECOYS), 5: (pb.PHASE2210_EXCHANGE,)}
+"""Game and driver seeds whose play (the cards above played whenever offered) meets these card decisions
+(checked: Armageddon with a second Nuclear card to play is rare)."""
+
+
+@pytest.mark.parametrize("seed", CARD_SEEDS)
+async def test_card_decisions_are_asked_of_the_right_seat_and_answered_on_the_wire(
+    tmp_path: Path, seed: int
+) -> None:
+    """docs/protocol.md's 2210 table: EXCHANGE (Armageddon) asks in marker order each seat that may play a
+    Nuclear card; REDUCE (MOD Reduction: "Each opponent, in turn order, removes 4 of their own MODs ...;
+    then you remove 2") asks seats that are not the one to move, as reactions do; DECOYS (Decoys Revealed)
+    the turn seat. Bots answering with the SDK's random answer (and these cards whenever offered) are never
+    rejected, and the replay verifies."""
+    runner, connections = game(tmp_path, TimeControl(), seed=seed, rules=Rules2210())
+    task = asyncio.create_task(runner.run())
+    rng = random.Random(seed)
+    answered: set[int] = set()
+    asked: dict[int, list[tuple[int, int]]] = {p: [] for p in OPENERS.values()}
+    while not task.done():
+        await asyncio.sleep(0)
+        pending = [
+            (m.decision_request.request_id, seat, m.decision_request)
+            for seat, c in enumerate(connections)
+            for m in c.of("decision_request")
+            if m.decision_request.request_id not in answered
+        ]
+        if not pending:
+            continue
+        request_id, seat, request = min(pending, key=lambda p: p[0])
+        legal = request.r2210.legal
+        if legal.phase in asked:
+            asked[legal.phase].append((seat, request.r2210.observation.turn_seat))
+        answered.add(request_id)
+        names = [c.name for c in connections[seat].of("game_started")[0].game_started.r2210.rules.cards]
+        opener = next((p for p in legal.plays if names[p.card] in OPENERS), None)
+        action = (
+            pb.Action2210(
+                play_card=pb.PlayCardAction(card=opener.card, targets=opener.targets[: opener.picks])
+            )
+            if opener is not None
+            else random_2210(legal, rng)
+        )
+        assert runner.submit(
+            seat, bot_pb2.Decision(game_id="g", request_id=request_id, r2210=action), time.monotonic()
+        )
+    await task
+    assert all(c.of("decision_rejected") == [] for c in connections)
+    assert all(asked[p] for p in CARD_SEEDS[seed]), (
+        f"pick CARD_SEEDS whose games meet these decisions: {asked}"
+    )
+    if asked[pb.PHASE2210_REDUCE]:
+        assert any(seat != turn for seat, turn in asked[pb.PHASE2210_REDUCE])
+    assert all(seat == turn for seat, turn in asked[pb.PHASE2210_DECOYS])
     assert list(verify(runner.replay).places) == [
         r.place for r in connections[0].of("game_over")[0].game_over.results
     ]
