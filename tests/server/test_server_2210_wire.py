@@ -6,10 +6,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from conquest_sdk.r2210 import default_2210
 from make_golden_2210 import CARD_PHASES, GAMES, GOLDEN, PHASES_2210, RULES, SEED, drive, golden_requests_2210
 
 from conquest.v1 import r2210_pb2
+from conquest_sdk.r2210 import default_2210
 from engine.errors import MalformedActionError
 from engine.r2210.actions import (
     Bid,
