@@ -51,6 +51,15 @@ class Phase(enum.IntEnum):
     """After FORTIFY, when the turn seat holds an end-of-turn card it may play (Redeployment)."""
     GAME_END = 17
     """After year 5, before scoring: in turn order, each seat holding an end-of-game card it may play."""
+    EXCHANGE = 18
+    """Armageddon's nuclear exchange: in marker order, each seat that may play a Nuclear card plays them
+    free (``PlayCard``) or passes (``EndPhase``); asked of seats other than the one whose turn it is."""
+    REDUCE = 19
+    """MOD Reduction: a seat chooses which of its MODs to remove (``Remove``); the opponents in turn order
+    from the card's player's left, then the card's player."""
+    DECOYS = 20
+    """Decoys Revealed: the turn seat moves its commanders to territories it controls (``Fortify`` with no
+    MODs), each commander once, until ``EndPhase``."""
 
 
 class Commander(enum.IntEnum):
@@ -136,12 +145,20 @@ class Lose(NamedTuple):
     commanders: tuple[Commander, ...] = ()
 
 
+class Remove(NamedTuple):
+    """MOD Reduction: the MODs to remove, one territory per MOD (a territory named twice loses two)."""
+
+    territories: tuple[Territory, ...]
+
+
 class Occupy(NamedTuple):
     mods: int
     commanders: tuple[Commander, ...] = ()
 
 
 class Fortify(NamedTuple):
+    """A Fortify Position move; in DECOYS (Decoys Revealed) ``mods`` is 0 and the commanders move alone."""
+
     source: Territory
     target: Territory
     mods: int
@@ -157,8 +174,8 @@ class PlayCard(NamedTuple):
 
 
 class EndPhase(NamedTuple):
-    """End buying (BUY), invading (INVADE) or the turn without a move (FORTIFY); in REACT, TURN_END and
-    GAME_END: play no (more) card."""
+    """End buying (BUY), invading (INVADE) or the turn without a move (FORTIFY); in REACT, TURN_END,
+    GAME_END and EXCHANGE: play no (more) card; in DECOYS: move no more commanders."""
 
 
 Action2210 = (
@@ -175,6 +192,7 @@ Action2210 = (
     | Roll
     | Defend
     | Lose
+    | Remove
     | Occupy
     | Fortify
     | PlayCard
@@ -195,6 +213,7 @@ ACTION_KINDS_2210: dict[str, type[Action2210]] = {
     "roll": Roll,
     "defend": Defend,
     "lose": Lose,
+    "remove": Remove,
     "occupy": Occupy,
     "fortify": Fortify,
     "play_card": PlayCard,

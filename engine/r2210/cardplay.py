@@ -3,17 +3,18 @@
 004 PLAY COMMAND CARDS: "You may play as many Command cards as you wish ... You must have the
 corresponding Commander in play ... and pay the power-up cost". The windows (``WINDOWS``) attach to
 decisions of the turn: INVADE before the turn's first ``Declare``; REACT between a ``Declare`` and its
-``Roll``; TURN_END after FORTIFY; GAME_END before the scoring. What each card does is
-``engine.r2210.effects``.
+``Roll``; TURN_END after FORTIFY; GAME_END before the scoring; EXCHANGE, the nuclear exchange an Armageddon
+opens. What each card does is ``engine.r2210.effects``; who decides next, ``engine.r2210.cardflow``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from engine.r2210.actions import COMMANDERS, Commander, Phase
 from engine.r2210.board import Kind
-from engine.r2210.cards import EFFECT, KIND_OF, KINDS, TERRAIN
+from engine.r2210.cards import DECK_OF, EFFECT, KIND_OF, KINDS, TERRAIN
 from engine.r2210.events import Event2210
 from engine.r2210.state import NOBODY, GameState2210
 
@@ -21,15 +22,20 @@ BEFORE_INVADING = "before_first_invasion"
 REACTION = "opponent_invades"
 END_OF_TURN = "end_of_turn"
 END_OF_GAME = "end_of_game"
+NUCLEAR_EXCHANGE = "nuclear_exchange"
+"""Armageddon: "every player may play any number of Nuclear Command cards without paying their power-up
+cost" (any Nuclear card, whatever its own timing)."""
 
-WINDOWS = {Phase.INVADE: BEFORE_INVADING, Phase.REACT: REACTION, Phase.TURN_END: END_OF_TURN}
+WINDOWS = {
+    Phase.INVADE: BEFORE_INVADING,
+    Phase.REACT: REACTION,
+    Phase.TURN_END: END_OF_TURN,
+    Phase.EXCHANGE: NUCLEAR_EXCHANGE,
+}
 """The window each phase opens (GAME_END: ``END_OF_GAME``); INVADE only before the first invasion."""
 
 TIMING: tuple[str, ...] = tuple([KINDS[k][5] for k in KIND_OF])
 """The timing window of each card id."""
-
-NOT_IMPLEMENTED = frozenset({"armageddon", "decoys_revealed", "mod_reduction"})
-"""Card effects the engine does not play yet: such cards can be bought and held, never played."""
 
 
 class CardChoice(NamedTuple):
@@ -56,11 +62,16 @@ def window(state: GameState2210, seat: int) -> str:
 
 
 def plays(state: GameState2210, seat: int, timing: str) -> tuple[CardChoice, ...]:
-    """The cards ``seat`` may play in window ``timing`` (nothing when jammed or holding none)."""
+    """The cards ``seat`` may play in window ``timing`` (nothing when jammed or holding none); in the
+    nuclear exchange its Nuclear cards, free."""
     hand = state.hands[seat] if 0 <= seat < state.seats else []
     if not hand or seat in state.jammed:
         return ()
-    timely = [card for card in hand if TIMING[card] == timing]
+    exchange = timing == NUCLEAR_EXCHANGE
+    if exchange:
+        timely = [card for card in hand if DECK_OF[card] == Commander.NUCLEAR]
+    else:
+        timely = [card for card in hand if TIMING[card] == timing]
     if not timely:
         return ()
     out: list[CardChoice] = []
@@ -70,7 +81,7 @@ def plays(state: GameState2210, seat: int, timing: str) -> tuple[CardChoice, ...
         if kind in seen:
             continue
         _, deck, _, _, cost, _ = KINDS[kind]
-        if not state.in_play(seat, Commander(deck)) or state.energy[seat] < cost:
+        if not state.in_play(seat, Commander(deck)) or (state.energy[seat] < cost and not exchange):
             continue
         options = targets(state, seat, kind)
         if options is not None:
@@ -82,8 +93,6 @@ def plays(state: GameState2210, seat: int, timing: str) -> tuple[CardChoice, ...
 def targets(state: GameState2210, seat: int, kind: int) -> tuple[tuple[int, ...], int] | None:
     """(targets, picks) of card ``kind`` for ``seat`` now, or None when it cannot be played."""
     effect, terrain = EFFECT[kind], TERRAIN[kind]
-    if effect in NOT_IMPLEMENTED:
-        return None
     if effect in _REACTIONS:
         return _reaction_targets(state, seat, effect, terrain)
     board = state.board
@@ -119,8 +128,29 @@ def targets(state: GameState2210, seat: int, kind: int) -> tuple[tuple[int, ...]
     if effect in ("hidden_energy", "scatter_bomb", "scout_forces", "invade_earth"):
         deck = territory_deck(state, Kind.WATER if effect == "hidden_energy" else terrain)
         return ((), 0) if deck else None
-    # energy_crisis, energy_extraction, zone_bomb, redeployment, colony_influence: no target
+    if effect == "decoys_revealed":
+        return ((), 0) if decoy_moves(state, seat, COMMANDERS) else None
+    # energy_crisis, energy_extraction, zone_bomb, redeployment, colony_influence, mod_reduction, armageddon:
+    # no target
     return ((), 0)
+
+
+def decoy_moves(
+    state: GameState2210, seat: int, commanders: Sequence[int]
+) -> list[tuple[int, tuple[Commander, ...], tuple[int, ...]]]:
+    """Decoys Revealed: (where, ``commanders`` of ``seat`` standing there, territories they may move to).
+
+    "Move any number of your commanders from where they stand to any territories you control (on either
+    board), no path or adjacency needed"; "Only commanders already on a board" (rulebook Q&A).
+    """
+    own = state.controlled(seat)
+    out: list[tuple[int, tuple[Commander, ...], tuple[int, ...]]] = []
+    for t in own:
+        here = tuple([Commander(c) for c in commanders if state.commander_at[seat * 5 + c] == t])
+        away = tuple([x for x in own if x != t])
+        if here and away:
+            out.append((t, here, away))
+    return out
 
 
 _REACTIONS = frozenset({"stealth_mods", "cease_fire", "evacuation", "death_trap", "stealth_station"})
@@ -199,3 +229,15 @@ def settle_turn(state: GameState2210, events: list[Event2210]) -> None:
     state.barred = []
     state.invade_earth = []
     state.invaded = False
+
+
+def mods_held(state: GameState2210, owner: int) -> tuple[int, ...]:
+    """The territories holding MODs of ``owner`` (MOD Reduction: "from anywhere on the boards")."""
+    mods, owners = state.mods, state.owner
+    return tuple([t for t in range(len(mods)) if owners[t] == owner and mods[t] > 0])
+
+
+def remover(state: GameState2210, owner: int) -> int:
+    """Who chooses the MODs ``owner`` removes: the owner, or for the two-player neutral army the seat whose
+    turn it is not (docs/rules.md open point 17)."""
+    return 1 - state.turn_seat if owner == state.neutral else owner

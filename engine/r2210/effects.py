@@ -1,7 +1,8 @@
-"""What each Command card does when played, and the flow of the card windows (REACT, TURN_END, GAME_END).
+"""What each Command card does when played (``EFFECTS``); who decides next is ``engine.r2210.cardflow``.
 
 The cards' rules are ``../shared/rules/2210_command_cards.json``; each effect below quotes its card. Units a
-card destroys are taken MODs first, then commanders in ``invade.LOSS_ORDER`` (as battle losses).
+card destroys are taken MODs first, then commanders in ``invade.LOSS_ORDER`` (as battle losses). Armageddon,
+MOD Reduction and Decoys Revealed open decisions of their own (EXCHANGE, REDUCE, DECOYS).
 """
 
 from __future__ import annotations
@@ -9,85 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.r2210 import invade
-from engine.r2210.actions import EndPhase, Phase, PlayCard
+from engine.r2210.actions import COMMANDERS, Phase
 from engine.r2210.board import Kind
-from engine.r2210.cardplay import END_OF_GAME, REACTION, plays, territory_deck, window
-from engine.r2210.cards import EFFECT, KIND_OF, KINDS, TERRAIN
+from engine.r2210.cardplay import territory_deck
+from engine.r2210.cards import TERRAIN
 from engine.r2210.events import Event2210
 from engine.r2210.state import EMPTY, NOBODY, GameState2210
-from engine.r2210.year import eliminate_if_beaten, end_phase, end_turn, finish, move_units
+from engine.r2210.year import eliminate_if_beaten, move_units
 
 Effect = Callable[[GameState2210, int, tuple[int, ...], int, list[Event2210]], None]
-
-
-def play_card(state: GameState2210, action: PlayCard, events: list[Event2210]) -> None:
-    """004: "pay the power-up cost"; the card is discarded (the Command decks are never reshuffled)."""
-    seat = state.to_act
-    timing = window(state, seat)
-    kind = KIND_OF[action.card]
-    state.hands[seat].remove(action.card)
-    state.card_discard.append(action.card)
-    state.energy[seat] -= KINDS[kind][4]
-    events.append(
-        Event2210(
-            "card_played",
-            seat,
-            {"card": action.card, "kind": KINDS[kind][0], "targets": list(action.targets)},
-        )
-    )
-    _EFFECTS[EFFECT[kind]](state, seat, action.targets, kind, events)
-    if state.phase == Phase.GAME_OVER:
-        return
-    if timing == REACTION:
-        _next_reactor(state, events)
-    elif timing == END_OF_GAME:
-        _next_ender(state, events)
-    elif not state.alive[seat]:
-        end_turn(state, events)  # the player's own bomb took its last unit
-
-
-def pass_window(state: GameState2210, action: EndPhase, events: list[Event2210]) -> None:
-    """``EndPhase``: in REACT and GAME_END the asked seat plays no more; elsewhere the phase ends."""
-    if state.phase == Phase.REACT:
-        state.reactors.pop(0)
-        _next_reactor(state, events)
-    elif state.phase == Phase.GAME_END:
-        state.enders.pop(0)
-        _next_ender(state, events)
-    else:
-        end_phase(state, action, events)
-
-
-def _next_reactor(state: GameState2210, events: list[Event2210]) -> None:
-    """The asked seat keeps the window while it can play; then the next that can; then the invasion goes on:
-    cancelled (Cease Fire), stopped (the source has too few units left to roll), taken without dice (the
-    target was left empty), or rolled."""
-    assert state.pending is not None
-    while state.reactors and not state.cease_fire and not plays(state, state.reactors[0], REACTION):
-        state.reactors.pop(0)
-    if state.reactors and not state.cease_fire:
-        state.to_act = state.reactors[0]
-        return
-    state.reactors = []
-    state.to_act = state.turn_seat
-    source, target = state.pending
-    if state.cease_fire or state.units(source) < 2:
-        state.cease_fire = False
-        state.pending = None
-        state.phase = Phase.INVADE
-    elif state.units(target) == 0:
-        invade.take_empty(state, source, target, contested=state.contested, events=events)
-    else:
-        state.phase = Phase.ROLL
-
-
-def _next_ender(state: GameState2210, events: list[Event2210]) -> None:
-    while state.enders and not plays(state, state.enders[0], END_OF_GAME):
-        state.enders.pop(0)
-    if state.enders:
-        state.to_act = state.enders[0]
-    else:
-        finish(state, "year_5", events)
 
 
 # ---------------------------------------------------------------------- units destroyed by cards
@@ -337,7 +268,42 @@ def _colony_influence(
     state.bonus_points[seat] += 3
 
 
-_EFFECTS: dict[str, Effect] = {
+def _decoys_revealed(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Decoys Revealed: "Move any number of your commanders from where they stand to any territories you
+    control": the seat moves them in DECOYS, each commander once (``cardflow.move_decoys``)."""
+    state.decoys = [c for c in COMMANDERS if state.in_play(seat, c)]
+    state.phase = Phase.DECOYS
+
+
+def _mod_reduction(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """MOD Reduction: "Each opponent, in turn order, removes 4 of their own MODs from anywhere on the
+    boards; then you remove 2 of your own MODs". Turn order from the player's left (as the answers to an
+    invasion); the two-player neutral army, an opponent without a marker, last (``cardflow.next_reduction``
+    asks each remover)."""
+    order = list(state.order)
+    start = order.index(seat)
+    others = [order[(start + i) % len(order)] for i in range(1, len(order))]
+    removers = [s for s in others if state.alive[s]] + ([state.neutral] if state.neutral >= 0 else [])
+    state.reductions = [(s, 4) for s in removers] + [(seat, 2)]
+    state.phase = Phase.REDUCE
+
+
+def _armageddon(
+    state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
+) -> None:
+    """Armageddon: "Starting a nuclear exchange: going round in turn order, every player may play any number
+    of Nuclear Command cards without paying their power-up cost; the exchange ends when all have finished".
+    One pass in marker order, #1 first, the card's player included (docs/rules.md open point 12); with
+    ``armageddon_all=False`` only the card's player (``cardflow.next_in_exchange`` asks them)."""
+    state.exchange = list(state.order) if state.rules.armageddon_all else [seat]
+    state.phase = Phase.EXCHANGE
+
+
+EFFECTS: dict[str, Effect] = {
     "assemble_mods": _assemble_mods,
     "reinforcements": _reinforcements,
     "frequency_jam": _frequency_jam,
@@ -358,5 +324,8 @@ _EFFECTS: dict[str, Effect] = {
     "stealth_station": _stealth_station,
     "redeployment": _redeployment,
     "colony_influence": _colony_influence,
+    "decoys_revealed": _decoys_revealed,
+    "mod_reduction": _mod_reduction,
+    "armageddon": _armageddon,
 }
-"""Every implemented effect; ``cardplay.NOT_IMPLEMENTED`` are the others."""
+"""The effect of every kind of card (``cards.EFFECT``)."""

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from engine.errors import IllegalActionError, MalformedActionError, NotYourTurnError, RulesConfigError
-from engine.r2210 import effects, invade, setup, year
+from engine.r2210 import cardflow, invade, setup, year
 from engine.r2210.actions import (
     Action2210,
     Bid,
@@ -25,6 +25,7 @@ from engine.r2210.actions import (
     Place,
     PlaceCommanders,
     PlayCard,
+    Remove,
     Roll,
     TakeCard,
 )
@@ -44,6 +45,13 @@ def _place(state: GameState2210, action: Place, events: list[Event2210]) -> None
         setup.place(state, action, events)
 
 
+def _fortify(state: GameState2210, action: Fortify, events: list[Event2210]) -> None:
+    if state.phase == Phase.DECOYS:
+        cardflow.move_decoys(state, action, events)
+    else:
+        year.fortify(state, action, events)
+
+
 APPLY: dict[type, Handler] = {
     Claim: setup.claim,
     Place: _place,
@@ -58,9 +66,10 @@ APPLY: dict[type, Handler] = {
     Defend: invade.defend,
     Lose: invade.lose,
     Occupy: invade.occupy,
-    Fortify: year.fortify,
-    PlayCard: effects.play_card,
-    EndPhase: effects.pass_window,
+    Remove: cardflow.remove,
+    Fortify: _fortify,
+    PlayCard: cardflow.play_card,
+    EndPhase: cardflow.pass_window,
 }
 """How each kind of action changes a state (a Bid is applied with its seat: several seats bid at once)."""
 

@@ -29,11 +29,12 @@ from engine.r2210.actions import (
     Place,
     PlaceCommanders,
     PlayCard,
+    Remove,
     Roll,
     TakeCard,
 )
 from engine.r2210.board import Kind, Territory
-from engine.r2210.cardplay import WINDOWS, CardChoice, plays, window
+from engine.r2210.cardplay import WINDOWS, CardChoice, decoy_moves, mods_held, plays, window
 from engine.r2210.cards import MOST_BOUGHT, card_name
 from engine.r2210.setup import batch_left, unclaimed_land
 from engine.r2210.state import GameState2210
@@ -59,7 +60,8 @@ class Legal2210:
     phase: Phase
     seat: int
     territories: tuple[Territory, ...] = ()
-    """Claim, Place, PlaceCommanders, Hire and BuildStation targets."""
+    """Claim, Place, PlaceCommanders, Hire and BuildStation targets; in REDUCE, where the MODs to remove
+    are."""
     place_max: int = 0
     bid_max: int = -1
     markers: tuple[int, ...] = ()
@@ -76,7 +78,9 @@ class Legal2210:
     """In ROLL: commanders that may roll an 8-sided die."""
     defend_max: int = 0
     lose: int = 0
-    """In LOSSES: how many units to remove from ``territories[0]``."""
+    """In LOSSES: how many units to remove from ``territories[0]``; in REDUCE: how many MODs to remove."""
+    mods_at: tuple[int, ...] = ()
+    """In REDUCE: the MODs in each of ``territories``."""
     occupy_min: int = 0
     occupy_mods: int = 0
     """In OCCUPY: MODs in the source (at least one unit stays behind); in LOSSES: MODs in the territory."""
@@ -84,8 +88,10 @@ class Legal2210:
     """In OCCUPY: commanders in the source; in LOSSES: commanders in the territory."""
     must_move: tuple[Commander, ...] = ()
     fortify: tuple[FortifyChoice, ...] = ()
+    """In FORTIFY: where units may move from and to; in DECOYS: where commanders may move (``mods`` 0)."""
     plays: tuple[CardChoice, ...] = ()
-    """Command cards the seat may play now (INVADE before the first invasion, REACT, TURN_END, GAME_END)."""
+    """Command cards the seat may play now (INVADE before the first invasion, REACT, TURN_END, GAME_END,
+    EXCHANGE)."""
     can_end: bool = False
 
     def __init__(
@@ -105,6 +111,7 @@ class Legal2210:
         d8: tuple[Commander, ...] = (),
         defend_max: int = 0,
         lose: int = 0,
+        mods_at: tuple[int, ...] = (),
         occupy_min: int = 0,
         occupy_mods: int = 0,
         occupy_commanders: tuple[Commander, ...] = (),
@@ -128,6 +135,7 @@ class Legal2210:
         self.d8 = d8
         self.defend_max = defend_max
         self.lose = lose
+        self.mods_at = mods_at
         self.occupy_min = occupy_min
         self.occupy_mods = occupy_mods
         self.occupy_commanders = occupy_commanders
@@ -201,6 +209,10 @@ class Legal2210:
             return self._units_problem(
                 action.mods, action.commanders, self.occupy_mods, self.occupy_commanders, self.occupy_min
             )
+        if phase == Phase.REDUCE and isinstance(action, Remove):
+            return self._remove_problem(action.territories)
+        if phase == Phase.DECOYS and isinstance(action, Fortify):
+            return self._decoys_problem(action)
         if phase == Phase.FORTIFY and isinstance(action, Fortify):
             for source, targets, mods, commanders in self.fortify:
                 if source == action.source:
@@ -220,6 +232,27 @@ class Legal2210:
                 return ""
         offered = [(c.card, card_name(c.card)) for c in self.plays]
         return f"card {action.card} may not be played now; cards you may play now: {offered}"
+
+    def _remove_problem(self, where: tuple[Territory, ...]) -> str:
+        there = dict(zip(self.territories, self.mods_at, strict=True))
+        wanted = f"name {self.lose} MODs to remove, one territory per MOD, from {there} (territory: MODs)"
+        if len(where) != self.lose:
+            return f"{wanted}, not {len(where)}"
+        for t in set(where):
+            if t not in self.territories or where.count(t) > self.mods_at[self.territories.index(t)]:
+                return f"{wanted}; territory {t} named {where.count(t)} times"
+        return ""
+
+    def _decoys_problem(self, action: Fortify) -> str:
+        for source, targets, _, commanders in self.fortify:
+            if source == action.source:
+                c = action.commanders
+                if action.mods or not c or len(set(c)) != len(c) or not set(c) <= set(commanders):
+                    names = [x.name for x in commanders]
+                    return f"move no MODs and some of the commanders {names} (each once)"
+                ok = action.target in targets
+                return "" if ok else f"from {source} commanders may move to {list(targets)}"
+        return f"move commanders from one of {[f[0] for f in self.fortify]}"
 
     def _units_problem(
         self,
@@ -255,6 +288,7 @@ class Legal2210:
             "d8",
             "defend_max",
             "lose",
+            "mods_at",
             "occupy_min",
             "occupy_mods",
             "occupy_commanders",
@@ -331,6 +365,14 @@ def legal_for(state: GameState2210, seat: int) -> Legal2210:
         )
     if phase == Phase.FORTIFY:
         return Legal2210(phase, seat, fortify=_fortify(state, seat), can_end=True)
+    if phase == Phase.REDUCE:
+        owner, n = state.reductions[0]
+        held = mods_held(state, owner)
+        return Legal2210(phase, seat, territories=held, lose=n, mods_at=tuple([state.mods[t] for t in held]))
+    if phase == Phase.DECOYS:
+        moves = decoy_moves(state, seat, state.decoys)
+        fortify = tuple([FortifyChoice(t, away, 0, here) for t, here, away in moves])
+        return Legal2210(phase, seat, fortify=fortify, can_end=True)
     if phase == Phase.LOSSES:
         t, n = state.losses_owed[0]
         here = state.commanders_in(t)

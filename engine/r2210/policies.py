@@ -24,6 +24,7 @@ from engine.r2210.actions import (
     Place,
     PlaceCommanders,
     PlayCard,
+    Remove,
     Roll,
     TakeCard,
 )
@@ -68,8 +69,16 @@ def random_action(legal: Legal2210, rng: random.Random) -> Action2210:
     if legal.plays and rng.random() < _PLAY_ODDS:
         card, targets, picks = pick(legal.plays)
         return PlayCard(card, tuple(rng.sample(targets, picks)))
-    if phase in (Phase.REACT, Phase.TURN_END, Phase.GAME_END):
+    if phase in (Phase.REACT, Phase.TURN_END, Phase.GAME_END, Phase.EXCHANGE):
         return EndPhase()
+    if phase == Phase.REDUCE:
+        return Remove(tuple(sorted(rng.sample(_each_mod(legal), legal.lose))))
+    if phase == Phase.DECOYS:
+        if not legal.fortify or rng.random() < 0.3:
+            return EndPhase()
+        source, targets, _, there = pick(legal.fortify)
+        chosen = tuple(rng.sample(there, rng.randint(1, len(there))))
+        return Fortify(source, pick(targets), 0, chosen)
     if phase == Phase.INVADE:
         if not legal.invasions or rng.random() < _END_ODDS:
             return EndPhase()
@@ -103,7 +112,8 @@ def random_action(legal: Legal2210, rng: random.Random) -> Action2210:
 
 def default_action(legal: Legal2210) -> Action2210:
     """A safe legal answer from ``legal`` alone: stop where stopping is allowed, bid nothing, defend with
-    every die, move in the least, and otherwise the first choice offered."""
+    every die, move in the least, and otherwise the first choice offered (MOD Reduction: the first MODs
+    listed)."""
     phase = legal.phase
     if legal.can_end:
         return EndPhase()
@@ -127,6 +137,8 @@ def default_action(legal: Legal2210) -> Action2210:
     if phase == Phase.LOSSES:
         mods = min(legal.lose, legal.occupy_mods)
         return Lose(mods, legal.occupy_commanders[: legal.lose - mods])
+    if phase == Phase.REDUCE:
+        return Remove(_each_mod(legal)[: legal.lose])
     if phase == Phase.OCCUPY:
         commanders = list(legal.must_move)
         spare = [c for c in legal.occupy_commanders if c not in commanders]
@@ -134,6 +146,11 @@ def default_action(legal: Legal2210) -> Action2210:
             commanders.append(spare.pop(0))
         return Occupy(max(0, legal.occupy_min - len(commanders)), tuple(commanders))
     raise ValueError(f"no decision in {phase.name}")
+
+
+def _each_mod(legal: Legal2210) -> tuple[int, ...]:
+    """In REDUCE: every MOD that may be removed, as its territory (a territory once per MOD there)."""
+    return tuple([t for t, n in zip(legal.territories, legal.mods_at, strict=True) for _ in range(n)])
 
 
 def _card_counts(legal: Legal2210, rng: random.Random) -> tuple[int, ...]:
@@ -221,10 +238,10 @@ def aggressive_2210(state: GameState2210, seat: int) -> Action2210:
         return EndPhase()
     if phase == Phase.BONUS_CARD:
         return TakeCard(Commander(next(d for d, n in enumerate(state.card_decks_open(seat)) if n)))
-    return default_action(legal_actions(state, seat))  # DEFEND, LOSSES
+    return default_action(legal_actions(state, seat))  # DEFEND, LOSSES, REDUCE
 
 
-_ENDS_WITHOUT_A_MOVE = (Phase.FORTIFY, Phase.REACT, Phase.TURN_END, Phase.GAME_END)
+_ENDS_WITHOUT_A_MOVE = (Phase.FORTIFY, Phase.REACT, Phase.TURN_END, Phase.GAME_END, Phase.EXCHANGE)
 """Where the aggressive player always stops: no fortify, no Command card (both always legal to skip)."""
 
 

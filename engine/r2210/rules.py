@@ -27,6 +27,9 @@ class Rules2210:
     choose_losses: bool = False
     """004: "You may remove MODs in their place": off, losses are MODs first, then commanders in a fixed
     order; on, the side with a commander among its losses is asked (``Phase.LOSSES``)."""
+    armageddon_all: bool = True
+    """Armageddon: every player with a Nuclear Commander plays Nuclear cards free in the exchange (four
+    sources); off: only the card's player does (the AI reconstructions' reading)."""
     starting_energy: int = 3
     commander_cost: int = 3
     station_cost: int = 5

@@ -104,6 +104,12 @@ class GameState2210:
         """Per seat, land territories where a Scout Forces card set 5 MODs aside until the seat takes them."""
         self.enders: list[int] = []
         """In GAME_END: seats still to be asked for end-of-game cards, the asked one first."""
+        self.exchange: list[int] = []
+        """In EXCHANGE (Armageddon): seats still to be asked for free Nuclear cards, the asked one first."""
+        self.reductions: list[tuple[int, int]] = []
+        """In REDUCE (MOD Reduction): (owner, MODs to remove) still to be chosen, the asked one first."""
+        self.decoys: list[int] = []
+        """In DECOYS (Decoys Revealed): the turn seat's commanders (``Commander`` values) not yet moved."""
         self.bonus_points = [0] * seats
         """Points from end-of-game cards (Colony Influence)."""
         self.water_discard: list[int] = []
@@ -314,6 +320,7 @@ _FIELDS = (
     "pending", "attack_dice", "losses_owed", "move_in", "land_deck", "water_deck", "lunar_deck",
     "land_discard", "command_decks", "hands", "card_discard", "bonus_card_due", "invaded", "jammed",
     "reactors", "contested", "cease_fire", "barred", "invade_earth", "hidden_energy", "extraction", "scouts",
-    "enders", "bonus_points", "water_discard", "lunar_discard", "scores", "places", "end_reason",
+    "enders", "exchange", "reductions", "decoys", "bonus_points", "water_discard", "lunar_discard", "scores",
+    "places", "end_reason",
 )  # fmt: skip
 """Every field of a state but its rules, board, seats, seed and dice (clone and snapshot copy these)."""

@@ -15,8 +15,9 @@ func endPhase2210() *pb.Action2210 {
 	return &pb.Action2210{Kind: &pb.Action2210_EndPhase{EndPhase: &pb.EndPhaseAction{}}}
 }
 
-// Default2210 stops where stopping is allowed, bids nothing, rolls and defends with every die, moves in
-// the least, and otherwise takes the first choice offered. It panics on a phase that asks nothing.
+// Default2210 stops where stopping is allowed (passes a card window or the nuclear exchange, moves no
+// decoys), bids nothing, rolls and defends with every die, moves in the least, and otherwise takes the
+// first choice offered (MOD Reduction: the first MODs listed). It panics on a phase that asks nothing.
 func Default2210(legal *pb.Legal2210) *pb.Action2210 {
 	if legal.GetCanEnd() {
 		return endPhase2210()
@@ -54,6 +55,17 @@ func Default2210(legal *pb.Legal2210) *pb.Action2210 {
 		commanders := slices.Clone(legal.GetOccupyCommanders()[:legal.GetLose()-mods])
 		lose := &pb.ChooseLossesAction{Mods: mods, Commanders: commanders}
 		return &pb.Action2210{Kind: &pb.Action2210_Lose{Lose: lose}}
+	case pb.Phase2210_PHASE2210_REDUCE:
+		// One territory per MOD, the territories in the order offered, each at most mods_at[i] times.
+		var remove []int32
+		for i, n := range legal.GetModsAt() {
+			for range n {
+				if int32(len(remove)) < legal.GetLose() {
+					remove = append(remove, t[i])
+				}
+			}
+		}
+		return &pb.Action2210{Kind: &pb.Action2210_Remove{Remove: &pb.RemoveModsAction{Territories: remove}}}
 	case pb.Phase2210_PHASE2210_OCCUPY:
 		// The commanders that must move, more commanders only when the MODs cannot make up the least.
 		commanders := slices.Clone(legal.GetMustMove())

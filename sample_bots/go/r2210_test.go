@@ -46,6 +46,16 @@ func subset(xs, of []int32) bool {
 	return true
 }
 
+func countOf(xs []int32, x int32) int {
+	n := 0
+	for _, y := range xs {
+		if y == x {
+			n++
+		}
+	}
+	return n
+}
+
 // legal2210 says why an action is not one the Legal2210 allows (docs/protocol.md's table of phases).
 func legal2210(legal *pb.Legal2210, action *pb.Action2210) error {
 	t := legal.GetTerritories()
@@ -81,6 +91,17 @@ func legal2210(legal *pb.Legal2210, action *pb.Action2210) error {
 		l := a.Lose
 		ok = legal.GetPhase() == pb.Phase2210_PHASE2210_LOSSES && l.GetMods() >= 0 && l.GetMods() <= legal.GetOccupyMods() &&
 			subset(l.GetCommanders(), legal.GetOccupyCommanders()) && l.GetMods()+int32(len(l.GetCommanders())) == legal.GetLose()
+	case *pb.Action2210_Remove:
+		// Legal2210.lose territories, each named at most its mods_at times.
+		r := a.Remove.GetTerritories()
+		ok = legal.GetPhase() == pb.Phase2210_PHASE2210_REDUCE && int32(len(r)) == legal.GetLose() &&
+			len(t) == len(legal.GetModsAt())
+		for i, x := range t {
+			ok = ok && int32(countOf(r, x)) <= legal.GetModsAt()[i]
+		}
+		for _, x := range r {
+			ok = ok && slices.Contains(t, x)
+		}
 	case *pb.Action2210_Occupy:
 		o := a.Occupy
 		moved := o.GetMods() + int32(len(o.GetCommanders()))
@@ -121,6 +142,20 @@ func TestDefault2210OccupiesWithTheCommandersThatMustMove(t *testing.T) {
 	got := Default2210(legal).GetOccupy()
 	if got.GetMods() != 2 || !slices.Equal(got.GetCommanders(), []int32{2}) {
 		t.Errorf("occupy %v, want 2 MODs and commander 2", got)
+	}
+	if err := legal2210(legal, Default2210(legal)); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestDefault2210RemovesTheFirstModsListed(t *testing.T) {
+	// MOD Reduction: "Each opponent ... removes 4 of their own MODs from anywhere on the boards".
+	legal := &pb.Legal2210{
+		Phase: pb.Phase2210_PHASE2210_REDUCE, Territories: []int32{5, 9, 60}, ModsAt: []int32{1, 2, 7}, Lose: 4,
+	}
+	got := Default2210(legal).GetRemove()
+	if !slices.Equal(got.GetTerritories(), []int32{5, 9, 9, 60}) {
+		t.Errorf("remove %v, want territories 5, 9, 9, 60", got)
 	}
 	if err := legal2210(legal, Default2210(legal)); err != nil {
 		t.Error(err)

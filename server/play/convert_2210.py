@@ -52,6 +52,7 @@ def rules_info_2210(rules: Rules2210, seats: int) -> pb.Rules2210Info:
         defender_dice=str(rules.defender_dice.value),
         choose_losses=rules.choose_losses,
         region_bonus_energy=rules.region_bonus_energy,
+        armageddon_all=rules.armageddon_all,
         cards=[
             pb.Card2210(name=KINDS[kind][2], deck=KINDS[kind][1], cost=KINDS[kind][4], timing=KINDS[kind][5])
             for kind in _card_kinds()
@@ -139,6 +140,7 @@ def legal_2210(legal: Legal2210) -> pb.Legal2210:
         d8=[int(c) for c in legal.d8],
         defend_max=legal.defend_max,
         lose=legal.lose,
+        mods_at=legal.mods_at,
         occupy_min=legal.occupy_min,
         occupy_mods=legal.occupy_mods,
         occupy_commanders=[int(c) for c in legal.occupy_commanders],

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import random
 from collections import Counter
-from itertools import combinations
+from itertools import combinations, islice
 from pathlib import Path
 
 import pytest
@@ -32,11 +32,12 @@ from engine.r2210.actions import (
     Place,
     PlaceCommanders,
     PlayCard,
+    Remove,
     Roll,
     TakeCard,
 )
 from engine.r2210.board import Kind
-from engine.r2210.cards import DECK_CARDS, DECK_OF, EFFECT, KIND_OF
+from engine.r2210.cards import DECK_CARDS, DECK_OF, EFFECT, KIND_OF, KINDS
 from engine.r2210.events import visible_to
 from engine.r2210.game import apply, legal_actions, new_game_2210
 from engine.r2210.legal import Legal2210
@@ -126,6 +127,13 @@ def every_action(legal: Legal2210, cap: int = 40) -> list[Action2210]:
     elif phase == Phase.FORTIFY:
         for source, targets, mods, _ in legal.fortify:
             out += [Fortify(source, x, m) for x in targets[:3] for m in range(1, mods) if m < 3]
+    elif phase == Phase.REDUCE:
+        pool = [t for t, n in zip(legal.territories, legal.mods_at, strict=True) for _ in range(n)]
+        out += [Remove(c) for c in islice(combinations(pool, legal.lose), 0, None, 7)][:10]
+    elif phase == Phase.DECOYS:
+        for source, targets, _, there in legal.fortify:
+            for k in range(1, len(there) + 1):
+                out += [Fortify(source, x, 0, c) for x in targets[:2] for c in combinations(there, k)]
     for card, targets, picks in legal.plays:
         out += [PlayCard(card, aims) for aims in list(combinations(targets, picks))[:3]]
     return out[:cap] if len(out) > cap else out
@@ -192,6 +200,72 @@ def test_random_games_play_cards_in_every_window() -> None:
         check_invariants(state)
     assert {Phase.REACT, Phase.TURN_END, Phase.GAME_END} <= phases
     assert len(effects) >= 15, effects
+
+
+CARD_DECISIONS = {Phase.EXCHANGE, Phase.REDUCE, Phase.DECOYS}
+"""The decisions Armageddon, MOD Reduction and Decoys Revealed open."""
+OTHERS_NUCLEAR = (
+    "nuclear_assassin_bomb",
+    "nuclear_rocket_strike_land",
+    "nuclear_scatter_bomb_land",
+    "nuclear_the_mother",
+)
+
+
+def _deal(state: GameState2210, seat: int, key: str) -> None:
+    """Move a copy of card kind ``key`` that ``seat`` does not hold into its hand, from wherever it is."""
+    card = next(c for c in range(100) if KINDS[KIND_OF[c]][0] == key and c not in state.hands[seat])
+    for pile in (*state.command_decks, state.card_discard, *state.hands):
+        if card in pile:
+            pile.remove(card)
+    state.hands[seat].append(card)
+
+
+def _enlist(state: GameState2210, seat: int, *commanders: Commander) -> None:
+    """Put ``seat``'s missing ``commanders`` into a territory it holds units in (as hiring would)."""
+    home = next(t for t in state.controlled(seat) if state.units(t) > 0)
+    for c in commanders:
+        if not state.in_play(seat, c):
+            state.commander_at[seat * 5 + c] = home
+
+
+def test_random_positions_play_the_cards_that_open_decisions() -> None:
+    """Issue 19: "all 100 cards of the five decks with their effects" and "reactions asked of a seat that is
+    not the one to move". In random positions (year 2, before the turn seat's first invasion) the turn seat is
+    dealt Armageddon, MOD Reduction and Decoys Revealed with the Commanders and energy they need, every other
+    seat a Nuclear card and Commander; random players play on to the end. The invariants hold after every
+    action, and in EXCHANGE, REDUCE and DECOYS every legal action (a bounded sample) and the timeout default
+    apply to a copy; all three decisions come up."""
+    reached: Counter[Phase] = Counter()
+    for seed in range(30):
+        rules = Rules2210(choose_losses=seed % 2 == 1, armageddon_all=seed % 5 != 4)
+        state, _ = new_game_2210(rules, 2 + seed % 4, seed)
+        rng = random.Random(seed)
+        while not state.is_over() and not (state.year >= 2 and state.phase == Phase.INVADE):
+            seat = state.asked[0]
+            apply(state, random_action(legal_actions(state, seat), rng), seat)
+        if state.is_over():
+            continue
+        turn = state.turn_seat
+        _enlist(state, turn, Commander.DIPLOMAT, Commander.NUCLEAR)
+        state.energy[turn] += 6
+        for key in ("nuclear_armageddon", "diplomat_mod_reduction", "diplomat_decoys_revealed"):
+            _deal(state, turn, key)
+        others = [s for s in range(state.seats) if s != turn and state.alive[s]]
+        for s, key in zip(others, OTHERS_NUCLEAR, strict=False):
+            _enlist(state, s, Commander.NUCLEAR)
+            _deal(state, s, key)
+        check_invariants(state)
+        while not state.is_over():
+            seat = rng.choice(state.asked)
+            legal = legal_actions(state, seat)
+            if state.phase in CARD_DECISIONS:
+                reached[state.phase] += 1
+                for action in (*every_action(legal), default_action(legal)):
+                    apply(state.clone(), action, seat)
+            apply(state, random_action(legal, rng), seat)
+            check_invariants(state)
+    assert set(reached) == CARD_DECISIONS, reached
 
 
 def _hidden_changed(state: GameState2210, seat: int) -> GameState2210:

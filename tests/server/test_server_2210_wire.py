@@ -6,9 +6,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from make_golden_2210 import GOLDEN, PHASES_2210, golden_requests_2210
+from make_golden_2210 import CARD_PHASES, GAMES, GOLDEN, PHASES_2210, RULES, SEED, drive, golden_requests_2210
 
 from conquest.v1 import r2210_pb2
+from conquest_sdk.r2210 import default_2210
 from engine.errors import MalformedActionError
 from engine.r2210.actions import (
     Bid,
@@ -28,14 +29,15 @@ from engine.r2210.actions import (
     Place,
     PlaceCommanders,
     PlayCard,
+    Remove,
     Roll,
     TakeCard,
 )
 from engine.r2210.game import apply_unchecked, legal_actions, new_game_2210
-from engine.r2210.policies import random_action
+from engine.r2210.policies import default_action, random_action
 from engine.r2210.replay import Replay2210, verify
 from engine.r2210.rules import Rules2210
-from server.play.convert_2210 import action_from_pb_2210, action_to_pb_2210, decision_request_2210
+from server.play.convert_2210 import action_from_pb_2210, action_to_pb_2210, decision_request_2210, legal_2210
 
 EVERY_KIND = [
     Claim(3),
@@ -52,7 +54,9 @@ EVERY_KIND = [
     Defend(2),
     Lose(1, (Commander.DIPLOMAT,)),
     Occupy(2, (Commander.LAND,)),
+    Remove((3, 3, 57)),
     Fortify(1, 2, 3, (Commander.SPACE,)),
+    Fortify(4, 60, 0, (Commander.LAND, Commander.NAVAL)),
     PlayCard(40, (3, 4)),
     EndPhase(),
 ]
@@ -70,6 +74,27 @@ def test_golden_2210_decision_requests_match_byte_for_byte() -> None:
     assert sum("_bid_seat" in name for name in generated) == 3
     for name, text in generated.items():
         assert (GOLDEN / name).read_text() == text, f"{name} differs from the golden fixture"
+
+
+def test_the_python_sdk_default_is_the_servers_and_legal_in_every_phase() -> None:
+    """docs/protocol.md's 2210 table, "timeout default": the SDK's ``default_2210``, read from the wire's
+    Legal2210 alone, is the engine's ``default_action`` and legal, in every phase (the card decisions
+    EXCHANGE, REDUCE and DECOYS included), over the golden requests' fixed-seed games."""
+    rng, met = random.Random(SEED), set()
+    for game in range(GAMES):
+        state, _ = new_game_2210(RULES, 3, SEED + game)
+        while not state.is_over():
+            seat = state.asked[0]
+            legal = legal_actions(state, seat)
+            sdk = action_from_pb_2210(default_2210(legal_2210(legal)))
+            assert sdk == default_action(legal) and legal.problem(sdk) == "", legal.describe()
+            met.add(legal.phase)
+            apply_unchecked(
+                state, drive(state, seat, legal, rng, [p for p in CARD_PHASES if p not in met]), seat
+            )
+        if met == set(PHASES_2210):
+            break
+    assert met == set(PHASES_2210)
 
 
 @pytest.mark.parametrize("action", EVERY_KIND, ids=lambda a: type(a).__name__)

@@ -9,7 +9,10 @@ import dataclasses
 import json
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from conquest.v1 import bot_pb2
 from conquest.v1 import r2210_pb2 as pb
@@ -49,24 +52,25 @@ class Connection:
         return [m for m in self.sent if m.WhichOneof("message") == kind]
 
 
-def game(tmp_path: Path, control: TimeControl, players: int = 3) -> tuple[Runner2210, list[Connection]]:
-    queue = queue_2210(players, control, RULES)
+def game(
+    tmp_path: Path, control: TimeControl, players: int = 3, seed: int = SEED, rules: Rules2210 = RULES
+) -> tuple[Runner2210, list[Connection]]:
+    queue = queue_2210(players, control, rules)
     connections = [Connection() for _ in range(players)]
     seats = [
         RemoteSeat.for_bot(Identity(f"k{i}", f"bot{i}", False), c, control) for i, c in enumerate(connections)
     ]
-    return Runner2210("g", queue, seats, SEED, DirectoryReplayWriter(tmp_path)), connections
+    return Runner2210("g", queue, seats, seed, DirectoryReplayWriter(tmp_path)), connections
 
 
-async def test_bids_are_asked_at_once_and_reactions_of_seats_not_to_move(tmp_path: Path) -> None:
-    """Issue 19: "a simultaneous decision asked of every seat at once (bids), reactions asked of a seat
-    that is not the one to move (only seats that can legally react are asked ...)"; the replay verifies."""
-    runner, connections = game(tmp_path, TimeControl())
+Answer = Callable[[int, pb.Request2210, list[int]], pb.Action2210]
+"""A bot's answer: (seat, its request, the seats with a request open) -> its action."""
+
+
+async def play_out(runner: Runner2210, connections: list[Connection], answer: Answer) -> None:
+    """Run the game, answering the oldest open request each time with ``answer``."""
     task = asyncio.create_task(runner.run())
-    rng = random.Random(SEED)
     answered: set[int] = set()
-    open_bids_seen: list[set[int]] = []
-    reactions: list[tuple[int, pb.Request2210]] = []
     while not task.done():
         await asyncio.sleep(0)
         pending = [
@@ -77,22 +81,85 @@ async def test_bids_are_asked_at_once_and_reactions_of_seats_not_to_move(tmp_pat
         ]
         if not pending:
             continue
-        if pending[0][2].r2210.legal.phase == pb.PHASE2210_BID:
-            open_bids_seen.append({seat for _, seat, _ in pending})
         request_id, seat, request = min(pending, key=lambda p: p[0])
-        if request.r2210.legal.phase == pb.PHASE2210_REACT:
-            reactions.append((seat, request.r2210))
         answered.add(request_id)
-        decision = bot_pb2.Decision(
-            game_id="g", request_id=request_id, r2210=random_2210(request.r2210.legal, rng)
+        action = answer(seat, request.r2210, [s for _, s, _ in pending])
+        assert runner.submit(
+            seat, bot_pb2.Decision(game_id="g", request_id=request_id, r2210=action), time.monotonic()
         )
-        assert runner.submit(seat, decision, time.monotonic())
     await task
+
+
+async def test_bids_are_asked_at_once_and_reactions_of_seats_not_to_move(tmp_path: Path) -> None:
+    """Issue 19: "a simultaneous decision asked of every seat at once (bids), reactions asked of a seat
+    that is not the one to move (only seats that can legally react are asked ...)"; the replay verifies."""
+    runner, connections = game(tmp_path, TimeControl())
+    rng = random.Random(SEED)
+    open_bids_seen: list[set[int]] = []
+    reactions: list[tuple[int, pb.Request2210]] = []
+
+    def answer(seat: int, request: pb.Request2210, open_seats: list[int]) -> pb.Action2210:
+        if request.legal.phase == pb.PHASE2210_BID:
+            open_bids_seen.append(set(open_seats))
+        if request.legal.phase == pb.PHASE2210_REACT:
+            reactions.append((seat, request))
+        return random_2210(request.legal, rng)
+
+    await play_out(runner, connections, answer)
     assert open_bids_seen and open_bids_seen[0] == {0, 1, 2}
     assert reactions, "pick a SEED whose game has a reaction"
     for seat, request in reactions:
         assert request.observation.turn_seat != seat and request.legal.plays and request.legal.can_end
     assert all(c.of("decision_rejected") == [] for c in connections)
+    assert list(verify(runner.replay).places) == [
+        r.place for r in connections[0].of("game_over")[0].game_over.results
+    ]
+
+
+OPENERS = {
+    "Armageddon": pb.PHASE2210_EXCHANGE,
+    "MOD Reduction": pb.PHASE2210_REDUCE,
+    "Decoys Revealed": pb.PHASE2210_DECOYS,
+}
+"""The Command cards that open a decision of their own, by name (``Rules2210Info.cards``), and its phase."""
+CARD_SEEDS = {4: (pb.PHASE2210_REDUCE, pb.PHASE2210_DECOYS), 5: (pb.PHASE2210_EXCHANGE,)}
+"""Game and driver seeds whose play (the cards above played whenever offered) meets these card decisions
+(checked: Armageddon with a second Nuclear card to play is rare)."""
+
+
+@pytest.mark.parametrize("seed", CARD_SEEDS)
+async def test_card_decisions_are_asked_of_the_right_seat_and_answered_on_the_wire(
+    tmp_path: Path, seed: int
+) -> None:
+    """docs/protocol.md's 2210 table: EXCHANGE (Armageddon) asks in marker order each seat that may play a
+    Nuclear card; REDUCE (MOD Reduction: "Each opponent, in turn order, removes 4 of their own MODs ...;
+    then you remove 2") asks seats that are not the one to move, as reactions do; DECOYS (Decoys Revealed)
+    the turn seat. Bots answering with the SDK's random answer (and these cards whenever offered) are never
+    rejected, and the replay verifies."""
+    runner, connections = game(tmp_path, TimeControl(), seed=seed, rules=Rules2210())
+    rng = random.Random(seed)
+    asked: dict[int, list[tuple[int, int]]] = {p: [] for p in OPENERS.values()}
+
+    def answer(seat: int, request: pb.Request2210, _: list[int]) -> pb.Action2210:
+        legal = request.legal
+        if legal.phase in asked:
+            asked[legal.phase].append((seat, request.observation.turn_seat))
+        names = [c.name for c in connections[seat].of("game_started")[0].game_started.r2210.rules.cards]
+        opener = next((p for p in legal.plays if names[p.card] in OPENERS), None)
+        if opener is None:
+            return random_2210(legal, rng)
+        return pb.Action2210(
+            play_card=pb.PlayCardAction(card=opener.card, targets=opener.targets[: opener.picks])
+        )
+
+    await play_out(runner, connections, answer)
+    assert all(c.of("decision_rejected") == [] for c in connections)
+    assert all(asked[p] for p in CARD_SEEDS[seed]), (
+        f"pick CARD_SEEDS whose games meet these decisions: {asked}"
+    )
+    if asked[pb.PHASE2210_REDUCE]:
+        assert any(seat != turn for seat, turn in asked[pb.PHASE2210_REDUCE])
+    assert all(seat == turn for seat, turn in asked[pb.PHASE2210_DECOYS])
     assert list(verify(runner.replay).places) == [
         r.place for r in connections[0].of("game_over")[0].game_over.results
     ]

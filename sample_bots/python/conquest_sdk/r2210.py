@@ -15,7 +15,7 @@ from conquest.v1 import bot_pb2, game_pb2
 from conquest.v1 import r2210_pb2 as pb
 
 Phase2210 = pb.Phase2210
-_PASS_PHASES = (pb.PHASE2210_REACT, pb.PHASE2210_TURN_END, pb.PHASE2210_GAME_END)
+_PASS_PHASES = (pb.PHASE2210_REACT, pb.PHASE2210_TURN_END, pb.PHASE2210_GAME_END, pb.PHASE2210_EXCHANGE)
 _END_ODDS = 0.15
 """Chance the random answer stops invading at each step, so games move on."""
 
@@ -49,8 +49,9 @@ def end_phase() -> pb.Action2210:
 
 
 def default_2210(legal: pb.Legal2210) -> pb.Action2210:
-    """A safe legal answer: stop where stopping is allowed, bid nothing, defend with every die, move in
-    the least, and otherwise the first choice offered (the server's timeout default)."""
+    """A safe legal answer: stop where stopping is allowed (pass a card window or the nuclear exchange,
+    move no decoys), bid nothing, defend with every die, move in the least, and otherwise the first choice
+    offered (MOD Reduction: the first MODs listed) (the server's timeout default)."""
     phase = legal.phase
     if legal.can_end:
         return end_phase()
@@ -78,6 +79,8 @@ def default_2210(legal: pb.Legal2210) -> pb.Action2210:
         mods = min(legal.lose, legal.occupy_mods)
         commanders = list(legal.occupy_commanders)[: legal.lose - mods]
         return pb.Action2210(lose=pb.ChooseLossesAction(mods=mods, commanders=commanders))
+    if phase == pb.PHASE2210_REDUCE:
+        return pb.Action2210(remove=pb.RemoveModsAction(territories=_each_mod(legal)[: legal.lose]))
     if phase == pb.PHASE2210_OCCUPY:
         commanders = list(legal.must_move)
         spare = [c for c in legal.occupy_commanders if c not in commanders]
@@ -136,7 +139,21 @@ def random_2210(legal: pb.Legal2210, rng: random.Random) -> pb.Action2210:
             source=option.source, target=pick(list(option.targets)), mods=mods, commanders=commanders
         )
         return pb.Action2210(fortify=fortify)
-    return default_2210(legal)  # LOSSES, OCCUPY, and a FORTIFY or INVADE that stops
+    if phase == pb.PHASE2210_REDUCE:
+        return pb.Action2210(remove=pb.RemoveModsAction(territories=rng.sample(_each_mod(legal), legal.lose)))
+    if phase == pb.PHASE2210_DECOYS and legal.fortify and rng.random() < 0.7:
+        option = pick(list(legal.fortify))
+        commanders = rng.sample(list(option.commanders), rng.randint(1, len(option.commanders)))
+        move = pb.FortifyUnitsAction(
+            source=option.source, target=pick(list(option.targets)), commanders=commanders
+        )
+        return pb.Action2210(fortify=move)
+    return default_2210(legal)  # LOSSES, OCCUPY, and a FORTIFY, DECOYS or INVADE that stops
+
+
+def _each_mod(legal: pb.Legal2210) -> list[int]:
+    """In REDUCE: every MOD that may be removed, as its territory (a territory once per MOD there)."""
+    return [t for t, n in zip(legal.territories, legal.mods_at, strict=True) for _ in range(n)]
 
 
 def _buy_options(legal: pb.Legal2210, rng: random.Random) -> list[pb.Action2210]:

@@ -7,8 +7,9 @@ import type { Legal2210__Output as Legal2210 } from "../gen/conquest/v1/Legal221
 export type { Action2210, Legal2210 };
 
 /**
- * Stop where stopping is allowed, bid nothing, roll and defend with every die, move in the least, and
- * otherwise take the first choice offered. Throws on a phase that asks nothing.
+ * Stop where stopping is allowed (pass a card window or the nuclear exchange, move no decoys), bid
+ * nothing, roll and defend with every die, move in the least, and otherwise take the first choice offered
+ * (MOD Reduction: the first MODs listed). Throws on a phase that asks nothing.
  */
 export function default2210(legal: Legal2210): Action2210 {
   if (legal.can_end) return { end_phase: {} };
@@ -38,6 +39,11 @@ export function default2210(legal: Legal2210): Action2210 {
       // MODs first, then commanders in the order offered.
       const mods = Math.min(legal.lose, legal.occupy_mods);
       return { lose: { mods, commanders: legal.occupy_commanders.slice(0, legal.lose - mods) } };
+    }
+    case "PHASE2210_REDUCE": {
+      // One territory per MOD, the territories in the order offered, each at most mods_at[i] times.
+      const each = t.flatMap((territory, i) => Array<number>(legal.mods_at[i]).fill(territory));
+      return { remove: { territories: each.slice(0, legal.lose) } };
     }
     case "PHASE2210_OCCUPY": {
       // The commanders that must move, more commanders only when the MODs cannot make up the least.

@@ -63,6 +63,11 @@ function problem(legal: Legal2210, a: Action2210): string {
     const c = a.lose.commanders ?? [];
     ok = phase === "PHASE2210_LOSSES" && within(a.lose.mods, 0, legal.occupy_mods) &&
       subset(c, legal.occupy_commanders) && a.lose.mods! + c.length === legal.lose;
+  } else if (a.remove) {
+    // Legal2210.lose territories, each named at most its mods_at times.
+    const r = a.remove.territories ?? [];
+    ok = phase === "PHASE2210_REDUCE" && r.length === legal.lose && r.every((x) => t.includes(x)) &&
+      t.length === legal.mods_at.length && t.every((x, i) => r.filter((y) => y === x).length <= legal.mods_at[i]);
   } else if (a.occupy) {
     const c = a.occupy.commanders ?? [];
     const moved = a.occupy.mods! + c.length;
@@ -80,7 +85,7 @@ test("the 2210 answer is legal for every golden 2210 request, one of each phase 
     phases.add(legal.phase);
     assert.equal(problem(legal, default2210(legal)), "", name);
   }
-  assert.equal(phases.size, 17, `phases with a golden request: ${[...phases]}`);
+  assert.equal(phases.size, 20, `phases with a golden request: ${[...phases]}`);
 });
 
 test("the 2210 answer moves in the commanders that must move, MODs making up the least", () => {
@@ -90,6 +95,16 @@ test("the 2210 answer moves in the commanders that must move, MODs making up the
     occupy_min: 3, occupy_mods: 4, occupy_commanders: [0, 2], must_move: [2],
   };
   assert.deepEqual(default2210(legal), { occupy: { mods: 2, commanders: [2] } });
+  assert.equal(problem(legal, default2210(legal)), "");
+});
+
+test("the 2210 answer removes the first MODs listed", () => {
+  // MOD Reduction: "Each opponent ... removes 4 of their own MODs from anywhere on the boards".
+  const legal = {
+    ...golden().get("decision_request_2210_reduce.json")!.r2210!.legal!,
+    territories: [5, 9, 60], mods_at: [1, 2, 7], lose: 4,
+  };
+  assert.deepEqual(default2210(legal), { remove: { territories: [5, 9, 9, 60] } });
   assert.equal(problem(legal, default2210(legal)), "");
 });
 

@@ -89,6 +89,19 @@ class _Phase2210EnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase2210.V
     """After fortifying: play an end-of-turn card, or pass."""
     PHASE2210_GAME_END: _Phase2210.ValueType  # 18
     """After year 5, before scoring: play an end-of-game card, or pass."""
+    PHASE2210_EXCHANGE: _Phase2210.ValueType  # 19
+    """Armageddon's nuclear exchange, asked of seats that are not the one to move as well: play Nuclear cards
+    (Legal2210.plays) free of energy, or pass (EndPhase). In marker order, only seats that may play one.
+    """
+    PHASE2210_REDUCE: _Phase2210.ValueType  # 20
+    """MOD Reduction, asked of seats that are not the one to move (as PHASE2210_REACT): choose which MODs to
+    remove (Remove: Legal2210.lose of them from Legal2210.territories, at most Legal2210.mods_at each).
+    A seat also chooses for the neutral army when the card says so.
+    """
+    PHASE2210_DECOYS: _Phase2210.ValueType  # 21
+    """Decoys Revealed: the turn seat moves commanders alone (Fortify with mods 0; each commander once) to
+    territories it controls, one move at a time, or stops (EndPhase). Does not end the turn.
+    """
 
 class Phase2210(_Phase2210, metaclass=_Phase2210EnumTypeWrapper):
     """The step of a 2210 game. Each value is the engine's phase number (engine.r2210.actions.Phase) plus one."""
@@ -143,6 +156,19 @@ PHASE2210_TURN_END: Phase2210.ValueType  # 17
 """After fortifying: play an end-of-turn card, or pass."""
 PHASE2210_GAME_END: Phase2210.ValueType  # 18
 """After year 5, before scoring: play an end-of-game card, or pass."""
+PHASE2210_EXCHANGE: Phase2210.ValueType  # 19
+"""Armageddon's nuclear exchange, asked of seats that are not the one to move as well: play Nuclear cards
+(Legal2210.plays) free of energy, or pass (EndPhase). In marker order, only seats that may play one.
+"""
+PHASE2210_REDUCE: Phase2210.ValueType  # 20
+"""MOD Reduction, asked of seats that are not the one to move (as PHASE2210_REACT): choose which MODs to
+remove (Remove: Legal2210.lose of them from Legal2210.territories, at most Legal2210.mods_at each).
+A seat also chooses for the neutral army when the card says so.
+"""
+PHASE2210_DECOYS: Phase2210.ValueType  # 21
+"""Decoys Revealed: the turn seat moves commanders alone (Fortify with mods 0; each commander once) to
+territories it controls, one move at a time, or stops (EndPhase). Does not end the turn.
+"""
 Global___Phase2210: _TypeAlias = Phase2210  # noqa: Y015
 
 @_typing.final
@@ -332,6 +358,7 @@ class Rules2210Info(_message.Message):
     CHOOSE_LOSSES_FIELD_NUMBER: _builtins.int
     REGION_BONUS_ENERGY_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
+    ARMAGEDDON_ALL_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """Preset name, "2210"."""
     years: _builtins.int
@@ -352,6 +379,10 @@ class Rules2210Info(_message.Message):
     """True when a side losing a commander chooses its losses (PHASE2210_LOSSES)."""
     region_bonus_energy: _builtins.bool
     """True when region bonuses give energy as well as MODs."""
+    armageddon_all: _builtins.bool
+    """Armageddon: true when every player with a Nuclear Commander plays Nuclear cards in the exchange
+    (PHASE2210_EXCHANGE); false when only the card's player does.
+    """
     @_builtins.property
     def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card2210]:
         """Every Command card by card id."""
@@ -370,10 +401,11 @@ class Rules2210Info(_message.Message):
         choose_losses: _builtins.bool = ...,
         region_bonus_energy: _builtins.bool = ...,
         cards: _abc.Iterable[Global___Card2210] | None = ...,
+        armageddon_all: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "choose_losses", b"choose_losses", "commander_cost", b"commander_cost", "defender_dice", b"defender_dice", "max_stations", b"max_stations", "preset", b"preset", "region_bonus_energy", b"region_bonus_energy", "starting_energy", b"starting_energy", "starting_mods", b"starting_mods", "station_cost", b"station_cost", "years", b"years"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["armageddon_all", b"armageddon_all", "cards", b"cards", "choose_losses", b"choose_losses", "commander_cost", b"commander_cost", "defender_dice", b"defender_dice", "max_stations", b"max_stations", "preset", b"preset", "region_bonus_energy", b"region_bonus_energy", "starting_energy", b"starting_energy", "starting_mods", b"starting_mods", "station_cost", b"station_cost", "years", b"years"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -625,6 +657,7 @@ class Legal2210(_message.Message):
     FORTIFY_FIELD_NUMBER: _builtins.int
     PLAYS_FIELD_NUMBER: _builtins.int
     CAN_END_FIELD_NUMBER: _builtins.int
+    MODS_AT_FIELD_NUMBER: _builtins.int
     phase: Global___Phase2210.ValueType
     """The phase this is for."""
     place_max: _builtins.int
@@ -638,17 +671,21 @@ class Legal2210(_message.Message):
     defend_max: _builtins.int
     """PHASE2210_DEFEND: the most dice you may defend with (1 or 2), in dice."""
     lose: _builtins.int
-    """PHASE2210_LOSSES: units to remove from territories[0], in units."""
+    """PHASE2210_LOSSES: units to remove from territories[0], in units; PHASE2210_REDUCE: MODs to remove,
+    in MODs.
+    """
     occupy_min: _builtins.int
     """PHASE2210_OCCUPY: the least units to move in, in units."""
     occupy_mods: _builtins.int
     """PHASE2210_OCCUPY: MODs on the source; PHASE2210_LOSSES: MODs on the losing territory, in MODs."""
     can_end: _builtins.bool
-    """True when EndPhase is legal: end buying or invading, end the turn without a move, or pass."""
+    """True when EndPhase is legal: end buying or invading, end the turn without a move, pass, or (in
+    PHASE2210_DECOYS) move no more commanders.
+    """
     @_builtins.property
     def territories(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Territory ids for Claim, Place, PlaceCommanders (each of the three) and Hire; in PHASE2210_LOSSES the
-        one territory losing units.
+        one territory losing units; in PHASE2210_REDUCE the territories holding the MODs to choose from.
         """
 
     @_builtins.property
@@ -691,13 +728,19 @@ class Legal2210(_message.Message):
 
     @_builtins.property
     def fortify(self) -> _containers.RepeatedCompositeFieldContainer[Global___Fortify2210Option]:
-        """PHASE2210_FORTIFY: the moves open now."""
+        """PHASE2210_FORTIFY: the moves open now; PHASE2210_DECOYS: where commanders may move (each option's
+        mods is 0, its commanders those not yet moved).
+        """
 
     @_builtins.property
     def plays(self) -> _containers.RepeatedCompositeFieldContainer[Global___CardPlayOption]:
         """Cards you may play now (PHASE2210_INVADE before your first invasion, PHASE2210_REACT,
-        PHASE2210_TURN_END, PHASE2210_GAME_END).
+        PHASE2210_TURN_END, PHASE2210_GAME_END, PHASE2210_EXCHANGE).
         """
+
+    @_builtins.property
+    def mods_at(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """PHASE2210_REDUCE: the MODs on each of `territories` (parallel with it), in MODs."""
 
     def __init__(
         self,
@@ -724,10 +767,11 @@ class Legal2210(_message.Message):
         fortify: _abc.Iterable[Global___Fortify2210Option] | None = ...,
         plays: _abc.Iterable[Global___CardPlayOption] | None = ...,
         can_end: _builtins.bool = ...,
+        mods_at: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid_max", b"bid_max", "buy_max", b"buy_max", "can_end", b"can_end", "card_decks", b"card_decks", "d8", b"d8", "defend_max", b"defend_max", "dice_max", b"dice_max", "fortify", b"fortify", "hires", b"hires", "invasion_sources", b"invasion_sources", "invasion_targets", b"invasion_targets", "lose", b"lose", "markers", b"markers", "must_move", b"must_move", "occupy_commanders", b"occupy_commanders", "occupy_min", b"occupy_min", "occupy_mods", b"occupy_mods", "phase", b"phase", "place_max", b"place_max", "plays", b"plays", "stations", b"stations", "territories", b"territories"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid_max", b"bid_max", "buy_max", b"buy_max", "can_end", b"can_end", "card_decks", b"card_decks", "d8", b"d8", "defend_max", b"defend_max", "dice_max", b"dice_max", "fortify", b"fortify", "hires", b"hires", "invasion_sources", b"invasion_sources", "invasion_targets", b"invasion_targets", "lose", b"lose", "markers", b"markers", "mods_at", b"mods_at", "must_move", b"must_move", "occupy_commanders", b"occupy_commanders", "occupy_min", b"occupy_min", "occupy_mods", b"occupy_mods", "phase", b"phase", "place_max", b"place_max", "plays", b"plays", "stations", b"stations", "territories", b"territories"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -756,6 +800,7 @@ class Action2210(_message.Message):
     FORTIFY_FIELD_NUMBER: _builtins.int
     PLAY_CARD_FIELD_NUMBER: _builtins.int
     END_PHASE_FIELD_NUMBER: _builtins.int
+    REMOVE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def claim(self) -> _game_pb2.ClaimAction:
         """PHASE2210_SETUP_CLAIM."""
@@ -814,7 +859,7 @@ class Action2210(_message.Message):
 
     @_builtins.property
     def fortify(self) -> Global___FortifyUnitsAction:
-        """PHASE2210_FORTIFY: the move (ends the turn)."""
+        """PHASE2210_FORTIFY: the move (ends the turn); PHASE2210_DECOYS: commanders move alone (mods 0)."""
 
     @_builtins.property
     def play_card(self) -> Global___PlayCardAction:
@@ -822,7 +867,13 @@ class Action2210(_message.Message):
 
     @_builtins.property
     def end_phase(self) -> _game_pb2.EndPhaseAction:
-        """End buying or invading, end the turn without a move, or pass a card window (Legal2210.can_end)."""
+        """End buying or invading, end the turn without a move, pass a card window, or stop moving decoys
+        (Legal2210.can_end).
+        """
+
+    @_builtins.property
+    def remove(self) -> Global___RemoveModsAction:
+        """PHASE2210_REDUCE."""
 
     def __init__(
         self,
@@ -844,12 +895,13 @@ class Action2210(_message.Message):
         fortify: Global___FortifyUnitsAction | None = ...,
         play_card: Global___PlayCardAction | None = ...,
         end_phase: _game_pb2.EndPhaseAction | None = ...,
+        remove: Global___RemoveModsAction | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "build_station", b"build_station", "buy_cards", b"buy_cards", "choose_marker", b"choose_marker", "claim", b"claim", "declare", b"declare", "defend", b"defend", "end_phase", b"end_phase", "fortify", b"fortify", "hire", b"hire", "kind", b"kind", "lose", b"lose", "occupy", b"occupy", "place", b"place", "place_commanders", b"place_commanders", "play_card", b"play_card", "roll", b"roll", "take_card", b"take_card"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "build_station", b"build_station", "buy_cards", b"buy_cards", "choose_marker", b"choose_marker", "claim", b"claim", "declare", b"declare", "defend", b"defend", "end_phase", b"end_phase", "fortify", b"fortify", "hire", b"hire", "kind", b"kind", "lose", b"lose", "occupy", b"occupy", "place", b"place", "place_commanders", b"place_commanders", "play_card", b"play_card", "remove", b"remove", "roll", b"roll", "take_card", b"take_card"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "build_station", b"build_station", "buy_cards", b"buy_cards", "choose_marker", b"choose_marker", "claim", b"claim", "declare", b"declare", "defend", b"defend", "end_phase", b"end_phase", "fortify", b"fortify", "hire", b"hire", "kind", b"kind", "lose", b"lose", "occupy", b"occupy", "place", b"place", "place_commanders", b"place_commanders", "play_card", b"play_card", "roll", b"roll", "take_card", b"take_card"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "build_station", b"build_station", "buy_cards", b"buy_cards", "choose_marker", b"choose_marker", "claim", b"claim", "declare", b"declare", "defend", b"defend", "end_phase", b"end_phase", "fortify", b"fortify", "hire", b"hire", "kind", b"kind", "lose", b"lose", "occupy", b"occupy", "place", b"place", "place_commanders", b"place_commanders", "play_card", b"play_card", "remove", b"remove", "roll", b"roll", "take_card", b"take_card"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["claim", "place", "place_commanders", "bid", "choose_marker", "hire", "build_station", "buy_cards", "take_card", "declare", "roll", "defend", "lose", "occupy", "fortify", "play_card", "end_phase"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["claim", "place", "place_commanders", "bid", "choose_marker", "hire", "build_station", "buy_cards", "take_card", "declare", "roll", "defend", "lose", "occupy", "fortify", "play_card", "end_phase", "remove"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -1166,8 +1218,34 @@ class MoveUnitsAction(_message.Message):
 Global___MoveUnitsAction: _TypeAlias = MoveUnitsAction  # noqa: Y015
 
 @_typing.final
+class RemoveModsAction(_message.Message):
+    """MOD Reduction: the MODs to remove."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TERRITORIES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def territories(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """One territory id per MOD removed (a territory named twice loses two MODs): Legal2210.lose entries in
+        all, each from Legal2210.territories and named at most its Legal2210.mods_at times.
+        """
+
+    def __init__(
+        self,
+        *,
+        territories: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["territories", b"territories"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RemoveModsAction: _TypeAlias = RemoveModsAction  # noqa: Y015
+
+@_typing.final
 class FortifyUnitsAction(_message.Message):
-    """The turn's one fortifying move; ends the turn."""
+    """The turn's one fortifying move (ends the turn); in PHASE2210_DECOYS a commanders-only move (does not)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1180,10 +1258,12 @@ class FortifyUnitsAction(_message.Message):
     target: _builtins.int
     """Territory id to move to (one of that option's targets)."""
     mods: _builtins.int
-    """MODs moved, in MODs."""
+    """MODs moved, in MODs (0 in PHASE2210_DECOYS)."""
     @_builtins.property
     def commanders(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Commanders moved (from that option's commanders); one unit stays behind."""
+        """Commanders moved (from that option's commanders, each once); in PHASE2210_FORTIFY one unit stays
+        behind.
+        """
 
     def __init__(
         self,
@@ -1246,7 +1326,8 @@ class GameEvent2210(_message.Message):
     kind: _builtins.str
     """What happened, e.g. "claimed", "bid", "bids_revealed", "marker_chosen", "year_started", "hired",
     "station_built", "cards_bought", "cards_drawn", "declared", "rolled", "captured", "occupied",
-    "fortified", "turn_ended", "eliminated", "game_ended" (docs/protocol.md lists each with its data).
+    "fortified", "turn_ended", "eliminated", "card_played", "mods_removed", "decoys_moved", "game_ended"
+    (docs/protocol.md lists each with its data).
     """
     seat: _builtins.int
     """The seat it is about (-1: none)."""
