@@ -7,8 +7,9 @@ fn action(kind: Kind) -> pb::Action2210 {
     pb::Action2210 { kind: Some(kind) }
 }
 
-/// Stops where stopping is allowed, bids nothing, rolls and defends with every die, moves in the least,
-/// and otherwise takes the first choice offered. Panics on a phase that asks nothing.
+/// Stops where stopping is allowed (passes a card window or the nuclear exchange, moves no decoys), bids
+/// nothing, rolls and defends with every die, moves in the least, and otherwise takes the first choice
+/// offered (MOD Reduction: the first MODs listed). Panics on a phase that asks nothing.
 pub fn default_2210(legal: &pb::Legal2210) -> pb::Action2210 {
     if legal.can_end {
         return action(Kind::EndPhase(pb::EndPhaseAction {}));
@@ -39,6 +40,17 @@ pub fn default_2210(legal: &pb::Legal2210) -> pb::Action2210 {
             let mods = legal.lose.min(legal.occupy_mods);
             let commanders = legal.occupy_commanders[..(legal.lose - mods) as usize].to_vec();
             return action(Kind::Lose(pb::ChooseLossesAction { mods, commanders }));
+        }
+        Phase2210::Reduce => {
+            // One territory per MOD, the territories in the order offered, each at most mods_at[i] times.
+            let territories = legal
+                .territories
+                .iter()
+                .zip(&legal.mods_at)
+                .flat_map(|(&t, &n)| std::iter::repeat_n(t, n.max(0) as usize))
+                .take(legal.lose.max(0) as usize)
+                .collect();
+            return action(Kind::Remove(pb::RemoveModsAction { territories }));
         }
         Phase2210::Occupy => {
             // The commanders that must move, more commanders only when the MODs cannot make up the least.

@@ -82,6 +82,15 @@ fn legality_problem(legal: &pb::Legal2210, action: &pb::Action2210) -> Option<St
                 && subset(&l.commanders, &legal.occupy_commanders)
                 && l.mods + l.commanders.len() as i32 == legal.lose
         }
+        Some(Kind::Remove(r)) => {
+            // Legal2210.lose territories, each named at most its mods_at times.
+            let count = |x: i32| r.territories.iter().filter(|&&y| y == x).count() as i32;
+            phase == Phase2210::Reduce
+                && r.territories.len() as i32 == legal.lose
+                && t.len() == legal.mods_at.len()
+                && t.iter().zip(&legal.mods_at).all(|(&x, &n)| count(x) <= n)
+                && r.territories.iter().all(|x| t.contains(x))
+        }
         Some(Kind::Occupy(o)) => {
             let moved = o.mods + o.commanders.len() as i32;
             let there = legal.occupy_mods + legal.occupy_commanders.len() as i32;
@@ -131,5 +140,20 @@ fn default_occupies_with_the_commanders_that_must_move() {
     };
     let action = default_2210(&legal);
     assert_eq!(action.kind, Some(Kind::Occupy(pb::MoveUnitsAction { mods: 2, commanders: vec![2] })));
+    assert_eq!(legality_problem(&legal, &action), None);
+}
+
+/// MOD Reduction: "Each opponent ... removes 4 of their own MODs from anywhere on the boards".
+#[test]
+fn default_removes_the_first_mods_listed() {
+    let legal = pb::Legal2210 {
+        phase: Phase2210::Reduce.into(),
+        territories: vec![5, 9, 60],
+        mods_at: vec![1, 2, 7],
+        lose: 4,
+        ..Default::default()
+    };
+    let action = default_2210(&legal);
+    assert_eq!(action.kind, Some(Kind::Remove(pb::RemoveModsAction { territories: vec![5, 9, 9, 60] })));
     assert_eq!(legality_problem(&legal, &action), None);
 }
