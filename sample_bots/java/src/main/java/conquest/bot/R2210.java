@@ -15,6 +15,7 @@ import conquest.v1.Legal2210;
 import conquest.v1.MoveUnitsAction;
 import conquest.v1.PlaceCommandersAction;
 import conquest.v1.PlaceModsAction;
+import conquest.v1.RemoveModsAction;
 import conquest.v1.RollAction;
 import conquest.v1.TakeCardAction;
 import java.util.ArrayList;
@@ -25,8 +26,9 @@ public final class R2210 {
   private R2210() {}
 
   /**
-   * Stop where stopping is allowed, bid nothing, roll and defend with every die, move in the least, and
-   * otherwise take the first choice offered. Throws on a phase that asks nothing.
+   * Stop where stopping is allowed (pass a card window or the nuclear exchange, move no decoys), bid
+   * nothing, roll and defend with every die, move in the least, and otherwise take the first choice offered
+   * (MOD Reduction: the first MODs listed). Throws on a phase that asks nothing.
    */
   public static Action2210 defaultAction(Legal2210 legal) {
     Action2210.Builder a = Action2210.newBuilder();
@@ -69,6 +71,16 @@ public final class R2210 {
         int mods = Math.min(legal.getLose(), legal.getOccupyMods());
         List<Integer> commanders = legal.getOccupyCommandersList().subList(0, legal.getLose() - mods);
         return a.setLose(ChooseLossesAction.newBuilder().setMods(mods).addAllCommanders(commanders)).build();
+      }
+      case PHASE2210_REDUCE -> {
+        // One territory per MOD, the territories in the order offered, each at most mods_at[i] times.
+        List<Integer> remove = new ArrayList<>();
+        for (int i = 0; i < legal.getModsAtCount(); i++) {
+          for (int n = 0; n < legal.getModsAt(i) && remove.size() < legal.getLose(); n++) {
+            remove.add(legal.getTerritories(i));
+          }
+        }
+        return a.setRemove(RemoveModsAction.newBuilder().addAllTerritories(remove)).build();
       }
       case PHASE2210_OCCUPY -> {
         // The commanders that must move, more commanders only when the MODs cannot make up the least.

@@ -18,6 +18,8 @@ import conquest.v1.DecisionRequest;
 import conquest.v1.Legal2210;
 import conquest.v1.MoveUnitsAction;
 import conquest.v1.Phase2210;
+import conquest.v1.RemoveModsAction;
+import java.util.Collections;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,6 +90,15 @@ class R2210Test {
             && subset(l.getCommandersList(), legal.getOccupyCommandersList())
             && l.getMods() + l.getCommandersCount() == legal.getLose();
       }
+      case REMOVE -> {
+        // Legal2210.lose territories, each named at most its mods_at times.
+        List<Integer> r = action.getRemove().getTerritoriesList();
+        boolean each = t.size() == legal.getModsAtCount() && t.containsAll(r);
+        for (int i = 0; each && i < t.size(); i++) {
+          each = Collections.frequency(r, t.get(i)) <= legal.getModsAt(i);
+        }
+        yield phase == Phase2210.PHASE2210_REDUCE && r.size() == legal.getLose() && each;
+      }
       case OCCUPY -> {
         var o = action.getOccupy();
         int moved = o.getMods() + o.getCommandersCount();
@@ -127,6 +138,16 @@ class R2210Test {
         .addAllOccupyCommanders(List.of(0, 2)).addMustMove(2).build();
     Action2210 action = R2210.defaultAction(legal);
     assertEquals(MoveUnitsAction.newBuilder().setMods(2).addCommanders(2).build(), action.getOccupy());
+    assertEquals("", legalityProblem(legal, action));
+  }
+
+  /** MOD Reduction: "Each opponent ... removes 4 of their own MODs from anywhere on the boards". */
+  @Test
+  void defaultActionRemovesTheFirstModsListed() {
+    Legal2210 legal = Legal2210.newBuilder().setPhase(Phase2210.PHASE2210_REDUCE).addAllTerritories(List.of(5, 9, 60))
+        .addAllModsAt(List.of(1, 2, 7)).setLose(4).build();
+    Action2210 action = R2210.defaultAction(legal);
+    assertEquals(RemoveModsAction.newBuilder().addAllTerritories(List.of(5, 9, 9, 60)).build(), action.getRemove());
     assertEquals("", legalityProblem(legal, action));
   }
 
