@@ -6,9 +6,11 @@ next request, which ``wire`` writes in protobuf's wire format. Around the runner
 seat has been sent), ``request_log`` (each request's seat and fate, to tell a reply that is not applied
 why), ``spectators``, ``results`` (GameOver and the stored result), ``replays`` (where
 finished games go), ``seats`` and ``clock``. Before a game: ``admission`` (which streams the server
-takes), ``session`` (a connected bot), ``lobby``, ``matchmaker`` and ``pairing``, and ``waiting`` (what the
-bots in a queue are told of it); ``mailbox`` bounds what waits for a stream's reader. After one:
-``recorder`` keeps results on disk until the database has them and finds the games a crash cut short.
+takes), ``hello`` (whether a Hello lets a bot in), ``session`` (a connected bot), ``lobby``, ``matchmaker``
+and ``pairing``, and ``waiting`` (what the bots in a queue are told of it); ``mailbox`` bounds what waits for
+a stream's reader. During one: ``live_records`` keeps the record of every running game (``.live`` files or
+the action log) and rebuilds the games a crash cut short. After one: ``recorder`` keeps results on disk
+until the database has them.
 ``offline`` plays SDK bots in-process through the same messages (for the bot benchmarks and tests). Play
 never imports ``server.storage``: it talks to the small Protocols in ``server.play.ports``, which
 ``server.app`` wires to the database.

@@ -1,14 +1,13 @@
 """The server's state between the servicer and the games: sessions, queues, running games.
 
 The servicer hands every message here; this module decides who it concerns (a session, the matchmaker or
-a game) and never touches the engine itself.
+a game) and never touches the engine itself. Whether a Hello lets a bot in, and the Welcome it gets, is
+``server.play.hello``'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
-import importlib.metadata
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -23,8 +22,7 @@ from server.ops.logs import SAMPLED
 from server.ops.metrics import Metrics
 from server.play import messages
 from server.play.admission import Admission
-from server.play.convert import rules_info
-from server.play.convert_2210 import rules_info_2210
+from server.play.hello import admit, queue_infos, welcome
 from server.play.mailbox import Mailbox
 from server.play.matchmaker import Matchmaker
 from server.play.pairing import LADDER, MatchPolicy
@@ -33,9 +31,9 @@ from server.play.replays import ReplayWriter
 from server.play.runner import GameRunner
 from server.play.runner_2210 import AnyRunner, Runner2210
 from server.play.seats import HouseSeat, RemoteSeat, Seat, house_seats
-from server.play.session import PracticeAuthenticator, Session, check_hello
+from server.play.session import PracticeAuthenticator, Session
 from server.play.waiting import QueueNews
-from server.records import INITIAL, NAME_RULE, SHOWN_LIMIT, HelloError, Identity, Skill, name_key, shown
+from server.records import INITIAL, SHOWN_LIMIT, Identity, Skill, shown
 
 log = structlog.get_logger("conquest.lobby")
 MATCH_RETRY_S = 1.0
@@ -59,14 +57,6 @@ class Appointment:
     withdrawn when that bot has no open session left, so an absent bot keeps no one's slots."""
     on_withdrawn: Callable[[str], None] = lambda why: None
     """Told once if the appointment is withdrawn before its game started (why, in words)."""
-
-
-@functools.cache  # read from the installed package's metadata: ~1.5 ms, and every Hello is answered with it
-def server_version() -> str:
-    try:
-        return importlib.metadata.version("conquest")
-    except importlib.metadata.PackageNotFoundError:
-        return "0.0.0"
 
 
 class Lobby:
@@ -123,19 +113,7 @@ class Lobby:
         """Told of every game that ended, once it is recorded (practice and match print results)."""
         self.on_game_start: Callable[[AnyRunner], None] = lambda runner: None
         """Told of every game as it starts (the server keeps a record of it running)."""
-        self._welcome_queues = [
-            bot_pb2.QueueInfo(
-                name=q.name,
-                players=q.players,
-                time_control=q.time_control.to_pb(),
-                **(
-                    {"rules_2210": rules_info_2210(q.r2210, q.players)}
-                    if q.r2210 is not None
-                    else {"rules": rules_info(q.rules, q.players)}
-                ),
-            )
-            for q in config.queues
-        ]
+        self._welcome_queues = queue_infos(config.queues)
 
     # ------------------------------------------------------------------ sessions
 
@@ -143,21 +121,11 @@ class Lobby:
         """A session for the stream's first message (a Hello), or the fatal Error to answer it with."""
         if not self.accepting:
             return bot_pb2.Error(code="shutting_down", message="the server is shutting down", fatal=True)
-        if first is None or first.WhichOneof("message") != "hello":
-            return bot_pb2.Error(code="bad_hello", message="send Hello as the first message", fatal=True)
-        if (size := first.ByteSize()) > SMALL_REQUEST_BYTES:
-            return bot_pb2.Error(
-                code="bad_hello",
-                message=f"the Hello is {size} bytes; at most {SMALL_REQUEST_BYTES} are taken (a name, a "
-                "token and a client name and version fit in a few hundred)",
-                fatal=True,
-            )
-        try:
-            capacity = check_hello(first.hello)
-            identity = self.authenticator.authenticate(first.hello)
-            self._refuse_look_alike(identity)
-        except HelloError as bad:
-            return bot_pb2.Error(code=bad.code, message=str(bad), fatal=True)
+        admitted = admit(first, self.authenticator, self.sessions)
+        if isinstance(admitted, bot_pb2.Error):
+            return admitted
+        identity, capacity = admitted
+        assert first is not None  # admit took it as a Hello
         session = Session(
             identity,
             capacity,
@@ -177,18 +145,7 @@ class Lobby:
             if runner.game_id not in taken:  # one seat per game and session
                 taken[runner.game_id] = runner
                 session.games[runner.game_id] = seat
-        session.send(
-            bot_pb2.ConnectResponse(
-                welcome=bot_pb2.Welcome(
-                    bot_name=identity.name,
-                    session_id=session.session_id,
-                    ranked=identity.ranked,
-                    queues=self._welcome_queues,
-                    server_version=server_version(),
-                    resumed_game_ids=list(taken),
-                )
-            )
-        )
+        session.send(welcome(session, self._welcome_queues, list(taken)))
         for game_id, runner in taken.items():
             runner.attach(session.games[game_id], session)
             self.metrics.reconnects.inc()
@@ -203,25 +160,6 @@ class Lobby:
             resumed=list(taken),
         )
         return session
-
-    def _refuse_look_alike(self, identity: Identity) -> None:
-        """A practice name may not look like the name of a bot connected now (``name_key``): nobody could
-        tell ``Alice`` from ``alice`` on the dashboard. (Registered names are unique in that form.)
-
-        Raises:
-            HelloError: ``name_taken``.
-        """
-        if identity.ranked:
-            return
-        key = name_key(identity.name)
-        for session in self.sessions:
-            other = session.identity.name
-            if other != identity.name and not session.closed and name_key(other) == key:
-                raise HelloError(
-                    "name_taken",
-                    f"{identity.name!r} is too like {other!r}, a bot connected now ({NAME_RULE}); choose "
-                    "another name",
-                )
 
     def handle(self, session: Session, request: bot_pb2.ConnectRequest) -> None:
         """One message from an open session that ``server.play.stream.read_stream`` did not hand to a game:

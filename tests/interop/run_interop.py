@@ -10,10 +10,10 @@ or a headquarters or mission win) and holds Python bots, none of its decisions w
 no seat of it forfeited, the dropped bot took its seat back, and each kit process played exactly the
 games it was asked for (none started beyond them and abandoned) and exited cleanly. Each kit also plays
 one game of Capital Risk and one of the Allied Army game (issue 5), and must have made that rule set's
-own decisions in it (the replay is re-simulated to see them). The kits of KITS_2210 each play one RISK
-2210 A.D. game against the Python random bot (issue 19), held to the same checks. Then each kit's replay
-verifier must agree with `conquest replay verify` on a game of every classic rule set, one kit game of
-each classic rules played, and tampered copies (issue 23; dice_check.py).
+own decisions in it (the replay is re-simulated to see them), and one RISK 2210 A.D. game against the
+Python random bot (issue 19), held to the same checks. Then each kit's replay verifier must agree with
+`conquest replay verify` on a game of every classic rule set, one kit game of each classic rules played,
+and tampered copies (issue 23; dice_check.py).
 """
 
 from __future__ import annotations
@@ -74,14 +74,13 @@ rules = "allied_two_player"
 players = 2
 rules_options = {{ defender_dice = "choose", turn_cap = 150 }}
 """
-# RISK 2210 A.D. (issue 19) for the kits that play it: losses are chosen, so PHASE2210_LOSSES is asked too.
+# RISK 2210 A.D. (issue 19) for every kit: losses are chosen, so PHASE2210_LOSSES is asked too.
 KIT_QUEUE_2210 = """
 [queues.r2210-{kit}]
 rules = "2210"
 players = 2
 rules_options = {{ choose_losses = true }}
 """
-KITS_2210 = {"go", "ts", "rust", "java"}
 # The decision each issue 5 rule set adds, which a kit's game of it must contain.
 OWN_DECISION = {"capital": Phase.CHOOSE_HEADQUARTERS, "allied": Phase.ALLIED_REINFORCE}
 CONFIG = """
@@ -146,8 +145,7 @@ async def play(runs: list[KitRun], work: Path, timeout: float) -> list[str]:
     replays = work / "replays"
     config = work / "interop.toml"
     kit_queues = "".join(
-        KIT_QUEUES.format(kit=kit) + (KIT_QUEUE_2210.format(kit=kit) if kit in KITS_2210 else "")
-        for kit in sorted({r.kit for r in runs})
+        KIT_QUEUES.format(kit=kit) + KIT_QUEUE_2210.format(kit=kit) for kit in sorted({r.kit for r in runs})
     )
     config.write_text(CONFIG.format(port=port, replays=replays) + kit_queues)
     server_log = work / "server.log"
@@ -287,8 +285,7 @@ def main() -> int:
         runs.append(KitRun(kit, f"{kit}-kit-melee", f"melee-{kit}", args.games, dropped=kit != "go"))
         for rule_set in OWN_DECISION:
             runs.append(KitRun(kit, f"{kit}-kit-{rule_set}", f"{rule_set}-{kit}", args.rule_set_games))
-        if kit in KITS_2210:
-            runs.append(KitRun(kit, f"{kit}-kit-2210", f"r2210-{kit}", args.rule_set_games))
+        runs.append(KitRun(kit, f"{kit}-kit-2210", f"r2210-{kit}", args.rule_set_games))
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix="conquest-interop-"))
     problems = asyncio.run(play(runs, work, args.timeout))

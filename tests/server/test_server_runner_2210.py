@@ -24,7 +24,7 @@ from engine.r2210.replay import verify
 from engine.r2210.rules import Rules2210
 from engine.rules import DefenderDice
 from server.ops.config import TimeControl, queue_2210
-from server.play import recorder
+from server.play import live_records, recorder
 from server.play.replays import DirectoryReplayWriter, load_any_replay_file, verify_record
 from server.play.runner_2210 import Runner2210
 from server.play.seats import RemoteSeat
@@ -232,8 +232,8 @@ def test_a_2210_game_live_at_a_crash_is_recorded_aborted_and_verifies(tmp_path: 
         apply_unchecked(runner.state, action, seat)
         runner.replay.actions.append((seat, action))
     lines = [
-        json.dumps(recorder._header(runner)),
-        recorder._encode(runner.replay, runner.replay.actions),
+        json.dumps(live_records.live_header(runner)),
+        live_records.encode_actions(runner.replay, runner.replay.actions),
         "[[0,",
     ]
     (tmp_path / "g.live").write_text("\n".join(lines) + "\n")

@@ -1,0 +1,368 @@
+"""The record of running games, so that a crash loses none of them: ``.live`` files, or the database's
+action log, and the aborted games rebuilt from what a crash left.
+
+Beside each ``<game_id>.json`` replay file (``server.play.replays``), ``replay_dir`` holds a
+``<game_id>.live`` record while a game runs: JSON lines, first a header with what rebuilds the game (queue,
+rules, board, seed, dice version, seats, bot ids, seed commitment, start time), then the actions played so
+far, one line per batch. The header is written as the game starts and the actions are appended every
+``LIVE_FLUSH_S``, both by ``server.play.recorder.Recorder.run``'s task in a worker thread: nothing is
+written per decision on the event loop. The file is removed once the game's replay file is written. One
+left at start is a game that was live at a crash: ``LiveRecords.recover`` replays it to where it got, ends
+it there as at a turn cap reached then, and hands it on unrated with the reason ``aborted``.
+
+With ``server.takeover`` the running games go to the database's action log instead of ``.live`` files,
+in the same batches (``LiveRecords._log``, through ``server.play.ports.ActionLog``), so that another server
+can take them over (``server.play.takeover``); their results then carry the epoch this server holds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from engine import Rules, default_action
+from engine.codec import decode_action, encode_action
+from engine.r2210.replay import GAME as GAME_2210
+from engine.r2210.replay import Replay2210, rules_to_dict
+from engine.replay import Replay, ReplayError
+from server.play.aborted_2210 import aborted_record_2210
+from server.play.ports import ActionLog
+from server.play.replays import GameRecord
+from server.play.results import Outcome, seat_outcome
+from server.play.runner import GameRunner
+from server.play.runner_2210 import AnyRunner
+from server.play.seats import HOUSE_POLICIES, RemoteSeat
+from server.records import (
+    ABORTED,
+    DatabaseUnavailable,
+    GameHandedOver,
+    GameResult,
+    LiveGame,
+    LiveSeat,
+    SeatOutcome,
+    SeatResult,
+)
+
+log = structlog.get_logger("conquest.recorder")
+
+LIVE_FLUSH_S = 1.0
+"""How often the actions of running games are appended to their ``.live`` records."""
+
+
+@dataclasses.dataclass(eq=False)
+class _Live:
+    runner: AnyRunner
+    flushed: int = 0
+    """Actions handed to a batch so far (on the event loop)."""
+    header_sent: bool = False
+    encoded: list[str] = dataclasses.field(default_factory=list)
+    """The JSON of the actions appended so far, one piece per batch (``[...]`` without its brackets): the
+    replay file reuses them, so an action is encoded once whether or not it was appended."""
+    encoded_count: int = 0
+    """Actions in ``encoded`` (in the worker thread, under ``LiveRecords._files``)."""
+    epoch: int = 1
+    """The epoch this server holds the game at in the action log (``server.play.takeover``)."""
+    logged: bool = False
+    """Its header is in the action log: its result must carry ``epoch``."""
+
+
+Batch = tuple[_Live, dict[str, Any] | None, list[Any]]
+"""What one game's record is sent at a flush: its header (a new game's, else None) and its new actions."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Finished:
+    """What the record of a game that just finished gives its replay file (``LiveRecords.finish``)."""
+
+    encoded: list[str]
+    """The JSON of the actions recorded so far, in pieces (``[...]`` without the brackets)."""
+    encoded_count: int
+    """Actions in ``encoded``: the replay's later ones are not encoded yet."""
+    epoch: int | None
+    """The epoch its result must carry (its header is in the action log), else None."""
+
+
+class LiveRecords:
+    """The ``.live`` records (or action log entries) of the running games in ``directory``. ``batches`` runs
+    on the event loop, ``flush`` in a worker thread; ``on_unavailable`` and ``on_handed_over`` are told in
+    that thread (the database did not take a batch; another server took a game over, now dropped here)."""
+
+    def __init__(
+        self,
+        directory: Path,
+        action_log: ActionLog | None,
+        replica: str,
+        on_unavailable: Callable[[DatabaseUnavailable], None],
+        on_handed_over: Callable[[str], None],
+    ) -> None:
+        self.directory = directory
+        self.action_log = action_log
+        self.replica = replica
+        self.on_unavailable = on_unavailable
+        self.on_handed_over = on_handed_over
+        self._live: dict[str, _Live] = {}
+        self._state = threading.Lock()
+        """Guards ``_live`` (worker threads and the event loop share it)."""
+        self._files = threading.Lock()
+        """Held while a ``.live`` record is appended to or removed."""
+
+    def started(self, runner: AnyRunner) -> None:
+        """A game started (on the event loop): its header goes with the next batches."""
+        with self._state:
+            self._live[runner.game_id] = _Live(runner)
+
+    def adopted(self, runner: GameRunner, epoch: int, batches: list[str], count: int) -> None:
+        """A game taken over from a dead server (on the event loop), its ``count`` actions logged in
+        ``batches`` (JSON arrays) already: its later actions are logged at ``epoch``."""
+        pieces = [b[1:-1] for b in batches]
+        with self._state:
+            self._live[runner.game_id] = _Live(runner, count, True, pieces, count, epoch, True)
+
+    def batches(self) -> list[Batch]:
+        """What to append to each ``.live`` record: a new game's header, and the actions since the last
+        batch (a slice of the replay's list, taken on the event loop)."""
+        with self._state:
+            lives = list(self._live.items())
+        batches: list[Batch] = []
+        for _, live in lives:
+            actions = live.runner.replay.actions[live.flushed :]
+            if live.header_sent and not actions:
+                continue
+            header = None if live.header_sent else live_header(live.runner)
+            live.header_sent = True
+            live.flushed += len(actions)
+            batches.append((live, header, actions))
+        return batches
+
+    def flush(self, batches: list[Batch]) -> None:
+        """Each batch to the action log when there is one, else (and for RISK 2210 A.D. games, which are
+        not taken over yet) to the ``.live`` records (worker thread)."""
+        if self.action_log is None:
+            self._append(batches)
+            return
+        self._log([b for b in batches if isinstance(b[0].runner, GameRunner)])
+        self._append([b for b in batches if not isinstance(b[0].runner, GameRunner)])
+
+    def _log(self, batches: list[Batch]) -> None:
+        """``_append``'s work in the action log (worker thread): a batch the database does not take now
+        is rewound to be sent again (``on_unavailable``); a game another server took over is dropped and
+        ``on_handed_over`` told."""
+        assert self.action_log is not None
+        with self._files:
+            for live, header, actions in batches:
+                game_id = live.runner.game_id
+                if game_id not in self._live:
+                    continue
+                assert isinstance(live.runner, GameRunner)  # flush sends only classic games here
+                first = live.encoded_count
+                try:
+                    if header is not None:
+                        self.action_log.open_live_game(_live_game(header, live.runner), self.replica)
+                        live.logged = True
+                    if actions:
+                        encoded = encode_actions(live.runner.replay, actions)
+                        self.action_log.append_actions(game_id, live.epoch, first, len(actions), encoded)
+                        live.encoded.append(encoded[1:-1])
+                        live.encoded_count += len(actions)
+                except DatabaseUnavailable as down:
+                    live.flushed = first  # read on the loop only once this batch is done
+                    live.header_sent = live.logged
+                    self.on_unavailable(down)
+                except GameHandedOver as moved:
+                    log.warning("game_handed_over", game_id=game_id, error=str(moved))
+                    with self._state:
+                        self._live.pop(game_id, None)
+                    self.on_handed_over(game_id)
+
+    def _append(self, batches: list[Batch]) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with self._files:
+            for live, header, actions in batches:
+                game_id = live.runner.game_id
+                if game_id not in self._live:  # its replay file is written: no record of it running
+                    continue
+                lines = [json.dumps(header, separators=(",", ":"))] if header is not None else []
+                if actions:
+                    lines.append(encode_actions(live.runner.replay, actions))
+                # os.open, not open(): no buffered text stack built per game and batch, just one append
+                fd = os.open(self._path(game_id), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    os.write(fd, "".join(line + "\n" for line in lines).encode())
+                finally:
+                    os.close(fd)
+                if actions:
+                    live.encoded.append(lines[-1][1:-1])
+                    live.encoded_count += len(actions)
+
+    def finish(self, game_id: str) -> Finished:
+        """The game is over (worker thread): no batch of it is being appended now, and none will be; what
+        was recorded of it goes to its replay file (call ``remove`` once that is written)."""
+        with self._files:
+            with self._state:
+                live = self._live.pop(game_id, None)
+            if live is None:
+                return Finished([], 0, None)
+            return Finished(live.encoded, live.encoded_count, live.epoch if live.logged else None)
+
+    def remove(self, game_id: str) -> None:
+        """The game's replay file is written: its ``.live`` record goes."""
+        with self._files:
+            self._path(game_id).unlink(missing_ok=True)
+
+    def _path(self, game_id: str) -> Path:
+        return self.directory / f"{game_id}.live"
+
+    def recover(self, keep: Callable[[GameRecord], None]) -> list[str]:
+        """At start, before any game: each ``.live`` record left by a crash becomes an aborted game, handed
+        to ``keep`` (which writes its replay file) before the record is removed. Returns their game ids."""
+        aborted: list[str] = []
+        if not self.directory.is_dir():
+            return aborted
+        for live in sorted(self.directory.glob("*.live")):
+            game_id = live.stem
+            if (self.directory / f"{game_id}.json").exists():  # finished: only removing this was lost
+                live.unlink()
+                continue
+            try:
+                record = aborted_record(live)
+            except (ReplayError, OSError, ValueError, KeyError, TypeError, IndexError) as bad:
+                log.error(
+                    "live_record_unreadable",
+                    path=str(live),
+                    error=str(bad),
+                    fix="the game cannot be rebuilt; move the file out of replay_dir to silence this",
+                )
+                continue
+            keep(record)
+            live.unlink()
+            aborted.append(game_id)
+            log.warning("game_aborted", game_id=game_id, queue=record.result.queue, turns=record.result.turns)
+        return aborted
+
+
+def _live_game(header: dict[str, Any], runner: GameRunner) -> LiveGame:
+    """The action log's record of a starting game: its ``.live`` header, and who holds each seat."""
+    return LiveGame(
+        game_id=runner.game_id,
+        queue=header["queue"],
+        rules=header["rules"],
+        board=header["board"],
+        seed=header["seed"],
+        dice_version=header["dice_version"],
+        seats=tuple(
+            LiveSeat(s.name, s.identity, s.bot_id, s.bot_id is not None)
+            if isinstance(s, RemoteSeat)
+            else LiveSeat(s.name, house=_house_kind(s.name))
+            for s in runner.seats
+        ),
+        seed_commitment=runner.commitment,
+        started_at=runner.started_at,
+    )
+
+
+def _house_kind(name: str) -> str:
+    """The ``HOUSE_POLICIES`` name of a house seat, from its name (``house-random``, ``house-random-2``)."""
+    return next(k for k in HOUSE_POLICIES if name == f"house-{k}" or name.startswith(f"house-{k}-"))
+
+
+def encode_actions(replay: Replay | Replay2210, actions: list[Any]) -> str:
+    """``actions`` of ``replay`` as their JSON array (a 2210 action with its seat)."""
+    if isinstance(replay, Replay2210):
+        return json.dumps(Replay2210.encoded(actions), separators=(",", ":"))
+    return json.dumps([encode_action(a) for a in actions], separators=(",", ":"))
+
+
+def live_header(runner: AnyRunner) -> dict[str, Any]:
+    """The first line of a game's ``.live`` record: what rebuilds the game."""
+    replay = runner.replay
+    return {
+        "game_id": runner.game_id,
+        "queue": runner.queue.name,
+        **(
+            {"game": GAME_2210, "rules": rules_to_dict(replay.rules)}
+            if isinstance(replay, Replay2210)
+            else {"rules": replay.rules.to_dict()}
+        ),
+        "board": replay.board,
+        "seed": replay.seed,
+        "dice_version": replay.dice_version,
+        "seats": list(replay.seats),
+        "bot_ids": [s.bot_id if isinstance(s, RemoteSeat) else None for s in runner.seats],
+        "seed_commitment": runner.commitment,
+        "started_at": runner.started_at.isoformat(),
+    }
+
+
+def aborted_record(live: Path) -> GameRecord:
+    """The game in a ``.live`` record, replayed to its last whole batch of actions and ended there as at a
+    turn cap reached then (the rest of that turn played with default actions, as a shutdown ends a game),
+    unrated with the reason ``aborted``; ``finished_at`` is the record's last write.
+
+    Raises:
+        OSError, ValueError, KeyError, TypeError, ReplayError: not a readable ``.live`` record.
+    """
+    lines = live.read_text().splitlines()
+    header = json.loads(lines[0])
+    if header.get("game") == GAME_2210:
+        return aborted_record_2210(header, lines[1:], datetime.fromtimestamp(live.stat().st_mtime, UTC))
+    seats = [str(s) for s in header["seats"]]
+    replay = Replay(
+        Rules.from_dict(header["rules"]),
+        int(header["seed"]),
+        seats,
+        board=str(header["board"]),
+        game_id=str(header["game_id"]),
+        dice_version=int(header.get("dice_version", 1)),  # a record written before version 2: 1
+    )
+    state, _ = replay.start()
+    for line in lines[1:]:
+        try:
+            batch = [decode_action(a) for a in json.loads(line)]
+        except (json.JSONDecodeError, ValueError, TypeError):
+            break  # the batch the crash cut short
+        for action in batch:
+            if state.is_over():
+                break
+            state.apply(action)  # checked: a record that does not replay fails here, not in verify
+            replay.actions.append(action)
+    if not state.is_over():
+        replay.rules = state.rules = dataclasses.replace(state.rules, turn_cap=max(state.turn, 1))
+        while not state.is_over():
+            action = default_action(state.legal_actions())
+            state.apply_unchecked(action)
+            replay.actions.append(action)
+    replay.places = list(state.places)
+    replay.fingerprint = state.fingerprint()
+    bot_ids = header.get("bot_ids") or [None] * len(seats)
+    results = [
+        SeatResult(
+            name=name,
+            place=state.places[i],
+            outcome=_outcome(seat_outcome(state, i, None)),
+            bot_id=bot_ids[i],
+        )
+        for i, name in enumerate(seats)
+    ]
+    result = GameResult(
+        queue=str(header["queue"]),
+        seats=results,
+        seed_commitment=str(header["seed_commitment"]),
+        started_at=datetime.fromisoformat(header["started_at"]),
+        finished_at=datetime.fromtimestamp(live.stat().st_mtime, UTC),
+        turns=state.turn,
+        reason=ABORTED,
+        rated=False,
+    )
+    return GameRecord(replay, result)
+
+
+def _outcome(outcome: Outcome.ValueType) -> SeatOutcome:
+    return SeatOutcome(Outcome.Name(outcome).removeprefix("SEAT_OUTCOME_").lower())
