@@ -445,7 +445,9 @@ async def item_13_costly_replay(server: ChaosServer) -> Verdict:
     took = time.monotonic() - start
     _, peak = server.rss_mib()
     verdict.figures.update(replay_s=took, rss_peak_mib=peak)
-    verdict.check(status == 200 and took < 5, f"the piled duel's replay: HTTP {status} in {took:.1f} s")
+    # 15 s: the unbounded replay took 25 s here; the bounded one takes 1-2 s compiled on a quiet machine and
+    # reached 6.9 s pure-Python on a machine loaded 7 deep (the worker's spawn included).
+    verdict.check(status == 200 and took < 15, f"the piled duel's replay: HTTP {status} in {took:.1f} s")
     verdict.check(peak < 2 * idle, f"RSS peaked at {peak:.0f} MiB, idle {idle:.0f} MiB")
     return verdict
 
