@@ -13,9 +13,8 @@ from engine.r2210.legal import legal_for
 from engine.r2210.policies import default_action
 from engine.r2210.replay import Replay2210, decode_action, rules_from_dict
 from server.play.replays import GameRecord
-from server.play.results import Outcome
+from server.play.results import aborted_result
 from server.play.runner_2210 import outcome_2210
-from server.records import ABORTED, GameResult, SeatOutcome, SeatResult
 
 
 def aborted_record_2210(header: dict[str, Any], batches: list[str], finished_at: datetime) -> GameRecord:
@@ -46,26 +45,6 @@ def aborted_record_2210(header: dict[str, Any], batches: list[str], finished_at:
         replay.actions.append((seat, action))
     replay.places = list(state.places)
     replay.fingerprint = state.fingerprint()
-    bot_ids = header.get("bot_ids") or [None] * len(seats)
-    results = [
-        SeatResult(
-            name=name,
-            place=state.places[i],
-            outcome=SeatOutcome(
-                Outcome.Name(outcome_2210(state, i, None)).removeprefix("SEAT_OUTCOME_").lower()
-            ),
-            bot_id=bot_ids[i],
-        )
-        for i, name in enumerate(seats)
-    ]
-    result = GameResult(
-        queue=str(header["queue"]),
-        seats=results,
-        seed_commitment=str(header["seed_commitment"]),
-        started_at=datetime.fromisoformat(header["started_at"]),
-        finished_at=finished_at,
-        turns=state.year,
-        reason=ABORTED,
-        rated=False,
-    )
+    outcomes = [outcome_2210(state, i, None) for i in range(len(seats))]
+    result = aborted_result(header, state.places, outcomes, state.year, finished_at)
     return GameRecord(replay, result)

@@ -36,19 +36,15 @@ from engine.replay import Replay, ReplayError
 from server.play.aborted_2210 import aborted_record_2210
 from server.play.ports import ActionLog
 from server.play.replays import GameRecord
-from server.play.results import Outcome, seat_outcome
+from server.play.results import aborted_result, seat_outcome
 from server.play.runner import GameRunner
 from server.play.runner_2210 import AnyRunner
 from server.play.seats import HOUSE_POLICIES, RemoteSeat
 from server.records import (
-    ABORTED,
     DatabaseUnavailable,
     GameHandedOver,
-    GameResult,
     LiveGame,
     LiveSeat,
-    SeatOutcome,
-    SeatResult,
 )
 
 log = structlog.get_logger("conquest.recorder")
@@ -341,28 +337,7 @@ def aborted_record(live: Path) -> GameRecord:
             replay.actions.append(action)
     replay.places = list(state.places)
     replay.fingerprint = state.fingerprint()
-    bot_ids = header.get("bot_ids") or [None] * len(seats)
-    results = [
-        SeatResult(
-            name=name,
-            place=state.places[i],
-            outcome=_outcome(seat_outcome(state, i, None)),
-            bot_id=bot_ids[i],
-        )
-        for i, name in enumerate(seats)
-    ]
-    result = GameResult(
-        queue=str(header["queue"]),
-        seats=results,
-        seed_commitment=str(header["seed_commitment"]),
-        started_at=datetime.fromisoformat(header["started_at"]),
-        finished_at=datetime.fromtimestamp(live.stat().st_mtime, UTC),
-        turns=state.turn,
-        reason=ABORTED,
-        rated=False,
-    )
+    outcomes = [seat_outcome(state, i, None) for i in range(len(seats))]
+    finished_at = datetime.fromtimestamp(live.stat().st_mtime, UTC)
+    result = aborted_result(header, state.places, outcomes, state.turn, finished_at)
     return GameRecord(replay, result)
-
-
-def _outcome(outcome: Outcome.ValueType) -> SeatOutcome:
-    return SeatOutcome(Outcome.Name(outcome).removeprefix("SEAT_OUTCOME_").lower())

@@ -12,7 +12,7 @@ from conquest.v1 import bot_pb2
 from engine import GameState, PlayerStatus, Termination
 from server.ops.config import QueueConfig
 from server.play.seats import RemoteSeat, Seat
-from server.records import GameResult, SeatOutcome, SeatResult
+from server.records import ABORTED, GameResult, SeatOutcome, SeatResult
 
 Outcome = bot_pb2.SeatOutcome
 
@@ -155,4 +155,35 @@ def result_from_dict(data: dict[str, Any]) -> GameResult:
         turns=int(data["turns"]),
         reason=str(data["reason"]),
         rated=bool(data["rated"]),
+    )
+
+
+def aborted_result(
+    header: dict[str, Any],
+    places: Sequence[int],
+    outcomes: Sequence[Outcome.ValueType],
+    turns: int,
+    finished_at: datetime,
+) -> GameResult:
+    """The unrated ``aborted`` result of a game a crash cut off, finished by defaults: its seats from the
+    ``.live`` record's ``header``, each with its place and outcome."""
+    bot_ids = header.get("bot_ids") or [None] * len(places)
+    seats = [
+        SeatResult(
+            name=str(name),
+            place=places[i],
+            outcome=SeatOutcome(Outcome.Name(outcomes[i]).removeprefix("SEAT_OUTCOME_").lower()),
+            bot_id=bot_ids[i],
+        )
+        for i, name in enumerate(header["seats"])
+    ]
+    return GameResult(
+        queue=str(header["queue"]),
+        seats=seats,
+        seed_commitment=str(header["seed_commitment"]),
+        started_at=datetime.fromisoformat(header["started_at"]),
+        finished_at=finished_at,
+        turns=turns,
+        reason=ABORTED,
+        rated=False,
     )
