@@ -13,10 +13,13 @@ import dataclasses
 import random
 from collections.abc import Sequence
 from datetime import timedelta
+from typing import Any
 
 import structlog
 
 from engine import Rules, RulesConfigError, preset
+from engine.r2210.replay import rules_from_dict, rules_to_dict
+from engine.r2210.rules import STARTING_MODS, Rules2210
 from server.arena.tournaments import (
     Entrant,
     Spec,
@@ -109,14 +112,15 @@ class Challenges:
             raise InvalidInputError(
                 f"CreateChallengeRequest.bots = {shown(', '.join(bots))}: name 2 or more bots, each once"
             )
-        if len(bots) not in config.rules.player_counts():
-            counts = ", ".join(str(c) for c in config.rules.player_counts())
-            raise InvalidInputError(
-                f"{len(bots)} bots cannot play rules {config.rules.name!r}: it allows {counts} players"
-            )
+        # A named queue fixes the player count (a 2210 queue's is not its classic rules' own range).
         if queue and len(bots) != config.players:
             raise InvalidInputError(
                 f"queue {shown(queue)} plays {config.players}-player games; {len(bots)} bots named"
+            )
+        if not queue and len(bots) not in config.rules.player_counts():
+            counts = ", ".join(str(c) for c in config.rules.player_counts())
+            raise InvalidInputError(
+                f"{len(bots)} bots cannot play rules {config.rules.name!r}: it allows {counts} players"
             )
         if not 0 <= games <= 100:
             raise InvalidInputError(f"CreateChallengeRequest.games = {games}: use 1 to 100, or 0 for 1")
@@ -229,12 +233,13 @@ class TournamentDirector:
             )
         config = game_queue(self.lobby.config, queue, rules, "CreateTournamentRequest")
         size = table_size or (config.players if queue else 0)
-        counts = config.rules.player_counts()
+        stored_rules = stored(config)
+        counts = player_counts(stored_rules)
         if not size and len(counts) == 1:
             size = counts[0]
         if not size:
             raise InvalidInputError(
-                f"CreateTournamentRequest.table_size: rules {config.rules.name!r} allow "
+                f"CreateTournamentRequest.table_size: rules {config.rules_name!r} allow "
                 f"{', '.join(str(c) for c in counts)} players; say how many seats a table has"
             )
         spec = Spec(format, size, counts, rounds or default_rounds(len(bots)) if format == "swiss" else 0)
@@ -246,7 +251,7 @@ class TournamentDirector:
             (
                 q.name
                 for q in self.lobby.config.queues
-                if q.r2210 is None and q.rules == config.rules and q.players == size
+                if q.r2210 == config.r2210 and q.rules == config.rules and q.players == size
             ),
             None,
         )
@@ -256,7 +261,7 @@ class TournamentDirector:
                 format=format,
                 table_size=size,
                 rounds=spec.rounds,
-                rules=config.rules.to_dict(),
+                rules=stored_rules,
                 time_control=dataclasses.asdict(config.time_control),
                 bots=bots,
                 rating_queue=rated_queue,
@@ -301,12 +306,9 @@ class TournamentDirector:
         if table_id in self._appointed:
             return
         self._appointed.add(table_id)
+        rules, r2210 = played_rules(record.rules)
         queue = QueueConfig(
-            record.queue,
-            Rules.from_dict(record.rules),
-            len(bots),
-            TimeControl(**record.time_control),
-            rated=False,
+            record.queue, rules, len(bots), TimeControl(**record.time_control), rated=False, r2210=r2210
         )
 
         def over(runner: AnyRunner) -> None:
@@ -333,12 +335,37 @@ class TournamentDirector:
 
 def pure(record: TournamentRecord) -> tuple[Spec, list[Entrant], list[Table]]:
     """A stored tournament as ``server.arena.tournaments`` values (tables with a linked game are played)."""
-    spec = Spec(
-        record.format, record.table_size, Rules.from_dict(record.rules).player_counts(), record.rounds
-    )
+    spec = Spec(record.format, record.table_size, player_counts(record.rules), record.rounds)
     entrants = [Entrant(e.name, e.seed, e.rating) for e in record.entrants]
     tables = [
         Table(t.round, tuple(t.bots), tuple(t.places) if t.places is not None else None)
         for t in record.tables
     ]
     return spec, entrants, tables
+
+
+R2210_KEY = "r2210"
+"""A RISK 2210 A.D. tournament's stored rules: ``{"r2210": <its Rules2210 as in a replay>}``; a classic
+tournament's are its ``Rules.to_dict()``."""
+
+
+def stored(queue: QueueConfig) -> dict[str, Any]:
+    """The rules a tournament on ``queue`` stores (its games are played under them, after a restart too)."""
+    return {R2210_KEY: rules_to_dict(queue.r2210)} if queue.r2210 is not None else queue.rules.to_dict()
+
+
+def played_rules(data: dict[str, Any]) -> tuple[Rules, Rules2210 | None]:
+    """Stored rules as a queue's: the classic rules and, for a 2210 tournament, its 2210 rules."""
+    if R2210_KEY in data:
+        return preset("classic"), rules_from_dict(data[R2210_KEY])
+    return Rules.from_dict(data), None
+
+
+def player_counts(data: dict[str, Any]) -> tuple[int, ...]:
+    """How many players a table of these stored rules may seat."""
+    return tuple(sorted(STARTING_MODS)) if R2210_KEY in data else Rules.from_dict(data).player_counts()
+
+
+def rules_name(data: dict[str, Any]) -> str:
+    """The name of stored rules: a classic preset's, or "2210"."""
+    return str(data[R2210_KEY].get("name", "2210") if R2210_KEY in data else data.get("name", ""))

@@ -18,7 +18,7 @@ from conquest.v1 import arena_pb2, bot_pb2
 from engine.events import public_view
 from engine.observe import observe
 from engine.replay import Replay
-from server.arena.competitions import pure
+from server.arena.competitions import pure, rules_name
 from server.arena.tournaments import standings
 from server.play import convert, wire
 from server.play.replays import GameRecord
@@ -304,7 +304,7 @@ def tournament_message(record: TournamentRecord, *, full: bool) -> arena_pb2.Tou
         format=arena_pb2.TournamentFormat.Value(f"TOURNAMENT_FORMAT_{record.format.upper()}"),
         table_size=record.table_size,
         planned_rounds=record.rounds,
-        rules=str(record.rules.get("name", "")),
+        rules=rules_name(record.rules),
         queue=record.queue,
         created_at_ms=as_ms(record.created_at),
         finished_at_ms=as_ms(record.finished_at),

@@ -10,6 +10,8 @@ import pytest
 from arena_support import ADMIN, QUEUES
 from live_server import LiveServer, serving
 
+from server.ops.config import QueueConfig
+
 
 @pytest.fixture
 async def start_arena(db_url: str, tmp_path: Path) -> AsyncIterator[Callable[..., Awaitable[LiveServer]]]:
@@ -17,8 +19,8 @@ async def start_arena(db_url: str, tmp_path: Path) -> AsyncIterator[Callable[...
     ``stop()`` to restart on the same database."""
     async with AsyncExitStack() as servers:
 
-        async def start(admin_token: str = ADMIN) -> LiveServer:
-            arena = serving(QUEUES, tmp_path / "replays", database_url=db_url, admin_token=admin_token)
+        async def start(admin_token: str = ADMIN, queues: tuple[QueueConfig, ...] = QUEUES) -> LiveServer:
+            arena = serving(queues, tmp_path / "replays", database_url=db_url, admin_token=admin_token)
             return await servers.enter_async_context(arena)
 
         yield start

@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from arena_support import QUEUE, Bot, admin, until
+from arena_support import CONTROL, QUEUE, QUEUES, Bot, admin, until
 
 from conquest.v1 import arena_pb2
+from engine.r2210.rules import Rules2210
+from server.arena.competitions import played_rules, player_counts, stored
 from server.arena.tournaments import game_points
+from server.ops.config import queue_2210
 
 RR = arena_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN
+SHORT_2210 = queue_2210(2, CONTROL, Rules2210(years=1))
+"""RISK 2210 A.D. for two, one year long (a few hundred decisions a game)."""
 
 
 async def _register(arena, *names: str) -> list[str]:  # type: ignore[no-untyped-def]
@@ -50,6 +55,33 @@ async def test_challenge_plays_unrated_games_between_the_named_bots(start_arena)
                 metadata=(("authorization", f"Bearer {tokens[2]}"),),
             )
         assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    finally:
+        for bot in bots:
+            await bot.stop()
+
+
+async def test_a_challenge_plays_risk_2210_on_a_2210_queue(start_arena) -> None:
+    """Issue 19: RISK 2210 A.D. is "playable in tournaments and challenges": a two-player challenge on
+    queue 2210-2 (whose classic rules alone would allow 3 to 6 players) plays a 2210 game, unrated."""
+    server = await start_arena(queues=(*QUEUES, SHORT_2210))
+    arena = server.arena()
+    tokens = await _register(arena, "alice", "bob")
+    bots = [await Bot(server.port, t, i).start() for i, t in enumerate(tokens)]
+    try:
+        reply = await arena.CreateChallenge(
+            arena_pb2.CreateChallengeRequest(bots=["alice", "bob"], queue="2210-2"), metadata=admin()
+        )
+        assert (reply.queue, reply.games) == ("2210-2", 1)
+
+        async def played() -> bool:
+            return all(len(b.games) == 1 for b in bots)
+
+        await until(played, timeout=120)
+        (game,) = (await arena.ListGames(arena_pb2.ListGamesRequest(bot="alice"))).games
+        assert game.queue == "2210-2" and not game.rated and game.reason in ("year_5", "conquest")
+        assert game.turns > 0
+        assert all(b.player.log[-1].WhichOneof("message") == "game_over" for b in bots)
+        assert not any(m.WhichOneof("message") == "decision_rejected" for b in bots for m in b.player.log)
     finally:
         for bot in bots:
             await bot.stop()
@@ -165,3 +197,45 @@ async def test_a_tournament_survives_a_restart_mid_way(start_arena) -> None:
     recorded = (await arena.ListGames(arena_pb2.ListGamesRequest(queue=cup.queue, limit=100))).games
     assert {t.game_id for r in cup.rounds for t in r.tables} <= {g.game_id for g in recorded}
     assert {g.queue for g in recorded} == {"tournament-cup"}
+
+
+async def test_a_tournament_of_risk_2210_plays_2210_games(start_arena) -> None:
+    """Issue 19: RISK 2210 A.D. is "playable in tournaments": a round robin of three bots on queue 2210-2
+    plays every table as a 2210 game under the queue's 2210 rules, which the tournament stores (so a
+    restart resumes it under them)."""
+    server = await start_arena(queues=(*QUEUES, SHORT_2210))
+    arena = server.arena()
+    names = ["ann", "ben", "cy"]
+    tokens = await _register(arena, *names)
+    bots = [await Bot(server.port, t, i).start() for i, t in enumerate(tokens)]
+    try:
+        created = await arena.CreateTournament(
+            arena_pb2.CreateTournamentRequest(name="cup2210", format=RR, bots=names, queue="2210-2"),
+            metadata=admin(),
+        )
+        assert created.tournament.rules == "2210" and created.tournament.table_size == 2
+
+        async def finished() -> bool:
+            cup = (await arena.GetTournament(arena_pb2.GetTournamentRequest(name="cup2210"))).tournament
+            return cup.finished_at_ms > 0
+
+        await until(finished, 180)
+    finally:
+        for bot in bots:
+            await bot.stop()
+    cup = (await arena.GetTournament(arena_pb2.GetTournamentRequest(name="cup2210"))).tournament
+    played = [t.game_id for r in cup.rounds for t in r.tables if len(t.bots) == 2]
+    assert len(played) == 3 and all(played)
+    games = {g.game_id: g for g in (await arena.ListGames(arena_pb2.ListGamesRequest(limit=50))).games}
+    assert all(games[g].reason in ("year_5", "conquest") and not games[g].rated for g in played)
+    assert not any(m.WhichOneof("message") == "decision_rejected" for b in bots for m in b.player.log)
+
+
+def test_a_2210_tournament_stores_its_2210_rules_and_player_counts() -> None:
+    """Issue 19 ("playable in tournaments"): the stored rules give back the queue's 2210 rules and 2210's
+    2 to 5 players; a classic tournament's stay its classic rules."""
+    data = stored(SHORT_2210)
+    assert played_rules(data)[1] == SHORT_2210.r2210 and player_counts(data) == (2, 3, 4, 5)
+    (classic,) = [q for q in QUEUES if q.name == QUEUE]
+    assert played_rules(stored(classic)) == (classic.rules, None)
+    assert player_counts(stored(classic)) == classic.rules.player_counts()

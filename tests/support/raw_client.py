@@ -13,6 +13,7 @@ from typing import Any
 import grpc
 
 from conquest.v1 import bot_pb2, bot_pb2_grpc, game_pb2
+from conquest_sdk.r2210 import random_2210
 from engine import Action, random_legal_action
 from server.play.convert import action_to_pb, legal_from_pb
 
@@ -70,6 +71,15 @@ class RawBot:
         )
 
     def answer_randomly(self, request: bot_pb2.DecisionRequest, rng: random.Random) -> None:
+        """A random legal answer: the SDK's ``random_2210`` to a RISK 2210 A.D. request, else the engine's."""
+        if request.WhichOneof("game") == "r2210":
+            action = random_2210(request.r2210.legal, rng)
+            self.send(
+                decision=bot_pb2.Decision(
+                    game_id=request.game_id, request_id=request.request_id, r2210=action
+                )
+            )
+            return
         legal = legal_from_pb(request.legal, request.observation.phase, request.observation.to_act)
         self.decide(request, random_legal_action(legal, rng), note=f"random reply to {request.request_id}")
 
