@@ -282,6 +282,8 @@ class Runner2210:
             why = f"request {request_id} is not open for seat {index}"
             if ask is not None:
                 why += f"; your open request is {ask.request_id}"
+            else:
+                why += "; " + self._who_is_asked()
             self._reject(seat, request_id, f"decision not applied: {why}", None, "stale")
             return False
         if received_at > ask.deadline:
@@ -313,6 +315,15 @@ class Runner2210:
         self._record(index, action, decision.annotation, events)
         self._alarm.wake()
         return True
+
+    def _who_is_asked(self) -> str:
+        """What a seat with no open request may do: wait, since only seats the engine asks decide (a seat is
+        asked to answer an invasion or a card only when it legally can, with a DecisionRequest of its own)."""
+        asked = ", ".join(str(s) for s in self.state.asked)
+        return (
+            f"you are not asked now: the game waits on seat {asked} in {self.state.phase.name}; "
+            "answer only a DecisionRequest sent to you (reactions are asked of seats that can react)"
+        )
 
     def _reject(self, seat: RemoteSeat, request_id: int, reason: str, ask: _Ask | None, kind: str) -> None:
         self.metrics.rejections.labels(kind).inc()

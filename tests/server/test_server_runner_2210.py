@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conquest.v1 import bot_pb2
+from conquest.v1 import bot_pb2, game_pb2
 from conquest.v1 import r2210_pb2 as pb
 from conquest_sdk.r2210 import random_2210
 from engine.r2210.game import apply_unchecked
@@ -114,6 +114,32 @@ async def test_bids_are_asked_at_once_and_reactions_of_seats_not_to_move(tmp_pat
     assert list(verify(runner.replay).places) == [
         r.place for r in connections[0].of("game_over")[0].game_over.results
     ]
+
+
+async def test_a_reaction_from_a_seat_not_asked_is_rejected_naming_who_is_asked(tmp_path: Path) -> None:
+    """Issue 19: "a reaction when you may not react, get[s] a rejection that names what was legal; the game
+    goes on". While a seat is asked to react to an invasion, the invader (not asked) tries to answer too."""
+    runner, connections = game(tmp_path, TimeControl())
+    rng = random.Random(SEED)
+    rejected: list[bot_pb2.DecisionRejected] = []
+
+    def answer(seat: int, request: pb.Request2210, open_seats: list[int]) -> pb.Action2210:
+        invader = request.observation.turn_seat
+        if request.legal.phase == pb.PHASE2210_REACT and not rejected:
+            intrusion = bot_pb2.Decision(
+                game_id="g", request_id=10_000, r2210=pb.Action2210(end_phase=game_pb2.EndPhaseAction())
+            )
+            assert not runner.submit(invader, intrusion, time.monotonic())
+            rejected.append(connections[invader].of("decision_rejected")[-1].decision_rejected)
+        return random_2210(request.legal, rng)
+
+    await play_out(runner, connections, answer)
+    assert rejected, "pick a SEED whose game has a reaction"
+    reason = rejected[0].reason
+    assert "you are not asked now" in reason and "in REACT" in reason and "reactions are asked" in reason
+    assert not rejected[0].can_retry
+    assert connections[0].of("game_over"), "the game went on to its end"
+    verify(runner.replay)
 
 
 OPENERS = {
