@@ -11,6 +11,11 @@ one 4-player row with the random policy on the legal actions built for every dec
 cards), and print their actions/s as a ratio to the classic 4-player row of the same run (issue 19's bar:
 at least 1/3).
 
+The ``dice version 1`` row plays the classic 4-player games again with the randomness of dice version 1
+(CPython's Mersenne Twister, as games recorded before version 2 were) and prints the classic row's actions/s
+as a ratio to it: what the documented SHA-256 derivation (``engine.dice``) costs (issue 23's bar: within
+5%, so at least 0.95).
+
 The last row, ``env``, is the training environment (``server.train``, PettingZoo's loop with a random agent
 choosing among the masked-in actions) in classic 4-player games: its steps/s, and that as a percentage of
 the engine's actions/s in the classic 4-player row of the same run (issue 22's bar: 20%).
@@ -26,6 +31,7 @@ import time
 from typing import NamedTuple
 
 from engine.actions import Action, Attack, Phase
+from engine.dice import DICE_VERSION
 from engine.events import Rolled
 from engine.game import new_game
 from engine.observe import observe
@@ -39,12 +45,16 @@ class Workload(NamedTuple):
     preset: str
     seats: int
     games: int
+    dice_version: int = DICE_VERSION
 
 
 WORKLOADS = (
     Workload("classic, 4 players (claim setup, cards escalating)", "classic", 4, 1000),
     Workload("classic_dealt, 4 players", "classic_dealt", 4, 1000),
     Workload("classic_two_player (neutral army)", "classic_two_player", 2, 2000),
+)
+DICE_V1 = Workload(
+    "classic, 4 players, dice version 1 (Mersenne Twister)", "classic", 4, 1000, dice_version=1
 )
 FIRST_SEED = 1
 REPEATS = 3
@@ -69,7 +79,7 @@ def time_games(workload: Workload, games: int) -> float:
     policies: list[Policy] = [aggressive_policy] * workload.seats
     start = time.perf_counter()
     for seed in range(FIRST_SEED, FIRST_SEED + games):
-        state, _ = new_game(rules, workload.seats, seed)
+        state, _ = new_game(rules, workload.seats, seed, dice_version=workload.dice_version)
         play_game(state, policies)
     return time.perf_counter() - start
 
@@ -79,7 +89,7 @@ def count_games(workload: Workload, games: int, seconds: float) -> Result:
     rules = preset(workload.preset)
     turns = attacks = rolls = actions = unfinished = 0
     for seed in range(FIRST_SEED, FIRST_SEED + games):
-        state, _ = new_game(rules, workload.seats, seed)
+        state, _ = new_game(rules, workload.seats, seed, dice_version=workload.dice_version)
         while state.phase != Phase.GAME_OVER:
             action = aggressive_policy(state)
             attacks += type(action) is Attack
@@ -185,13 +195,16 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every preset's game count")
     args = parser.parse_args()
     engine_rate = 0.0
-    for workload in WORKLOADS:
+    for workload in (*WORKLOADS, DICE_V1):
         games = max(1, int(workload.games * args.scale))
         seconds = min(time_games(workload, games) for _ in range(REPEATS))
         result = count_games(workload, games, seconds)
-        if workload.preset == "classic" and workload.seats == 4:
-            engine_rate = result.actions / result.seconds
         print(report(workload, result), flush=True)
+        if workload is DICE_V1:
+            ratio = engine_rate / (result.actions / result.seconds)
+            print(f"  dice version {DICE_VERSION} (the classic 4-player row) at {ratio:.2f} of its actions/s")
+        elif workload.preset == "classic" and workload.seats == 4:
+            engine_rate = result.actions / result.seconds
     for seats, policy, count in R2210_ROWS:
         games = max(1, int(count * args.scale))
         actions, seconds = min((time_2210(seats, policy, games) for _ in range(REPEATS)), key=lambda r: r[1])
