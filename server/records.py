@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import NamedTuple
 
+from engine.r2210.state import END_REASONS_2210
 from engine.state import Termination
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
@@ -199,8 +200,15 @@ ALL_FORFEITED = "all_forfeited"
 """A game ended because every seat forfeited (ended the way a shutdown ends it)."""
 ABORTED = "aborted"
 """A game live when the server crashed, ended where its record stopped (recorded only: no GameOver)."""
-GAME_OVER_REASONS = (*(t.value for t in Termination), SHUTDOWN, ALL_FORFEITED)
-"""Every ``GameOver.reason``: the engine's ways a game ends, then the server's ways of cutting one short."""
+_CLASSIC_REASONS = tuple(t.value for t in Termination)
+GAME_OVER_REASONS = (
+    *_CLASSIC_REASONS,
+    *(r for r in END_REASONS_2210 if r not in _CLASSIC_REASONS),
+    SHUTDOWN,
+    ALL_FORFEITED,
+)
+"""Every ``GameOver.reason``: the engines' ways a game ends (classic, then RISK 2210 A.D.'s own: ``year_5``),
+then the server's ways of cutting one short."""
 END_REASONS = (*GAME_OVER_REASONS, ABORTED)
 """Every ``GameResult.reason`` (``GameSummary.reason``, ``GameRecord.reason`` in storage)."""
 

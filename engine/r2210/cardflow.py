@@ -23,7 +23,7 @@ from engine.r2210.cardplay import (
 from engine.r2210.cards import EFFECT, KIND_OF, KINDS
 from engine.r2210.effects import EFFECTS
 from engine.r2210.events import Event2210
-from engine.r2210.state import NOBODY, GameState2210
+from engine.r2210.state import NOBODY, YEAR_5, GameState2210
 from engine.r2210.year import eliminate_if_beaten, end_phase, end_turn, finish, move_units
 
 
@@ -116,7 +116,7 @@ def _next_ender(state: GameState2210, events: list[Event2210]) -> None:
     if state.enders:
         state.to_act = state.enders[0]
     else:
-        finish(state, "year_5", events)
+        finish(state, YEAR_5, events)
 
 
 # ---------------------------------------------------------------------- Armageddon's nuclear exchange

@@ -1,10 +1,10 @@
 """Every random choice of a 2210 game, drawn from one stream: the interface the rest of 2210 calls.
 
-The stream is dice version 2, ``engine.dice.DiceV2`` (``docs/protocol.md``, "Randomness: how every roll
-and shuffle is derived"); this class adds the draws 2210 needs, by that document's rule for new kinds of
-draw: a die of any size is ``1 + uniform(faces)``, and a battle roll of 6- and 8-sided dice is ONE
-``uniform`` of the product of its five slots' faces (slots 0-2 attacker, 3-4 defender, 6 for an unused
-slot) read as mixed-radix digits. Nothing else in 2210 draws.
+The stream is dice version 2, ``engine.dice.DiceV2``; ``docs/protocol.md`` ("Randomness: how every roll
+and shuffle is derived", "RISK 2210 A.D. games") specifies every draw a 2210 game makes, in order, with
+test vectors. This class adds the draws 2210 needs: a die of any size is ``1 + uniform(faces)``, and a
+battle roll of 6- and 8-sided dice is ONE ``uniform`` of the product of its five slots' faces (slots 0-2
+attacker, 3-4 defender, 6 for an unused slot) read as mixed-radix digits. Nothing else in 2210 draws.
 """
 
 from __future__ import annotations

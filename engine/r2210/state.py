@@ -18,6 +18,12 @@ from engine.r2210.rules import Rules2210
 
 EMPTY = -1
 NOBODY = -1
+YEAR_5 = "year_5"
+"""How a game ends after year 5's final scoring (004 WINNING)."""
+CONQUEST = "conquest"
+"""How a game ends when one seat is left (the others eliminated), as a classic conquest."""
+END_REASONS_2210 = (YEAR_5, CONQUEST)
+"""Every ``end_reason`` a 2210 game can end with (``GameOver.reason``; ``server.records`` lists them)."""
 
 
 class GameState2210:

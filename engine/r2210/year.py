@@ -18,7 +18,7 @@ from engine.r2210.actions import (
 )
 from engine.r2210.cardplay import END_OF_GAME, END_OF_TURN, plays, settle_turn
 from engine.r2210.events import Event2210
-from engine.r2210.state import EMPTY, NOBODY, GameState2210
+from engine.r2210.state import CONQUEST, EMPTY, NOBODY, YEAR_5, GameState2210
 
 
 def roll_off(
@@ -279,7 +279,7 @@ def end_game(state: GameState2210, events: list[Event2210]) -> None:
     state.turn_index = -1
     state.enders = [s for s in state.order if state.alive[s] and plays(state, s, END_OF_GAME)]
     if not state.enders:
-        finish(state, "year_5", events)
+        finish(state, YEAR_5, events)
         return
     state.phase = Phase.GAME_END
     state.to_act = state.enders[0]
@@ -310,7 +310,7 @@ def eliminate_if_beaten(state: GameState2210, seat: int, by: int, events: list[E
     state.scouts[seat] = []
     events.append(Event2210("eliminated", seat, {"by": by, "cards_discarded": discarded}))
     if len(living(state)) <= 1:
-        finish(state, "conquest", events)
+        finish(state, CONQUEST, events)
 
 
 def finish(state: GameState2210, reason: str, events: list[Event2210]) -> None:

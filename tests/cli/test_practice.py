@@ -7,14 +7,17 @@ engine as the real server)".
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import grpc
 import pytest
 
+from conquest.v1 import arena_pb2, arena_pb2_grpc
 from conquest_bots.aggressive import AggressiveBot
 from conquest_sdk import Client
 from server.cli.main import main
@@ -107,3 +110,45 @@ def test_house_seats_are_fresh_and_distinctly_named():
 def test_a_queue_of_house_opponents_only_is_refused():
     with pytest.raises(ConfigError, match="leave no seat for a bot"):
         QueueConfig("q", practice_queues(["classic-2"], "random")[0].rules, 2, house_opponents=("a", "b"))
+
+
+async def test_the_arena_api_on_a_practice_server_says_there_is_no_database_and_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    """Issue 23 item 6: "Under `conquest practice` the Arena API is unavailable: undocumented." docs/cli.md
+    now says so ("answer `FAILED_PRECONDITION` with a message saying the server runs without a database,
+    and `conquest leaderboard` ... print it"). On a practice server (no database, as ``practice`` builds
+    it) the ladder's calls answer FAILED_PRECONDITION naming the missing database and the setting to give,
+    and the CLI prints that message."""
+    config = ServerConfig(
+        address="localhost:0",
+        replay_dir=tmp_path,
+        metrics_port=0,
+        queues=practice_queues(["classic-4"], "random"),
+    )
+    out = io.StringIO()
+    served = asyncio.create_task(practice(config, 0, out))
+    try:
+        address = await _address(out)
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = arena_pb2_grpc.ArenaServiceStub(channel)
+            calls = [
+                stub.ListBots(arena_pb2.ListBotsRequest(), timeout=10),
+                stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(queue="classic-4"), timeout=10),
+                stub.ListGames(arena_pb2.ListGamesRequest(), timeout=10),
+            ]
+            for call in calls:
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await call
+                assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+                details = refused.value.details() or ""
+                assert "runs without a database" in details
+                assert "set server.database_url and restart it" in details
+        command = ["leaderboard", "classic-4", "--server", address]
+        assert await asyncio.to_thread(main, command) == 1
+        printed = capsys.readouterr().err
+        assert "FAILED_PRECONDITION: this server runs without a database" in printed
+    finally:
+        served.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await served

@@ -1,6 +1,6 @@
 """Every 2210 random choice comes from the game's dice version 2 stream (issue 19: "Draw every random choice
-from the documented derivation of the dice issue"; docs/protocol.md, "Randomness": "every new random choice
-draws from the same stream at the moment its event happens, with uniform(n) and shuffle")."""
+from the documented derivation of the dice issue"; docs/protocol.md, "Randomness", "RISK 2210 A.D. games":
+"A 2210 game draws from the same version 2 stream ..., consumed in the order its events occur")."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ def test_a_six_sided_battle_is_the_classic_v2_roll() -> None:
 
 
 def test_mixed_faces_read_mixed_radix_digits() -> None:
-    """docs/protocol.md: "a roll of several dice draws ONE uniform(product of the faces of its five slots)
-    (slots 0-2 attacker, 3-4 defender, each slot's size = the faces of the die rolled in it, 6 for an unused
-    slot) and reads mixed-radix digits: d[i] = (k div (s_0*...*s_{i-1})) mod s_i + 1"."""
+    """docs/protocol.md: "The five slot sizes are s0, s1, s2 = the attacker's faces in that order, padded
+    with 6 to three, and s3, s4 = the defender's faces, padded with 6 to two. One draw, k =
+    uniform(s0·s1·s2·s3·s4) ..., is read as mixed-radix digits: d[i] = (k div (s0·…·s(i−1))) mod si + 1"."""
     sizes = [8, 6, 6, 8, 6]
     seen_eight = False
     for seed in range(200):
@@ -42,8 +42,8 @@ def test_mixed_faces_read_mixed_radix_digits() -> None:
 
 
 def test_dice_shuffles_and_copies_are_the_streams() -> None:
-    """docs/protocol.md: a die is "1 + uniform(faces)"; "A new deck is shuffled with shuffle from ascending
-    card ids"; a copy continues exactly as the original."""
+    """docs/protocol.md: "A die of f faces (a d6 or a d8): 1 + uniform(f)"; a deck is "its card ids in
+    ascending order ..., shuffled"; a copy continues exactly as the original."""
     dice, stream = Dice(42), DiceV2(42)
     assert [dice.die(8) for _ in range(20)] == [1 + stream.uniform(8) for _ in range(20)]
     deck, expected = list(range(14)), list(range(14))

@@ -745,8 +745,9 @@ class GameSummary(_message.Message):
     turns: _builtins.int
     """Turns played."""
     reason: _builtins.str
-    """How it ended: "conquest", "turn_cap", "headquarters", "mission", "server_shutdown", "all_forfeited" or
-    "aborted" (live when the server crashed; ended where its record stopped, unrated).
+    """How it ended: "conquest", "turn_cap", "headquarters", "mission", "year_5" (RISK 2210 A.D.: scored
+    after year 5), "server_shutdown", "all_forfeited" or "aborted" (live when the server crashed; ended
+    where its record stopped, unrated).
     """
     dice_version: _builtins.int
     """How every roll and shuffle of this game derives from its seed (a version number, no unit), as

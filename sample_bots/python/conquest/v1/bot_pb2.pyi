@@ -831,10 +831,11 @@ class GameOver(_message.Message):
     seed: _builtins.int
     """The game's secret seed, revealed: check GameStarted.seed_commitment and re-simulate the replay."""
     reason: _builtins.str
-    """"conquest", "turn_cap", "headquarters" (Capital Risk: a seat held the headquarters its goal asks
-    for), "mission" (Secret Mission Risk: a seat completed its mission), "server_shutdown" (the server
-    stopped: the turn cap was lowered to the current turn, which was finished with default actions, so
-    the replay still re-simulates) or "all_forfeited" (every seat forfeited; ended the same way).
+    """"conquest" (one seat left), "turn_cap", "headquarters" (Capital Risk: a seat held the headquarters its
+    goal asks for), "mission" (Secret Mission Risk: a seat completed its mission), "year_5" (RISK 2210
+    A.D.: the game was scored after year 5), "server_shutdown" (the server stopped: the turn cap was
+    lowered to the current turn, which was finished with default actions, so the replay still
+    re-simulates) or "all_forfeited" (every seat forfeited; ended the same way).
     """
     turns: _builtins.int
     """Turns played (RISK 2210 A.D.: years played)."""

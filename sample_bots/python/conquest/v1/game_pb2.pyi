@@ -1631,6 +1631,8 @@ class GameEndedEvent(_message.Message):
     reason: _builtins.str
     """"conquest" (one player left), "turn_cap", "headquarters" (Capital Risk: a player held the
     headquarters its goal asks for) or "mission" (Secret Mission Risk: a player completed its mission).
+    A RISK 2210 A.D. game ends with a GameEvent2210 of kind "game_ended" instead, whose reason is
+    "year_5" (scored after year 5) or "conquest".
     """
     @_builtins.property
     def places(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
