@@ -7,6 +7,7 @@ import hashlib
 import importlib.util
 import json
 import random
+import sys
 from collections import Counter, deque
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,6 +37,7 @@ _spec = importlib.util.spec_from_file_location("make_dice_vectors", _SCRIPT)
 assert _spec is not None and _spec.loader is not None
 make_dice_vectors = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_dice_vectors)
+sys.modules["make_dice_vectors"] = make_dice_vectors  # the 2210 script imports its layout helpers
 
 GAMES = [(name, rules.player_counts()[-1]) for name, rules in sorted(PRESETS.items())]
 """Every preset, at its largest table."""
