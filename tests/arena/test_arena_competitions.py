@@ -25,6 +25,16 @@ async def _register(arena, *names: str) -> list[str]:  # type: ignore[no-untyped
     ]
 
 
+async def tournament_finished(arena, name: str, timeout: float) -> None:  # type: ignore[no-untyped-def]
+    """Wait until tournament ``name`` is finished (TimeoutError after ``timeout`` s)."""
+
+    async def finished() -> bool:
+        cup = (await arena.GetTournament(arena_pb2.GetTournamentRequest(name=name))).tournament
+        return cup.finished_at_ms > 0
+
+    await until(finished, timeout)
+
+
 async def test_challenge_plays_unrated_games_between_the_named_bots(start_arena) -> None:
     """Issue 4: "Unranked challenges: ask for a match between named bots on a rule set": the bots' own token
     may ask; the games start when both have a free slot, are recorded unrated and move no rating."""
@@ -165,12 +175,7 @@ async def test_a_tournament_survives_a_restart_mid_way(start_arena) -> None:
     arena = restarted.arena()
     bots = [await Bot(restarted.port, t, i).start() for i, t in enumerate(tokens)]
     try:
-
-        async def finished() -> bool:
-            cup = (await arena.GetTournament(arena_pb2.GetTournamentRequest(name="cup"))).tournament
-            return cup.finished_at_ms > 0
-
-        await until(finished, 120)
+        await tournament_finished(arena, "cup", 120)
     finally:
         for bot in bots:
             await bot.stop()
@@ -214,12 +219,7 @@ async def test_a_tournament_of_risk_2210_plays_2210_games(start_arena) -> None:
             metadata=admin(),
         )
         assert created.tournament.rules == "2210" and created.tournament.table_size == 2
-
-        async def finished() -> bool:
-            cup = (await arena.GetTournament(arena_pb2.GetTournamentRequest(name="cup2210"))).tournament
-            return cup.finished_at_ms > 0
-
-        await until(finished, 180)
+        await tournament_finished(arena, "cup2210", 180)
     finally:
         for bot in bots:
             await bot.stop()
