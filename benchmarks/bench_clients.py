@@ -2,8 +2,11 @@
 ``make bench-server-instructions``): bot streams and echo streams in one event loop, and the ``Window``
 that counts their answered messages and measures the server process over a fixed number of them.
 
-The bots answer on the protobuf messages with a trivial policy (``conquest_bots.first_choice``), no engine
-on the path; ``benchmarks.bench_server`` runs the servers they talk to.
+The bots answer on the protobuf messages with a trivial policy, no engine on the path: a classic request
+with ``conquest_bots.first_choice``, a RISK 2210 A.D. one with the SDK's safe default
+(``conquest_sdk.r2210.default_2210``: stop where stopping is allowed, else the first choice offered, so
+its games run their five years without an invasion). ``benchmarks.bench_server`` runs the servers they
+talk to.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import grpc
 
 from conquest.v1 import bot_pb2
 from conquest_bots.first_choice import first_choice
+from conquest_sdk.r2210 import default_2210
 
 ECHO_METHOD = "/conquest.bench.Echo/Stream"
 CONNECT_METHOD = "/conquest.v1.BotService/Connect"
@@ -77,6 +81,10 @@ class Window:
         self.request_bytes: list[int] = []
         self.decision_bytes: list[int] = []
         self.event_bytes: list[int] = []
+        self.rejected: list[str] = []
+        """Every DecisionRejected the bots got in the run (warm-up included): the bot and the reason."""
+        self.finished: dict[str, str] = {}
+        """The games that ended in the run (warm-up included), each with its GameOver reason."""
         self.started: tuple[float, float, float] = (0.0, 0.0, 0.0)
         """(wall clock, server CPU, client CPU) at the window's start."""
         self.ended: tuple[float, float, float] = (0.0, 0.0, 0.0)
@@ -114,6 +122,8 @@ class Window:
             "request_bytes": mean(self.request_bytes),
             "decision_bytes": mean(self.decision_bytes),
             "event_bytes": mean(self.event_bytes),
+            "rejected": self.rejected,
+            "finished": collections.Counter(self.finished.values()),
         }
 
 
@@ -128,7 +138,9 @@ SIZE_SAMPLE = 8
 async def bot_stream(
     port: int, name: str, capacity: int, queue: str, window: Window, sent: dict[str, float]
 ) -> None:
-    """One bot: Hello, join ``queue``, answer every DecisionRequest at once, until cancelled."""
+    """One bot: Hello, join ``queue``, answer every DecisionRequest at once, until cancelled. ``sent`` (shared
+    by the bots) holds when each game's last Decision was written; the request that follows it measures
+    the round trip (a 2210 bid asks every seat at once: the first of those requests takes it)."""
     async with channel(port) as chan:
         call = connect(chan)
         hello = bot_pb2.Hello(name=name, capacity=capacity, client_name="bench", client_version="1")
@@ -152,11 +164,17 @@ async def bot_stream(
                 game_id = request.game_id
                 arrived = time.perf_counter()
                 asked = sent.pop(game_id, None)
-                reply = bot_pb2.ConnectRequest(
-                    decision=bot_pb2.Decision(
+                if request.HasField("r2210"):
+                    decision = bot_pb2.Decision(
+                        game_id=game_id,
+                        request_id=request.request_id,
+                        r2210=default_2210(request.r2210.legal),
+                    )
+                else:
+                    decision = bot_pb2.Decision(
                         game_id=game_id, request_id=request.request_id, action=first_choice(request)
                     )
-                )
+                reply = bot_pb2.ConnectRequest(decision=decision)
                 if window.open:
                     if asked is not None:
                         window.round_trips.append(arrived - asked)
@@ -166,7 +184,11 @@ async def bot_stream(
                 window.answered()
                 sent[game_id] = time.perf_counter()
                 await call.write(reply)
-            elif kind in ("error", "decision_rejected"):  # the policy plays only legal actions
+            elif kind == "game_over":
+                window.finished.setdefault(message.game_over.game_id, message.game_over.reason)
+            elif kind == "decision_rejected":  # counted, and the run fails at its end (bench_server)
+                window.rejected.append(f"{name}: {message.decision_rejected.reason}")
+            elif kind == "error":
                 raise RuntimeError(f"{name}: {message}")
 
 

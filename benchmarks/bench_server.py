@@ -4,18 +4,20 @@ The game server runs in its own process pinned to one core (``SERVER_CORE``), wi
 logs at INFO to a file (one line per game and per session, none per decision) and replays written to a
 temporary directory, exactly as ``conquest serve`` without a database. This process is the client: pinned
 to the other core, one event loop holding many bot streams (one Connect stream and one TCP connection
-each) that answer on the protobuf messages with a trivial policy (``conquest_bots.first_choice``), no
-engine on the path (``benchmarks.bench_clients``).
+each) that answer on the protobuf messages with a trivial policy (``conquest_bots.first_choice``; for
+2210 the SDK's ``default_2210``), no engine on the path (``benchmarks.bench_clients``).
 Every process here runs as the server does (``server.ops.runtime``: uvloop, a tuned collector), the echo and
 the client too: the same runtime on both sides of the comparison, and a client cheap enough that the
 echo's figure is the server's as far as one client core allows.
 
 Runs, each a fixed number of decisions (messages) after a fixed warm-up:
 
-1. games, per queue of ``--queues``: ``--streams`` bots with ``--capacity`` games each fill a default queue
-   whose turn cap is lowered (``--turn-cap``) so games end and new ones are seated; every seat is a bot.
+1. games, per queue of ``--queues`` (classic-4, 2210-4 and classic-2 by default): ``--streams`` bots with
+   ``--capacity`` games each fill a default queue whose turn cap is lowered (``--turn-cap``; a RISK 2210
+   A.D. queue keeps its five years) so games end and new ones are seated; every seat is a bot.
    The matchmaker's cap on repeated pairings is off: pairing is not under test, and it would hold games
-   back between so few bots.
+   back between so few bots. Each run prints how many games ended and fails if none did or if the
+   server rejected any decision.
 2. echo, after each games run: a grpc.aio bidi stream on raw bytes, in its own process on the same core,
    answering every message with a pre-built payload of that run's mean DecisionRequest size; the same
    number of streams, each with as many messages in flight as the run had games per stream, each message
@@ -220,7 +222,28 @@ def game_run(
     finally:
         server.stop()
     house = f" vs {len(spec.house_opponents)} house" if spec.house_opponents else ""
-    return window.report(f"server {spec.queue}{house}", streams, streams * capacity // players)
+    report = window.report(f"server {spec.queue}{house}", streams, streams * capacity // players)
+    check_games(report)
+    return report
+
+
+def check_games(report: dict[str, Any]) -> None:
+    """Print how many games of a game run ended (by GameOver reason) and how many decisions the server
+    rejected; fail if none ended or any was rejected (the bots answer only legal actions)."""
+    finished = report["finished"]
+    rejected = report["rejected"]
+    reasons = ", ".join(f"{reason} {n}" for reason, n in sorted(finished.items()))
+    print(
+        f"{report['label']}: {finished.total()} games ended ({reasons or 'none'}), "
+        f"{len(rejected)} decisions rejected",
+        flush=True,
+    )
+    if rejected:
+        raise SystemExit(
+            f"{report['label']}: {len(rejected)} decisions rejected, e.g.\n" + "\n".join(rejected[:10])
+        )
+    if not finished:
+        raise SystemExit(f"{report['label']}: no game ended in the run")
 
 
 def echo_run(
@@ -277,7 +300,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="a short run (a tenth of the decisions)")
     parser.add_argument(
-        "--queues", nargs="+", default=["classic-4", "classic-2"], help="default queues to fill in run 1"
+        "--queues",
+        nargs="+",
+        default=["classic-4", "2210-4", "classic-2"],
+        help="default queues to fill in run 1 (default: classic-4 2210-4 classic-2)",
     )
     parser.add_argument(
         "--rounds", type=int, default=2, help="alternated game and echo runs per queue, averaged (default 2)"
@@ -339,9 +365,10 @@ def main(argv: list[str] | None = None) -> int:
             each = ", ".join(
                 f"{g['per_s'] / e['per_s']:.0%}" for g, e in zip(game_rows, echo_rows, strict=True)
             )
+            bar = "no bar for 2210" if queue.startswith("2210-") else "bar: >= 50%"  # issue 3's is classic's
             ratios.append(
                 f"{queue}: {games_per_s:.0f} decisions/s = {games_per_s / echo_per_s:.0%} of the raw echo "
-                f"stream's {echo_per_s:.0f} messages/s (bar: >= 50%; means of {args.rounds} alternated "
+                f"stream's {echo_per_s:.0f} messages/s ({bar}; means of {args.rounds} alternated "
                 f"runs of each, by round: {each}){shaped}"
             )
         spec = ServerSpec("classic-2", args.turn_cap, house_opponents=("aggressive",))
