@@ -36,21 +36,8 @@ from typing import Any
 
 import grpc
 
-from benchmarks.bench_server import (
-    CLIENT_CORE,
-    SERVER_CORE,
-    SPAWN,
-    Running,
-    ServerSpec,
-    channel,
-    connect,
-    cpu_seconds,
-    is_game_events,
-    memory_kib,
-    percentile,
-    pin,
-    serve_process,
-)
+from benchmarks.bench_clients import channel, connect, cpu_seconds, is_game_events, memory_kib, percentile
+from benchmarks.bench_server import CLIENT_CORE, SERVER_CORE, SPAWN, Running, ServerSpec, pin, serve_process
 from conquest.v1 import bot_pb2
 from conquest_bots.first_choice import first_choice
 from server.ops import runtime

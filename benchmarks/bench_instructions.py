@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import bench_server
-from benchmarks.bench_server import Window, bot_stream, echo_stream, until_done
+from benchmarks.bench_clients import Window, bot_stream, echo_stream, until_done
 from server.ops import runtime
 
 CALLGRIND_LIMIT_S = 1800.0

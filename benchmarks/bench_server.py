@@ -4,18 +4,20 @@ The game server runs in its own process pinned to one core (``SERVER_CORE``), wi
 logs at INFO to a file (one line per game and per session, none per decision) and replays written to a
 temporary directory, exactly as ``conquest serve`` without a database. This process is the client: pinned
 to the other core, one event loop holding many bot streams (one Connect stream and one TCP connection
-each) that answer on the protobuf messages with a trivial policy (``conquest_bots.first_choice``), no
-engine on the path.
+each) that answer on the protobuf messages with a trivial policy (``conquest_bots.first_choice``; for
+2210 the SDK's ``default_2210``), no engine on the path (``benchmarks.bench_clients``).
 Every process here runs as the server does (``server.ops.runtime``: uvloop, a tuned collector), the echo and
 the client too: the same runtime on both sides of the comparison, and a client cheap enough that the
 echo's figure is the server's as far as one client core allows.
 
 Runs, each a fixed number of decisions (messages) after a fixed warm-up:
 
-1. games, per queue of ``--queues``: ``--streams`` bots with ``--capacity`` games each fill a default queue
-   whose turn cap is lowered (``--turn-cap``) so games end and new ones are seated; every seat is a bot.
+1. games, per queue of ``--queues`` (classic-4, 2210-4 and classic-2 by default): ``--streams`` bots with
+   ``--capacity`` games each fill a default queue whose turn cap is lowered (``--turn-cap``; a RISK 2210
+   A.D. queue keeps its five years) so games end and new ones are seated; every seat is a bot.
    The matchmaker's cap on repeated pairings is off: pairing is not under test, and it would hold games
-   back between so few bots.
+   back between so few bots. Each run prints how many games ended and fails if the server rejected any
+   decision, or (not ``--quick``) if no game ended.
 2. echo, after each games run: a grpc.aio bidi stream on raw bytes, in its own process on the same core,
    answering every message with a pre-built payload of that run's mean DecisionRequest size; the same
    number of streams, each with as many messages in flight as the run had games per stream, each message
@@ -39,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import collections
 import cProfile
 import dataclasses
 import logging
@@ -50,16 +51,14 @@ import signal
 import statistics
 import sys
 import tempfile
-import time
 from collections.abc import AsyncIterator, Callable
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import grpc
 
-from conquest.v1 import bot_pb2
-from conquest_bots.first_choice import first_choice
+from benchmarks.bench_clients import ECHO_METHOD, Window, bot_stream, echo_stream, until_done
 from server.app import build_server, start_recorder
 from server.ops import runtime
 from server.ops.config import QueueConfig, ServerConfig, default_queues
@@ -70,12 +69,6 @@ from server.play.recorder import Recorder
 
 SERVER_CORE = 0
 CLIENT_CORE = 1
-ECHO_METHOD = "/conquest.bench.Echo/Stream"
-CONNECT_METHOD = "/conquest.v1.BotService/Connect"
-GAME_EVENTS_TAG = bytes([bot_pb2.ConnectResponse.DESCRIPTOR.fields_by_name["game_events"].number << 3 | 2])
-"""The first byte of every serialized ConnectResponse carrying GameEvents (a length-delimited field)."""
-CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
-"""Each bot stream gets its own TCP connection, as separate bot processes would."""
 SPAWN = multiprocessing.get_context("spawn")
 """Child processes start fresh: gRPC does not survive a fork."""
 
@@ -87,20 +80,6 @@ def pin(core: int) -> None:
     """Run this process (and the threads it starts from now on) on ``core`` only."""
     if core < (os.cpu_count() or 1):
         os.sched_setaffinity(0, {core})
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of process ``pid`` (all its threads) so far, in seconds."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def memory_kib(pid: int, field: str) -> int:
-    """A ``/proc/<pid>/status`` memory figure in KiB (``VmRSS`` now, ``VmHWM`` its peak)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise KeyError(field)
 
 
 def bench_queue(name: str, turn_cap: int, house_opponents: tuple[str, ...] = ()) -> QueueConfig:
@@ -214,176 +193,6 @@ class Running:
             self.process.join()
 
 
-def channel(port: int) -> grpc.aio.Channel:
-    return grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=CHANNEL_OPTIONS)
-
-
-def connect(chan: grpc.aio.Channel) -> grpc.aio.StreamStreamCall[bot_pb2.ConnectRequest, bytes]:
-    """A Connect stream whose answers are read as bytes: the bench bots play on the observation alone and
-    skip GameEvents unparsed (``is_game_events``), which keeps the clients cheap."""
-    serialize = bot_pb2.ConnectRequest.SerializeToString
-    method: Any = chan.stream_stream(CONNECT_METHOD, request_serializer=serialize)  # no deserializer: bytes
-    return cast(grpc.aio.StreamStreamCall[bot_pb2.ConnectRequest, bytes], method())
-
-
-def is_game_events(raw: bytes) -> bool:
-    return raw[:1] == GAME_EVENTS_TAG
-
-
-# ---------------------------------------------------------------------------------------- the bots
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-class Window:
-    """Counts answered messages; measures the ``measured`` ones after the first ``warmup``."""
-
-    def __init__(self, warmup: int, measured: int, server_pid: int) -> None:
-        self.warmup = warmup
-        self.measured = measured
-        self.server_pid = server_pid
-        self.count = 0
-        self.round_trips: list[float] = []
-        self.messages = 0
-        """Messages the clients read in the window (every kind)."""
-        self.request_bytes: list[int] = []
-        self.decision_bytes: list[int] = []
-        self.event_bytes: list[int] = []
-        self.started: tuple[float, float, float] = (0.0, 0.0, 0.0)
-        """(wall clock, server CPU, client CPU) at the window's start."""
-        self.ended: tuple[float, float, float] = (0.0, 0.0, 0.0)
-        self.done = asyncio.Event()
-
-    @property
-    def open(self) -> bool:
-        return self.warmup <= self.count < self.warmup + self.measured
-
-    def answered(self) -> None:
-        self.count += 1
-        if self.count == self.warmup:
-            self.started = self._now()
-        elif self.count == self.warmup + self.measured:
-            self.ended = self._now()
-            self.done.set()
-
-    def _now(self) -> tuple[float, float, float]:
-        return time.perf_counter(), cpu_seconds(self.server_pid), time.process_time()
-
-    def report(self, label: str, streams: int, in_flight: int) -> dict[str, Any]:
-        wall = self.ended[0] - self.started[0]
-        server_cpu = self.ended[1] - self.started[1]
-        return {
-            "label": label,
-            "streams": streams,
-            "in_flight": in_flight,
-            "per_s": self.measured / wall,
-            "server_cpu_ms": server_cpu / self.measured * 1000,
-            "server_busy": server_cpu / wall,
-            "client_busy": (self.ended[2] - self.started[2]) / wall,
-            "p50_ms": percentile(self.round_trips, 0.5) * 1000,
-            "p99_ms": percentile(self.round_trips, 0.99) * 1000,
-            "answers": self.messages / self.measured,
-            "request_bytes": mean(self.request_bytes),
-            "decision_bytes": mean(self.decision_bytes),
-            "event_bytes": mean(self.event_bytes),
-        }
-
-
-def mean(sizes: list[int]) -> int:
-    return round(sum(sizes) / max(1, len(sizes)))
-
-
-SIZE_SAMPLE = 8
-"""Every 8th Decision of the window is weighed (ByteSize costs the client a serialization)."""
-
-
-async def bot_stream(
-    port: int, name: str, capacity: int, queue: str, window: Window, sent: dict[str, float]
-) -> None:
-    """One bot: Hello, join ``queue``, answer every DecisionRequest at once, until cancelled."""
-    async with channel(port) as chan:
-        call = connect(chan)
-        hello = bot_pb2.Hello(name=name, capacity=capacity, client_name="bench", client_version="1")
-        await call.write(bot_pb2.ConnectRequest(hello=hello))
-        await call.write(bot_pb2.ConnectRequest(join_queue=bot_pb2.JoinQueue(queue=queue)))
-        while True:
-            raw = await call.read()
-            if raw is grpc.aio.EOF:
-                raise EOFError(f"{name}: the server closed the stream")
-            assert isinstance(raw, bytes)
-            if window.open:
-                window.messages += 1
-            if is_game_events(raw):
-                if window.open and window.messages % SIZE_SAMPLE == 0:
-                    window.event_bytes.append(len(raw))
-                continue
-            message = bot_pb2.ConnectResponse.FromString(raw)
-            kind = message.WhichOneof("message")
-            if kind == "decision_request":
-                request = message.decision_request
-                game_id = request.game_id
-                arrived = time.perf_counter()
-                asked = sent.pop(game_id, None)
-                reply = bot_pb2.ConnectRequest(
-                    decision=bot_pb2.Decision(
-                        game_id=game_id, request_id=request.request_id, action=first_choice(request)
-                    )
-                )
-                if window.open:
-                    if asked is not None:
-                        window.round_trips.append(arrived - asked)
-                    if window.count % SIZE_SAMPLE == 0:
-                        window.request_bytes.append(len(raw))
-                        window.decision_bytes.append(reply.ByteSize())
-                window.answered()
-                sent[game_id] = time.perf_counter()
-                await call.write(reply)
-            elif kind in ("error", "decision_rejected"):  # the policy plays only legal actions
-                raise RuntimeError(f"{name}: {message}")
-
-
-async def echo_stream(port: int, in_flight: int, answers: int, payload: bytes, window: Window) -> None:
-    """One echo client stream keeping ``in_flight`` messages outstanding (each answered by ``answers``
-    messages), until cancelled."""
-    async with channel(port) as chan:
-        call: grpc.aio.StreamStreamCall[bytes, bytes] = chan.stream_stream(ECHO_METHOD)()
-        sent: collections.deque[float] = collections.deque()
-        for _ in range(in_flight):
-            sent.append(time.perf_counter())
-            await call.write(payload)
-        while True:
-            for _ in range(answers):
-                if await call.read() is grpc.aio.EOF:
-                    raise EOFError("the echo server closed the stream")
-            asked = sent.popleft()
-            if window.open:
-                window.round_trips.append(time.perf_counter() - asked)
-            window.answered()
-            sent.append(time.perf_counter())
-            await call.write(payload)
-
-
-async def until_done(window: Window, clients: list[asyncio.Task[None]], limit_s: float) -> None:
-    """Wait for the window to close (or a client to fail), then stop every client."""
-    waiter = asyncio.create_task(window.done.wait())
-    try:
-        finished, _ = await asyncio.wait(
-            [waiter, *clients], timeout=limit_s, return_when=asyncio.FIRST_COMPLETED
-        )
-        for task in finished:
-            if task is not waiter and task.exception() is not None:
-                raise RuntimeError("a client stream failed") from task.exception()
-        if not window.done.is_set():
-            raise TimeoutError(f"only {window.count} of {window.warmup + window.measured} in {limit_s} s")
-    finally:
-        for task in [waiter, *clients]:
-            task.cancel()
-        await asyncio.gather(waiter, *clients, return_exceptions=True)
-
-
 # ---------------------------------------------------------------------------------------- the runs
 
 
@@ -414,6 +223,26 @@ def game_run(
         server.stop()
     house = f" vs {len(spec.house_opponents)} house" if spec.house_opponents else ""
     return window.report(f"server {spec.queue}{house}", streams, streams * capacity // players)
+
+
+def check_games(report: dict[str, Any], require_end: bool) -> None:
+    """Print how many games of a game run ended (by GameOver reason) and how many decisions the server
+    rejected; fail if any was rejected (the bots answer only legal actions) or, with ``require_end``,
+    if no game ended (a ``--quick`` run is shorter than a classic-4 game of 64 bots)."""
+    finished = report["finished"]
+    rejected = report["rejected"]
+    reasons = ", ".join(f"{reason} {n}" for reason, n in sorted(finished.items()))
+    print(
+        f"{report['label']}: {finished.total()} games ended ({reasons or 'none'}), "
+        f"{len(rejected)} decisions rejected",
+        flush=True,
+    )
+    if rejected:
+        raise SystemExit(
+            f"{report['label']}: {len(rejected)} decisions rejected, e.g.\n" + "\n".join(rejected[:10])
+        )
+    if require_end and not finished:
+        raise SystemExit(f"{report['label']}: no game ended in the run")
 
 
 def echo_run(
@@ -470,7 +299,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="a short run (a tenth of the decisions)")
     parser.add_argument(
-        "--queues", nargs="+", default=["classic-4", "classic-2"], help="default queues to fill in run 1"
+        "--queues",
+        nargs="+",
+        default=["classic-4", "2210-4", "classic-2"],
+        help="default queues to fill in run 1 (default: classic-4 2210-4 classic-2)",
     )
     parser.add_argument(
         "--rounds", type=int, default=2, help="alternated game and echo runs per queue, averaged (default 2)"
@@ -507,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
             echo_rows: list[dict[str, Any]] = []
             for _ in range(args.rounds):  # alternated, so a host that speeds up or slows down favours neither
                 game_rows.append(game_run(spec, args.streams, args.capacity, warmup, measured, workdir))
+                check_games(game_rows[-1], require_end=not args.quick)
                 echo_rows.append(
                     echo_run("raw echo", args.streams, in_flight, game_rows[-1], 1, warmup, measured)
                 )
@@ -532,13 +365,15 @@ def main(argv: list[str] | None = None) -> int:
             each = ", ".join(
                 f"{g['per_s'] / e['per_s']:.0%}" for g, e in zip(game_rows, echo_rows, strict=True)
             )
+            bar = "no bar for 2210" if queue.startswith("2210-") else "bar: >= 50%"  # issue 3's is classic's
             ratios.append(
                 f"{queue}: {games_per_s:.0f} decisions/s = {games_per_s / echo_per_s:.0%} of the raw echo "
-                f"stream's {echo_per_s:.0f} messages/s (bar: >= 50%; means of {args.rounds} alternated "
+                f"stream's {echo_per_s:.0f} messages/s ({bar}; means of {args.rounds} alternated "
                 f"runs of each, by round: {each}){shaped}"
             )
         spec = ServerSpec("classic-2", args.turn_cap, house_opponents=("aggressive",))
         solo = game_run(spec, 1, 1, solo_warmup, solo_measured, workdir)
+        check_games(solo, require_end=not args.quick)
         echo_solo = echo_run("raw echo, one stream", 1, 1, solo, 1, solo_warmup, solo_measured)
         rows += [solo, echo_solo]
     print(table(rows))
