@@ -29,7 +29,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from conquest_sdk.encoding import ATTACK_MODES, BUCKETS, TRADE_SLOTS, Choices, Layout, bucket_count, buckets
+from conquest_sdk.encoding import ATTACK_MODES, BUCKETS, TRADE_SLOTS, Choices, Layout
 from engine.actions import (
     Action,
     Fortify,
@@ -48,6 +48,25 @@ _PLACE, _TRADE, _OCCUPY, _FORTIFY = 1, 2, 3, 4
 _ALIVE: Final = PlayerStatus.ALIVE
 _READ = {"place": _PLACE, "trade_cards": _TRADE, "occupy": _OCCUPY, "fortify": _FORTIFY}
 """The action blocks whose counts or cards come from the legal actions: how ``action`` reads them."""
+_FROMBUFFER: Final = np.frombuffer
+_INT8: Final = np.int8
+_ALL_BUCKETS: Final = (0, 1, 2)
+_ENDS: Final = (0, 2)
+_MOST: Final = (2,)
+
+
+def _buckets(least: int, most: int) -> tuple[int, ...]:
+    """``conquest_sdk.encoding.buckets`` (the buckets that give distinct counts in least..most), natively."""
+    if least < most:
+        return _ALL_BUCKETS if least < (least + most) // 2 < most else _ENDS
+    return _MOST
+
+
+def _bucket_count(least: int, most: int, bucket: int) -> int:
+    """``conquest_sdk.encoding.bucket_count`` (the army count ``bucket`` stands for), natively."""
+    if bucket == 0:
+        return least
+    return (least + most) // 2 if bucket == 1 else most
 
 
 class Encoder:
@@ -93,7 +112,7 @@ class Encoder:
         self._fortify_first = [-1] * (t * t)
         for i, (a, b) in enumerate(layout.fortify_pairs):
             self._fortify_first[a * t + b] = off["fortify"] + i * BUCKETS
-        self._move_buckets = [(), *(buckets(1, most) for most in (1, 2, 3))]
+        self._move_buckets = [(), *(_buckets(1, most) for most in (1, 2, 3))]
         """By min(most, 3): the buckets of a move of 1..most armies."""
         # By index: the action when the index alone names it (made by the plain decode), else None and how
         # to read the index (the counts or cards come from the legal actions).
@@ -234,7 +253,7 @@ class Encoder:
         for territory in legal.headquarters:
             on.append(self._headquarters + territory)
         if legal.place_territories:
-            kept = buckets(legal.place_min, legal.place_max)
+            kept = _buckets(legal.place_min, legal.place_max)
             for territory in legal.place_territories:
                 at = self._place + BUCKETS * territory
                 for b in kept:
@@ -248,7 +267,7 @@ class Encoder:
         for k in range(legal.defend_max):
             on.append(self._defend + k)
         if legal.occupy_max:
-            for b in buckets(legal.occupy_min, legal.occupy_max):
+            for b in _buckets(legal.occupy_min, legal.occupy_max):
                 on.append(self._occupy + b)
         for free in legal.fortify:
             kept = self._move_buckets[min(free.max_armies, 3)]
@@ -268,7 +287,7 @@ class Encoder:
         _rewrite(work.out, work.on, on)
         work.on = on
         on_bytes = bytes(work.out)
-        mask: npt.NDArray[np.int8] = np.frombuffer(on_bytes, np.int8)  # read-only: bytes
+        mask: npt.NDArray[np.int8] = _FROMBUFFER(on_bytes, _INT8)  # read-only: bytes
         self._last_legal, self._last_mask, self._last_bytes = legal, mask, on_bytes
         self._last_indices = tuple(on)
         return mask
@@ -284,14 +303,14 @@ class Encoder:
             return fixed
         how, local = self._how[index], self._local[index]
         if how == _PLACE:
-            return Place(local // BUCKETS, bucket_count(legal.place_min, legal.place_max, local % BUCKETS))
+            return Place(local // BUCKETS, _bucket_count(legal.place_min, legal.place_max, local % BUCKETS))
         if how == _OCCUPY:
-            return Occupy(bucket_count(legal.occupy_min, legal.occupy_max, local))
+            return Occupy(_bucket_count(legal.occupy_min, legal.occupy_max, local))
         if how == _TRADE:
             return TradeCards(legal.trades[local], -1)
         source, target = self.layout.fortify_pairs[local // BUCKETS]
         most = next((f.max_armies for f in legal.fortify if f.source == source and target in f.targets), 1)
-        return Fortify(source, target, bucket_count(1, most, local % BUCKETS))
+        return Fortify(source, target, _bucket_count(1, most, local % BUCKETS))
 
 
 class Room:

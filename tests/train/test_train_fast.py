@@ -19,7 +19,9 @@ import numpy as np
 import pytest
 from test_train_mask import GAMES  # every preset, with the options that open the rarer decisions
 
+from conquest_sdk.encoding import BUCKETS, bucket_count, buckets
 from engine import CLASSIC, new_game, observe, preset, random_legal_action
+from server.train import fast
 from server.train.fast import Encoder, Room
 from server.train.inputs import choices_of, engine_action, layout_for, view_of
 
@@ -105,3 +107,11 @@ def test_fast_room_equals_the_plain_construction(preset_name: str, seats: int, o
             assert room.decisions == decisions
             assert observe(state, 0) == observe(plain, 0) and state.to_act == plain.to_act
         assert decisions > 100
+
+
+def test_fast_buckets_equal_the_encoding() -> None:
+    for least in range(0, 12):
+        for most in range(least, 40):
+            assert fast._buckets(least, most) == buckets(least, most), (least, most)
+            for b in range(BUCKETS):
+                assert fast._bucket_count(least, most, b) == bucket_count(least, most, b), (least, most, b)
