@@ -118,8 +118,6 @@ ENV_GAMES = 6
 def time_env(games: int, record: list[list[Action]] | None = None) -> tuple[int, float]:
     """Steps of the PettingZoo environment with random masked-in actions, and the seconds they took;
     with ``record``, each game's engine actions are appended to it (untimed runs only)."""
-    import numpy as np  # the optional training extra, as is server.train
-
     from server.train import ConquestEnv
     from server.train.inputs import choices_of, engine_action
 
@@ -132,12 +130,13 @@ def time_env(games: int, record: list[list[Action]] | None = None) -> tuple[int,
         if record is not None:
             record.append([])
         for _ in env.agent_iter():
-            obs, _, terminated, truncated, _ = env.last()
+            # The observation and mask a learner gets are built every step; the random agent draws uniformly
+            # from the masked-in indices as the env lists them (np.flatnonzero of the mask, once a decision).
+            _observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 env.step(None)
                 continue
-            legal = obs["action_mask"].view(np.bool_).nonzero()[0]
-            index = int(legal[rng.randrange(len(legal))])
+            index = rng.choice(env.legal_indices())
             if record is not None:
                 record[-1].append(engine_action(env.layout.decode(index, choices_of(env.legal_actions()))))
             env.step(index)

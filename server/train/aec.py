@@ -32,7 +32,7 @@ from engine import (
     observe,
     preset,
 )
-from server.train.fast import Encoder
+from server.train.fast import Room
 from server.train.inputs import layout_for
 
 Reward = Literal["win", "placement", "territory"]
@@ -81,9 +81,9 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         self.invalid_action = invalid_action
         self.penalty = penalty
         self.layout = layout_for(self.rules, seats, board)
-        self._encoder = Encoder(self.layout)
-        self._no_mask = np.zeros(self.layout.actions, np.int8)
-        self._no_mask.flags.writeable = False
+        self._room = Room(self.layout)
+        """The game's decisions, observations and plays (``server.train.fast``, compiled)."""
+        self._territory = reward == "territory"
         self.possible_agents = [f"seat_{s}" for s in range(seats)]
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
         self._obs_space = spaces.Dict(
@@ -96,15 +96,17 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         self._seeds = random.Random()
         self.game: GameState | None = None
         """The engine's game (None before ``reset``)."""
-        self.decisions = 0
-        """Decisions taken in this game so far."""
-        self._decision: tuple[LegalActions, npt.NDArray[np.int8]] | None = None
         self._shares = [0.0] * seats
         self._finished = 0
         """Seats eliminated so far, as last seen by ``_after_move``."""
         self._paid = False
         """The last step put a reward in ``rewards`` (else every one is 0 and the per-step clearing and
         accumulating of PettingZoo's bookkeeping are skipped)."""
+
+    @property
+    def decisions(self) -> int:
+        """Decisions taken in this game so far."""
+        return self._room.decisions
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._obs_space
@@ -123,7 +125,7 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         else:
             game_seed = self._seeds.getrandbits(62)
         self.game, _ = new_game(self.rules, self.seats, game_seed, self.board)
-        self.decisions = 0
+        self._room.reset(self.game)
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -131,21 +133,24 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._skip_agent_selection = None
-        self._decision = None
-        self._encoder.reset()
         self._shares = self._territory_shares()
         self._finished = 0
         self.agent_selection = self.possible_agents[self.game.to_act]
 
     def observe(self, agent: str) -> ObsDict:
-        state = self._game()
-        seat = self._seat[agent]
-        if seat == state.to_act:
-            legal, mask = self._current()
-            third = legal.army >= 0
-        else:
-            mask, third = self._no_mask, False
-        return {"observation": self._encoder.observation(state, seat, third), "action_mask": mask}
+        return self._room.observe(self._seat[agent])
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``: the observation (with ``observe``), cumulative reward, termination,
+        truncation and info of ``agent_selection``."""
+        agent = self.agent_selection
+        return (
+            self._room.observe(self._seat[agent]) if observe else None,  # self.observe(agent), inlined
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def raw_observation(self, agent: str) -> Observation:
         """What ``agent``'s seat sees now, as the engine's Observation (the wire's Observation)."""
@@ -153,7 +158,12 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
 
     def legal_actions(self) -> LegalActions:
         """The compact legal actions of the agent to act (``agent_selection``)."""
-        return self._current()[0]
+        return self._room.legal()
+
+    def legal_indices(self) -> tuple[int, ...]:
+        """The masked-in action indices of the agent to act, ascending (``np.flatnonzero`` of its
+        ``action_mask``), made once per decision: a random agent draws from them without numpy."""
+        return self._room.indices()
 
     def step(self, action: int | None) -> None:
         """Play action index ``action`` (masked in) for ``agent_selection``; None for a finished agent.
@@ -166,12 +176,22 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        legal, mask = self._current()
-        index = -1 if action is None else int(action)
-        if 0 <= index < self.layout.actions and mask[index]:
-            # Unchecked: every masked-in index is legal (tests/train/test_train_mask.py).
-            self._play(self._encoder.action(index, legal), 0.0, checked=False)
+        # A masked-in index is played unchecked: every masked-in index is legal (test_train_mask.py).
+        to_act = self._room.play(action)
+        if to_act != -2:
+            self._cumulative_rewards[agent] = 0.0
+            if self._paid:
+                self._clear_rewards()
+                self._paid = False
+            if to_act >= 0 and not self._territory:
+                self.agent_selection = self.possible_agents[to_act]  # nobody's game ended: the common case
+                return
+            self._after_move()
+            if self._paid:
+                self._accumulate_rewards()
             return
+        legal, mask = self._room.legal(), self._room.mask()
+        index = -1 if action is None else int(action)
         what = "no action (None)" if action is None else self.layout.describe(index)
         if self.invalid_action == "raise":
             allowed = np.flatnonzero(mask)
@@ -194,14 +214,13 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         state = self._game()
         agent = self.agent_selection
         if checked:
-            state.apply(action, self._seat[agent], self._current()[0])
+            state.apply(action, self._seat[agent], self._room.legal())
         else:
             state.apply_unchecked(action)
+        self._room.played()
         self._cumulative_rewards[agent] = 0.0
         if self._paid:
             self._clear_rewards()
-        self.decisions += 1
-        self._decision = None
         self._paid = penalty != 0.0
         self.rewards[agent] += penalty
         self._after_move()
@@ -251,14 +270,6 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
     def _territory_shares(self) -> list[float]:
         counts = self._game().territory_count
         return [counts[s] / self.board.size for s in range(self.seats)]
-
-    def _current(self) -> tuple[LegalActions, npt.NDArray[np.int8]]:
-        """The legal actions and the mask of the open decision (made once per decision). The mask is
-        read-only: observe() hands it out and step() trusts it."""
-        if self._decision is None:
-            legal = self._game().legal_actions()
-            self._decision = (legal, self._encoder.mask(legal))
-        return self._decision
 
     def _game(self) -> GameState:
         if self.game is None:

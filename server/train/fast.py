@@ -13,22 +13,28 @@ same arrays and actions (pinned for every ruleset, decision by decision, by
   last observation is rewritten (a few floats a step); the vector handed out is a copy;
 - a decision whose legal actions give the same mask as the last decision's (same phase, same choices; an
   attack's source armies do not show in the mask) gets the same read-only mask array;
-- the masks are written into a ``bytearray`` and handed to numpy with one ``np.frombuffer``;
-- the actions an index names on its own (claim, headquarters, attack, defence, end) are made once.
+- the masks are written into a ``bytearray`` kept for each phase, where only the indices that differ from
+  that phase's last mask are rewritten, and handed to numpy with one ``np.frombuffer``;
+- the masked-in indices are listed, ascending, as the mask is made (``indices``: a random agent's draw
+  needs no numpy call);
+- the actions an index names on its own (claim, headquarters, attack, defence, end) are made once;
+- ``Room`` does what the environment does at each step (the open decision's legal actions, mask and
+  indices made once, a seat's observation, the unchecked play of a masked-in index) in one compiled call.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
-from conquest_sdk.encoding import ATTACK_MODES, BUCKETS, TRADE_SLOTS, Choices, Layout, bucket_count, buckets
+from conquest_sdk.encoding import ATTACK_MODES, BUCKETS, TRADE_SLOTS, Choices, Layout
 from engine.actions import (
     Action,
     Fortify,
     Occupy,
+    Phase,
     Place,
     PlayerStatus,
     TradeCards,
@@ -42,6 +48,25 @@ _PLACE, _TRADE, _OCCUPY, _FORTIFY = 1, 2, 3, 4
 _ALIVE: Final = PlayerStatus.ALIVE
 _READ = {"place": _PLACE, "trade_cards": _TRADE, "occupy": _OCCUPY, "fortify": _FORTIFY}
 """The action blocks whose counts or cards come from the legal actions: how ``action`` reads them."""
+_FROMBUFFER: Final = np.frombuffer
+_INT8: Final = np.int8
+_ALL_BUCKETS: Final = (0, 1, 2)
+_ENDS: Final = (0, 2)
+_MOST: Final = (2,)
+
+
+def _buckets(least: int, most: int) -> tuple[int, ...]:
+    """``conquest_sdk.encoding.buckets`` (the buckets that give distinct counts in least..most), natively."""
+    if least < most:
+        return _ALL_BUCKETS if least < (least + most) // 2 < most else _ENDS
+    return _MOST
+
+
+def _bucket_count(least: int, most: int, bucket: int) -> int:
+    """``conquest_sdk.encoding.bucket_count`` (the army count ``bucket`` stands for), natively."""
+    if bucket == 0:
+        return least
+    return (least + most) // 2 if bucket == 1 else most
 
 
 class Encoder:
@@ -87,7 +112,7 @@ class Encoder:
         self._fortify_first = [-1] * (t * t)
         for i, (a, b) in enumerate(layout.fortify_pairs):
             self._fortify_first[a * t + b] = off["fortify"] + i * BUCKETS
-        self._move_buckets = [(), *(buckets(1, most) for most in (1, 2, 3))]
+        self._move_buckets = [(), *(_buckets(1, most) for most in (1, 2, 3))]
         """By min(most, 3): the buckets of a move of 1..most armies."""
         # By index: the action when the index alone names it (made by the plain decode), else None and how
         # to read the index (the counts or cards come from the legal actions).
@@ -110,6 +135,9 @@ class Encoder:
         self._kept = [_Kept(self._size, self._t, self._s) for _ in range(self._s)]
         self._last_legal: LegalActions | None = None
         self._last_mask: npt.NDArray[np.int8] = np.zeros(0, np.int8)
+        self._last_bytes = b""
+        self._work = [_Work(self._actions) for _ in Phase]
+        self._last_indices: tuple[int, ...] = ()
 
     # ------------------------------------------------------------------ observation
 
@@ -214,44 +242,59 @@ class Encoder:
     # ------------------------------------------------------------------ actions
 
     def mask(self, legal: LegalActions) -> npt.NDArray[np.int8]:
-        """``Layout.mask(choices_of(legal))``, read-only."""
+        """``Layout.mask(choices_of(legal))``, read-only; ``indices`` is then its masked-in indices."""
         last = self._last_legal
         if last is not None and _same_mask(legal, last):
             return self._last_mask
-        out = bytearray(self._actions)
+        on: list[int] = []
         t = self._t
         for territory in legal.claim:
-            out[self._claim + territory] = 1
+            on.append(self._claim + territory)
         for territory in legal.headquarters:
-            out[self._headquarters + territory] = 1
+            on.append(self._headquarters + territory)
         if legal.place_territories:
-            kept = buckets(legal.place_min, legal.place_max)
+            kept = _buckets(legal.place_min, legal.place_max)
             for territory in legal.place_territories:
                 at = self._place + BUCKETS * territory
                 for b in kept:
-                    out[at + b] = 1
+                    on.append(at + b)
         for k in range(min(len(legal.trades), TRADE_SLOTS)):
-            out[self._trade + k] = 1
+            on.append(self._trade + k)
         for option in legal.attacks:
             at = self._attack_first[option[0] * t + option[1]]
             for k in range(option[2] * ATTACK_MODES):
-                out[at + k] = 1
+                on.append(at + k)
         for k in range(legal.defend_max):
-            out[self._defend + k] = 1
+            on.append(self._defend + k)
         if legal.occupy_max:
-            for b in buckets(legal.occupy_min, legal.occupy_max):
-                out[self._occupy + b] = 1
+            for b in _buckets(legal.occupy_min, legal.occupy_max):
+                on.append(self._occupy + b)
         for free in legal.fortify:
             kept = self._move_buckets[min(free.max_armies, 3)]
             for target in free.targets:
                 at = self._fortify_first[free.source * t + target]
                 for b in kept:
-                    out[at + b] = 1
+                    on.append(at + b)
         if legal.can_end:
-            out[self._end] = 1
-        mask: npt.NDArray[np.int8] = np.frombuffer(bytes(out), np.int8)  # read-only: bytes
-        self._last_legal, self._last_mask = legal, mask
+            on.append(self._end)
+        for k in range(1, len(on)):
+            if on[k] <= on[k - 1]:  # written out of order, or twice: not seen in the engine's listings
+                on = sorted(set(on))
+                break
+        # The phase's own buffer holds the last mask made in that phase: only the indices that differ from
+        # it are written (an attack's options change little from one roll to the next).
+        work = self._work[int(legal.phase)]
+        _rewrite(work.out, work.on, on)
+        work.on = on
+        on_bytes = bytes(work.out)
+        mask: npt.NDArray[np.int8] = _FROMBUFFER(on_bytes, _INT8)  # read-only: bytes
+        self._last_legal, self._last_mask, self._last_bytes = legal, mask, on_bytes
+        self._last_indices = tuple(on)
         return mask
+
+    def indices(self) -> tuple[int, ...]:
+        """The masked-in indices of the last ``mask``, ascending (``np.flatnonzero`` of it)."""
+        return self._last_indices
 
     def action(self, index: int, legal: LegalActions) -> Action:
         """``engine_action(Layout.decode(index, choices_of(legal)))`` for a masked-in ``index``."""
@@ -260,14 +303,137 @@ class Encoder:
             return fixed
         how, local = self._how[index], self._local[index]
         if how == _PLACE:
-            return Place(local // BUCKETS, bucket_count(legal.place_min, legal.place_max, local % BUCKETS))
+            return Place(local // BUCKETS, _bucket_count(legal.place_min, legal.place_max, local % BUCKETS))
         if how == _OCCUPY:
-            return Occupy(bucket_count(legal.occupy_min, legal.occupy_max, local))
+            return Occupy(_bucket_count(legal.occupy_min, legal.occupy_max, local))
         if how == _TRADE:
             return TradeCards(legal.trades[local], -1)
         source, target = self.layout.fortify_pairs[local // BUCKETS]
         most = next((f.max_armies for f in legal.fortify if f.source == source and target in f.targets), 1)
-        return Fortify(source, target, bucket_count(1, most, local % BUCKETS))
+        return Fortify(source, target, _bucket_count(1, most, local % BUCKETS))
+
+
+class Room:
+    """What ``ConquestEnv`` does at every step, for one game at a time: the open decision's legal actions,
+    mask and masked-in indices (made once a decision), a seat's observation, and the play of an index."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.encoder = Encoder(layout)
+        self._actions = layout.actions
+        no_mask: npt.NDArray[np.int8] = np.frombuffer(bytes(layout.actions), np.int8)  # read-only: bytes
+        self._no_mask = no_mask
+        self._game: GameState | None = None
+        self._legal: LegalActions | None = None
+        self._mask = no_mask
+        self._on = b""
+        self._indices: tuple[int, ...] = ()
+        self._finished = 0
+        self.decisions = 0
+        """Decisions taken in this game so far."""
+
+    def reset(self, game: GameState) -> None:
+        """A new game."""
+        self.encoder.reset()
+        self._game = game
+        self._legal = None
+        self._finished = len(game.eliminated)
+        self.decisions = 0
+
+    def state(self) -> GameState:
+        game = self._game
+        if game is None:
+            raise RuntimeError("call reset() before using the environment")
+        return game
+
+    def legal(self) -> LegalActions:
+        """The legal actions of the seat to act (made once per decision)."""
+        legal = self._legal
+        if legal is None:
+            legal = self.state().legal_actions()
+            encoder = self.encoder
+            self._mask = encoder.mask(legal)
+            self._on, self._indices = encoder._last_bytes, encoder._last_indices
+            self._legal = legal
+        return legal
+
+    def mask(self) -> npt.NDArray[np.int8]:
+        """The mask of the seat to act (read-only)."""
+        self.legal()
+        return self._mask
+
+    def no_mask(self) -> npt.NDArray[np.int8]:
+        """The all-zero mask of a seat not to act (read-only)."""
+        return self._no_mask
+
+    def indices(self) -> tuple[int, ...]:
+        """The masked-in indices of the seat to act, ascending (``np.flatnonzero(mask())``)."""
+        self.legal()
+        return self._indices
+
+    def observe(self, seat: int) -> dict[str, npt.NDArray[Any]]:
+        """``seat``'s observation: its vector (fresh) and its mask (all zero when not to act)."""
+        game = self.state()
+        if seat == game.to_act:
+            legal = self.legal()
+            return {
+                "observation": self.encoder.observation(game, seat, legal.army >= 0),
+                "action_mask": self._mask,
+            }
+        return {"observation": self.encoder.observation(game, seat, False), "action_mask": self._no_mask}
+
+    def play(self, action: object) -> int:
+        """Play index ``int(action)`` for the seat to act if it is masked in (unchecked: every masked-in
+        index is legal): the seat to act next, or -1 when the game ended or a seat was eliminated; -2 when
+        it is not masked in (nothing played)."""
+        if action is None:
+            return -2
+        index = action if isinstance(action, int) else int(action)  # type: ignore[call-overload]
+        legal = self.legal()
+        if not (0 <= index < self._actions and self._on[index]):
+            return -2
+        game = self.state()
+        game.apply_unchecked(self.encoder.action(index, legal))
+        self._legal = None
+        self.decisions += 1
+        if game.is_over() or len(game.eliminated) != self._finished:
+            self._finished = len(game.eliminated)
+            return -1
+        return game.to_act
+
+    def played(self) -> None:
+        """The seat to act played an action by other means than ``play``."""
+        self._legal = None
+        self.decisions += 1
+        self._finished = len(self.state().eliminated)
+
+
+class _Work:
+    """A mask being kept up to date: its bytes and its masked-in indices, ascending."""
+
+    def __init__(self, actions: int) -> None:
+        self.out = bytearray(actions)
+        self.on: list[int] = []
+
+
+def _rewrite(out: bytearray, old: list[int], new: list[int]) -> None:
+    """Turn ``out`` from the mask of indices ``old`` into that of ``new`` (both ascending)."""
+    i = j = 0
+    n, m = len(old), len(new)
+    while i < n and j < m:
+        a, b = old[i], new[j]
+        if a == b:
+            i += 1
+            j += 1
+        elif a < b:
+            out[a] = 0
+            i += 1
+        else:
+            out[b] = 1
+            j += 1
+    for k in range(i, n):
+        out[old[k]] = 0
+    for k in range(j, m):
+        out[new[k]] = 1
 
 
 class _Kept:

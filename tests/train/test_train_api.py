@@ -49,6 +49,7 @@ def _play(env: ConquestEnv, seed: int, steps: int) -> list[tuple[str, float, byt
             env.step(None)
         else:
             legal = np.flatnonzero(obs["action_mask"])
+            assert env.legal_indices() == tuple(legal.tolist())
             env.step(int(legal[rng.randrange(len(legal))]))
     return trace
 

@@ -1,12 +1,14 @@
-"""The environment's fast room (``server.train.fast``) against the plain construction
-(``conquest_sdk.encoding`` over ``server.train.inputs``, what the SDK builds from a DecisionRequest).
+"""The environment's fast room (``server.train.fast``: ``Encoder`` and ``Room``) against the plain
+construction (``conquest_sdk.encoding`` over ``server.train.inputs``, what the SDK builds from a
+DecisionRequest).
 Issue 22: "The same encoding on the wire: the SDK builds the identical arrays and mask from a
 `DecisionRequest`"; the project's rule: "Speed tricks live only in the named fast rooms, each pinned by a
 test against the plain construction".
 
 Every decision of random games over every rules preset: every seat's observation vector (the seat to act
 and the others, so each seat's kept vector is updated across many changes), the mask, and the action of
-every masked-in index.
+every masked-in index; and ``Room`` (the open decision, its masked-in indices, a seat's observation, the
+play of an index) against a game played beside it through the plain construction.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ import numpy as np
 import pytest
 from test_train_mask import GAMES  # every preset, with the options that open the rarer decisions
 
+from conquest_sdk.encoding import BUCKETS, bucket_count, buckets
 from engine import CLASSIC, new_game, observe, preset, random_legal_action
-from server.train.fast import Encoder
+from server.train import fast
+from server.train.fast import Encoder, Room
 from server.train.inputs import choices_of, engine_action, layout_for, view_of
 
 
@@ -59,3 +63,55 @@ def test_fast_encoder_equals_the_plain_construction(preset_name: str, seats: int
             state.apply(random_legal_action(legal, rng))
             decisions += 1
     assert decisions > 300
+
+
+@pytest.mark.parametrize(("preset_name", "seats", "options"), GAMES, ids=[g[0] for g in GAMES])
+def test_fast_room_equals_the_plain_construction(preset_name: str, seats: int, options: dict) -> None:
+    """``Room`` (what ``ConquestEnv`` calls every step) against a game played beside it through the plain
+    construction: the same legal actions, mask and observations; its masked-in indices are the mask's
+    ``np.flatnonzero``; ``play`` of a masked-in index plays the plain decode of it (the two games stay equal)
+    and refuses an index outside the mask, playing nothing."""
+    rules = preset(preset_name, turn_cap=40, **options)
+    layout = layout_for(rules, seats, CLASSIC)
+    room = Room(layout)
+    for seed in (1, 2):
+        rng = random.Random(seed)
+        state, _ = new_game(rules, seats, seed)
+        plain, _ = new_game(rules, seats, seed)
+        room.reset(state)
+        decisions = 0
+        while not plain.is_over():
+            legal = plain.legal_actions()
+            choices = choices_of(legal)
+            assert room.legal() == legal
+            plain_mask = layout.mask(choices)
+            assert np.array_equal(room.mask(), plain_mask)
+            assert room.indices() == tuple(np.flatnonzero(plain_mask).tolist())
+            seat = rng.randrange(seats)
+            obs = room.observe(seat)
+            acting = seat == plain.to_act
+            view = layout.observation(view_of(observe(plain, seat)), acting and legal.army >= 0)
+            assert np.array_equal(obs["observation"], view)
+            assert np.array_equal(obs["action_mask"], plain_mask if acting else np.zeros_like(plain_mask))
+            probes = (-1, layout.actions, rng.randrange(layout.actions))
+            outside = [i for i in probes if not 0 <= i < layout.actions or not plain_mask[i]]
+            for index in [*outside, None]:
+                assert room.play(index) == -2
+            index = rng.choice(room.indices())
+            eliminated = len(plain.eliminated)
+            plain.apply(engine_action(layout.decode(index, choices)))
+            decisions += 1
+            to_act = room.play(np.int64(index) if decisions % 2 else index)
+            over = plain.is_over() or len(plain.eliminated) != eliminated
+            assert to_act == (-1 if over else plain.to_act)
+            assert room.decisions == decisions
+            assert observe(state, 0) == observe(plain, 0) and state.to_act == plain.to_act
+        assert decisions > 100
+
+
+def test_fast_buckets_equal_the_encoding() -> None:
+    for least in range(0, 12):
+        for most in range(least, 40):
+            assert fast._buckets(least, most) == buckets(least, most), (least, most)
+            for b in range(BUCKETS):
+                assert fast._bucket_count(least, most, b) == bucket_count(least, most, b), (least, most, b)
