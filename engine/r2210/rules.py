@@ -10,6 +10,8 @@ from engine.rules import DefenderDice
 STARTING_MODS = {2: 30, 3: 35, 4: 30, 5: 25}
 """004: "3 Players: each player counts out 35 ... 4 Players ... 30 ... 5 Players ... 25"; two players:
 "The two players now set up normally, using 30 1.0-MODs each"."""
+PLAYER_COUNTS = tuple(sorted(STARTING_MODS))
+"""How many players a 2210 game seats: 2 to 5."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ import structlog
 
 from engine import Rules, RulesConfigError, preset
 from engine.r2210.replay import rules_from_dict, rules_to_dict
-from engine.r2210.rules import STARTING_MODS, Rules2210
+from engine.r2210.rules import PLAYER_COUNTS, Rules2210
 from server.arena.tournaments import (
     Entrant,
     Spec,
@@ -363,7 +363,7 @@ def played_rules(data: dict[str, Any]) -> tuple[Rules, Rules2210 | None]:
 
 def player_counts(data: dict[str, Any]) -> tuple[int, ...]:
     """How many players a table of these stored rules may seat."""
-    return tuple(sorted(STARTING_MODS)) if R2210_KEY in data else Rules.from_dict(data).player_counts()
+    return PLAYER_COUNTS if R2210_KEY in data else Rules.from_dict(data).player_counts()
 
 
 def rules_name(data: dict[str, Any]) -> str:

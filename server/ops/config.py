@@ -60,7 +60,7 @@ from typing import Any
 
 from conquest.v1 import bot_pb2
 from engine import Rules, RulesConfigError, preset
-from engine.r2210.rules import STARTING_MODS, Rules2210
+from engine.r2210.rules import PLAYER_COUNTS, Rules2210
 
 LOG_FORMATS = ("console", "json")
 
@@ -132,7 +132,7 @@ def default_queues(time_control: TimeControl = TimeControl()) -> tuple[QueueConf
     queues.append(QueueConfig("capital-4", preset("capital"), 4, time_control))
     queues.append(QueueConfig("mission-4", preset("secret_mission"), 4, time_control))
     queues.append(QueueConfig("allied-2", preset("allied_two_player"), 2, time_control))
-    queues.extend(queue_2210(n, time_control) for n in sorted(STARTING_MODS))
+    queues.extend(queue_2210(n, time_control) for n in PLAYER_COUNTS)
     return tuple(queues)
 
 
@@ -425,8 +425,8 @@ def _parse_queue_2210(
     known = {f.name for f in dataclasses.fields(Rules2210)} - {"name", "defender_dice"}
     _check_keys(options, known, f"{where}.rules_options")
     players = table.get("players")
-    if isinstance(players, bool) or players not in STARTING_MODS:
-        counts = ", ".join(str(c) for c in STARTING_MODS)
+    if isinstance(players, bool) or players not in PLAYER_COUNTS:
+        counts = ", ".join(str(c) for c in PLAYER_COUNTS)
         raise ConfigError(f"{where}.players = {players!r}: rules '2210' allow {counts}")
     control = parse_time_control(
         _table(table, "time_control", where), time_control, f"[{where}.time_control]"
