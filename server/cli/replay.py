@@ -15,11 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from google.protobuf import json_format
+from google.protobuf.message import Message
 
 from engine.codec import encode_action
 from engine.events import Event, GameEnded, TurnStarted
+from engine.r2210.replay import Replay2210
+from engine.r2210.replay import simulate as simulate_2210
 from engine.replay import Replay, ReplayError, simulate
 from engine.state import GameState
+from server.play.convert_2210 import event_2210
 from server.play.replays import load_any_replay_file, load_replay_file, verify_record
 from server.play.wire import event_to_pb
 
@@ -77,17 +81,22 @@ def cmd_replay_show(args: argparse.Namespace) -> int:
 
 
 def cmd_replay_events(args: argparse.Namespace) -> int:
-    """Every event of the game, nothing hidden, one proto3 JSON ``GameEvent`` per line (zeros and empty
-    lists written out): what a verifier in another language re-derives the rolls and shuffles against
-    (docs/protocol.md, "Randomness")."""
-    simulated = _simulated(args.file, "events")
-    if simulated is None:
-        return 1
-    for sequence, event in enumerate(simulated[3]):
-        message = json_format.MessageToDict(
-            event_to_pb(event, sequence), always_print_fields_with_no_presence=True
+    """Every event of the game, nothing hidden, one proto3 JSON ``GameEvent`` (a RISK 2210 A.D. game:
+    ``GameEvent2210``) per line, zeros and empty lists written out: what a verifier in another language
+    re-derives the rolls and shuffles against (docs/protocol.md, "Randomness")."""
+    try:
+        replay, _ = load_any_replay_file(args.file)
+        messages: list[Message] = (
+            [event_2210(e, n) for n, e in enumerate(simulate_2210(replay)[1])]
+            if isinstance(replay, Replay2210)
+            else [event_to_pb(e, n) for n, e in enumerate(simulate(replay)[1])]
         )
-        print(json.dumps(message, separators=(",", ":")))
+    except ReplayError as bad:
+        print(f"conquest replay events: {bad}", file=sys.stderr)
+        return 1
+    for message in messages:
+        fields = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+        print(json.dumps(fields, separators=(",", ":")))
     return 0
 
 

@@ -49,7 +49,13 @@ def test_fixture_records_the_protocol_hints_kits_rely_on():
 
 
 FIXTURES = SCRIPT.parent
-REPLAY_FIXTURES = ("replay_secret_mission", "replay_classic_long")
+REPLAY_FIXTURES = (
+    "replay_secret_mission",
+    "replay_classic_long",
+    "replay_2210_two_player",
+    "replay_2210_three_player",
+    "replay_2210_five_player",
+)
 
 
 @pytest.mark.parametrize("name", REPLAY_FIXTURES)
