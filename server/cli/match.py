@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TextIO
 
 from engine import Rules, RulesConfigError, preset
+from engine.r2210.rules import PLAYER_COUNTS, Rules2210
 from server.app import build_lobby, build_server, start_recorder, start_web
 from server.cli.output import outcome, result_line, say
 from server.cli.practice import SAMPLE_BOTS
@@ -143,18 +144,32 @@ def _command_name(command: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.\-]", "", program)[:24] or "bot"
 
 
-def match_rules(players: int, name: str | None = None, turn_cap: int | None = None) -> Rules:
+RULES_2210 = "2210"
+"""``--queue-rules 2210``: RISK 2210 A.D. under its default rules (``engine.r2210.rules.Rules2210``)."""
+
+
+def match_rules(players: int, name: str | None = None, turn_cap: int | None = None) -> Rules | Rules2210:
     """The rules preset ``name`` (by default the neutral two-player game for 2 bots, else classic), with
-    ``turn_cap`` if given.
+    ``turn_cap`` if given; ``"2210"``: RISK 2210 A.D.
 
     Raises:
         MatchError: no such preset, a bad turn cap, or rules not made for ``players`` players.
     """
+    if name == RULES_2210:
+        if turn_cap is not None:
+            raise MatchError(
+                "--turn-cap is for classic rules: a RISK 2210 A.D. game ends after its 5 years; "
+                "drop --turn-cap"
+            )
+        if players not in PLAYER_COUNTS:
+            counts = ", ".join(str(c) for c in PLAYER_COUNTS)
+            raise MatchError(f"rules '2210' are for {counts} players, and the match has {players} bots")
+        return Rules2210()
     name = name or ("classic_two_player" if players == 2 else "classic")
     try:
         rules = preset(name, **({} if turn_cap is None else {"turn_cap": turn_cap}))
     except RulesConfigError as bad:
-        raise MatchError(str(bad)) from None
+        raise MatchError(f"{bad}; or {RULES_2210!r} for RISK 2210 A.D.") from None
     if players not in rules.player_counts():
         counts = ", ".join(str(c) for c in rules.player_counts())
         raise MatchError(f"rules {name!r} are for {counts} players, and the match has {players} bots")
@@ -184,7 +199,7 @@ class Match:
     """A match: its bots, how many games, and the standings as games finish."""
 
     entrants: list[Entrant]
-    rules: Rules
+    rules: Rules | Rules2210
     games: int
     replay_dir: Path
     parallel: int = 1
@@ -213,7 +228,12 @@ class Match:
         """
         house = tuple(e.house for e in self.entrants if e.house)
         queue = QueueConfig(
-            self.queue_name, self.rules, len(self.entrants), self.time_control, house_opponents=house
+            self.queue_name,
+            preset("classic") if isinstance(self.rules, Rules2210) else self.rules,
+            len(self.entrants),
+            self.time_control,
+            house_opponents=house,
+            r2210=self.rules if isinstance(self.rules, Rules2210) else None,
         )
         config = ServerConfig(
             address=self.address,
@@ -443,7 +463,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     match.add_argument("--games", type=_positive, default=10, help="games to play (default %(default)s)")
     match.add_argument(
-        "--queue-rules", help="rules preset (default: classic_two_player for 2 bots, else classic)"
+        "--queue-rules",
+        help="rules preset, or 2210 for RISK 2210 A.D. (default: classic_two_player for 2 bots, else "
+        "classic)",
     )
     match.add_argument("--parallel", type=_positive, default=1, help="games at once (default 1)")
     match.add_argument("--turn-cap", type=int, help="end each game after this many turns")

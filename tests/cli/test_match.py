@@ -15,16 +15,19 @@ from pathlib import Path
 import pytest
 
 from server.cli.match import MatchError, match_rules, parse_entrants
-from server.play.replays import load_replay_file, verify_record
+from server.play.replays import load_any_replay_file, verify_record
 
 PYTHON = shlex.quote(sys.executable)
 ROW = re.compile(r"^(\S+) +(\d+) +(\d+) +([\d.]+|-) +(\d+) +(\d+) +(\d+)$", re.MULTILINE)
 
 
-def conquest_match(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, tuple]]:
-    """Run ``conquest match ARGS`` (fast games: a turn cap of 15); the result and the table's rows by bot:
-    (games, wins, average place, timeouts, rejections, forfeits)."""
-    command = [sys.executable, "-m", "server.cli.main", "match", *args, "--turn-cap", "15"]
+def conquest_match(
+    tmp_path: Path, *args: str, turn_cap: int | None = 15
+) -> tuple[subprocess.CompletedProcess[str], dict[str, tuple]]:
+    """Run ``conquest match ARGS`` (fast games: a turn cap of 15 unless None); the result and the table's
+    rows by bot: (games, wins, average place, timeouts, rejections, forfeits)."""
+    command = [sys.executable, "-m", "server.cli.main", "match", *args]
+    command += [] if turn_cap is None else ["--turn-cap", str(turn_cap)]
     done = subprocess.run(
         [*command, "--replay-dir", str(tmp_path / "replays")], capture_output=True, text=True, timeout=120
     )
@@ -38,7 +41,7 @@ def check_replays(tmp_path: Path, games: int) -> None:
     files = sorted((tmp_path / "replays").glob("*.json"))
     assert len(files) == games
     for path in files:
-        verify_record(*load_replay_file(path))
+        verify_record(*load_any_replay_file(path))
 
 
 def test_two_sample_bots_play_the_games_asked_for_and_get_a_table(tmp_path: Path):
@@ -138,8 +141,31 @@ def test_rules_follow_the_player_count_unless_chosen():
     assert match_rules(4, "classic_dealt").name == "classic_dealt"
     with pytest.raises(MatchError, match="'classic_two_player' are for 2 players, and the match has 3 bots"):
         match_rules(3, "classic_two_player")
-    with pytest.raises(MatchError, match="no rules preset 'clasic'"):
+    with pytest.raises(MatchError, match=r"no rules preset 'clasic'.*or '2210' for RISK 2210 A\.D\."):
         match_rules(3, "clasic")
+
+
+def test_2210_rules_are_checked_for_seats_and_refuse_a_turn_cap():
+    """Issue 19: 2210 is played "for every player count" (2 to 5); its games end after 5 years, so a turn
+    cap is refused with what to do instead."""
+    assert [match_rules(n, "2210").name for n in (2, 5)] == ["2210", "2210"]
+    with pytest.raises(MatchError, match="rules '2210' are for 2, 3, 4, 5 players, and the match has 6 bots"):
+        match_rules(6, "2210")
+    with pytest.raises(MatchError, match="ends after its 5 years; drop --turn-cap"):
+        match_rules(3, "2210", turn_cap=9)
+
+
+def test_a_2210_match_plays_whole_games_whose_replays_verify(tmp_path: Path):
+    """Issue 19: "`make test` on a fresh clone plays 2210 end to end over gRPC for every player count with
+    Python bots": `conquest match --queue-rules 2210` seats bot processes and house seats in a 2210 queue."""
+    done, rows = conquest_match(
+        tmp_path, "random", "random", "house:random", "--games", "2", "--queue-rules", "2210", turn_cap=None
+    )
+    assert done.returncode == 0, done.stderr
+    assert set(rows) == {"random", "random-2", "house-random"}
+    assert all(row[0] == 2 and row[3:] == (0, 0, 0) for row in rows.values())
+    assert len(re.findall(r"year_5 after 5 years$", done.stdout, re.MULTILINE)) == 2
+    check_replays(tmp_path, 2)
 
 
 STUBBORN = """
