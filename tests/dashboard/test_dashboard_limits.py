@@ -13,6 +13,8 @@ import os
 import random
 import re
 import signal
+import subprocess
+import sys
 import time
 import tracemalloc
 from collections.abc import AsyncIterator
@@ -194,3 +196,53 @@ def test_embedded_replay_data_cannot_end_its_script_block() -> None:
     assert not re.search(r"[<>&]", block.group(1)), "nothing in the data block the HTML parser reads"
     assert json.loads(block.group(1)) == json.loads(json.dumps(data))
     assert page.count("<script") == 4  # the data, board.js, replay.js, the mount: nothing a bot wrote
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, exited but not yet reaped, counts as gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+async def wait_gone(pid: int, within_s: float = 10.0) -> bool:
+    for _ in range(int(within_s / 0.05)):
+        if not alive(pid):
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def test_closing_stops_a_busy_worker_at_once() -> None:
+    """Issue 21, "bounded resources": the dashboard's worker, busy with a long job when the server stops,
+    outlived it by the job's length (holding its memory and the server's output pipes); close ends it."""
+    heavy = HeavyWork()
+    worker = await heavy.run(os.getpid)
+    job = asyncio.create_task(heavy.run(time.sleep, 60))
+    await asyncio.sleep(0.2)  # the worker has the job
+    heavy.close()
+    assert await wait_gone(worker)
+    with pytest.raises(BusyError):
+        await job  # its caller is told, not left waiting a minute
+
+
+def test_a_worker_dies_with_its_killed_parent(tmp_path: Path) -> None:
+    """Issue 21: a server killed outright (SIGKILL: no cleanup runs) leaves no dashboard worker behind."""
+    script = (
+        "import asyncio, os, time\n"
+        "from server.web.heavy import HeavyWork\n"
+        "async def main():\n"
+        "    heavy = HeavyWork()\n"
+        "    print(await heavy.run(os.getpid), flush=True)\n"
+        "    await heavy.run(time.sleep, 60)\n"
+        "asyncio.run(main())\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    worker = int(parent.stdout.readline())
+    assert alive(worker)
+    time.sleep(0.3)  # busy with the minute-long job
+    parent.kill()
+    parent.wait()
+    assert asyncio.run(wait_gone(worker))
