@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -177,5 +178,161 @@ func TestVectors2210Setups(t *testing.T) {
 		if s.WordsUsed() != v2.WordsUsed {
 			t.Errorf("seed %s setup_2 words used %d, want %d", c.Seed, s.WordsUsed(), v2.WordsUsed)
 		}
+	}
+}
+
+var games2210 = []string{"replay_2210_two_player", "replay_2210_three_player", "replay_2210_five_player"}
+
+// load2210 reads a recorded 2210 game: NAME.json and its `conquest replay events` output NAME.events.jsonl.
+func load2210(t *testing.T, name string) (*Replay, []Event2210) {
+	t.Helper()
+	replay, err := ParseReplay(readFixture(t, name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if replay.Game != Game2210 || replay.DiceVersion != 2 {
+		t.Fatalf("%s: game %q dice version %d, want a 2210 game of dice version 2", name, replay.Game, replay.DiceVersion)
+	}
+	events, err := ParseEvents2210(readFixture(t, name+".events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return replay, events
+}
+
+func TestRecorded2210GamesVerify(t *testing.T) {
+	seeds := map[string]uint64{ // above 2^53: read as 64-bit integers, not doubles
+		"replay_2210_two_player":   8880083587908122874,
+		"replay_2210_three_player": 7811897161428788894,
+		"replay_2210_five_player":  4801031176913461614,
+	}
+	for _, name := range games2210 {
+		replay, events := load2210(t, name)
+		if replay.Seed != seeds[name] {
+			t.Errorf("%s: seed read as %d", name, replay.Seed)
+		}
+		notes, mismatches, err := Verify2210(replay, events)
+		if err != nil || len(mismatches) > 0 {
+			t.Errorf("%s: err %v, mismatches %v", name, err, mismatches)
+		}
+		neutrals := map[bool]string{true: "28 neutral", false: "0 neutral"}[len(replay.Seats) == 2]
+		if len(notes) != 1 || !strings.Contains(notes[0], "4 devastated, "+neutrals) {
+			t.Errorf("%s: notes %v", name, notes)
+		}
+	}
+}
+
+// The CLI's entry point reads both kinds of replay and refuses events of the other kind.
+func TestVerifyFilesDispatchesOnTheGame(t *testing.T) {
+	for _, name := range append([]string{"replay_secret_mission", "replay_classic_long"}, games2210...) {
+		notes, mismatches, err := VerifyFiles(readFixture(t, name+".json"), readFixture(t, name+".events.jsonl"))
+		if err != nil || len(mismatches) > 0 || strings.Contains(notes[0], "2210") != strings.Contains(name, "2210") {
+			t.Errorf("%s: notes %v, err %v, mismatches %v", name, notes, err, mismatches)
+		}
+	}
+	if _, _, err := VerifyFiles(readFixture(t, "replay_2210_two_player.json"), readFixture(t, "replay_secret_mission.events.jsonl")); err == nil {
+		t.Error("a 2210 replay with a classic game's events: no error")
+	}
+	if _, _, err := VerifyFiles(readFixture(t, "replay_secret_mission.json"), readFixture(t, "replay_2210_two_player.events.jsonl")); err == nil {
+		t.Error("a classic replay with a 2210 game's events: no error")
+	}
+	replay, _ := load2210(t, "replay_2210_two_player")
+	if _, _, err := Verify(replay, nil); err == nil {
+		t.Error("the classic Verify took a 2210 replay")
+	}
+}
+
+// first2210 is the index of the first event of kind whose facts satisfy ok.
+func first2210(t *testing.T, events []Event2210, kind string, ok func(Data2210) bool) int {
+	t.Helper()
+	i := slices.IndexFunc(events, func(e Event2210) bool { return e.Kind == kind && ok(e.Data) })
+	if i < 0 {
+		t.Fatalf("no %s event in the fixture", kind)
+	}
+	return i
+}
+
+func any2210(Data2210) bool { return true }
+
+// A changed fact of any checked kind is reported at its event, and only there (the draws stay in step).
+func TestTampered2210EventsFailAtTheirEvent(t *testing.T) {
+	cases := []struct {
+		game, kind string
+		ok         func(Data2210) bool
+		tamper     func(e *Event2210)
+	}{
+		{"replay_2210_three_player", "rolled", // a battle with a d8: the mixed-radix draw
+			func(d Data2210) bool {
+				return slices.Contains(d.AttackerFaces, 8) || slices.Contains(d.DefenderFaces, 8)
+			},
+			func(e *Event2210) { e.Data.AttackerDice[0] = e.Data.AttackerDice[0]%6 + 1 }},
+		{"replay_2210_five_player", "rolled", any2210, func(e *Event2210) { e.Data.DefenderDice[0] = e.Data.DefenderDice[0]%6 + 1 }},
+		{"replay_2210_five_player", "cards_drawn", any2210, func(e *Event2210) {
+			card := e.Data.Cards[0] // another card of the same Command deck
+			e.Data.Cards[0] = card - card%20 + (card%20+1)%20
+		}},
+		{"replay_2210_five_player", "card_rolled", any2210, func(e *Event2210) { e.Data.Roll = e.Data.Roll%e.Data.Faces + 1 }},
+		{"replay_2210_two_player", "card_rolled", any2210, func(e *Event2210) { e.Data.Roll = e.Data.Roll%e.Data.Faces + 1 }},
+		{"replay_2210_two_player", "neutral_placed", any2210, func(e *Event2210) { e.Data.Territory = (e.Data.Territory + 1) % 42 }},
+		{"replay_2210_three_player", "devastated", any2210, func(e *Event2210) { e.Data.Territory = (e.Data.Territory + 1) % 42 }},
+		{"replay_2210_three_player", "first_player_rolled", any2210, func(e *Event2210) { e.Seat = (e.Seat + 1) % 3 }},
+		{"replay_2210_five_player", "bid_tie_rolled", any2210, func(e *Event2210) { e.Data.Rolls[0][0] = e.Data.Rolls[0][0]%6 + 1 }},
+		{"replay_2210_three_player", "territory_card_drawn", any2210, func(e *Event2210) { e.Data.Territory = (e.Data.Territory + 1) % 42 }},
+	}
+	for _, c := range cases {
+		replay, events := load2210(t, c.game)
+		i := first2210(t, events, c.kind, c.ok)
+		c.tamper(&events[i])
+		_, mismatches, _ := Verify2210(replay, events)
+		if want := strconv.FormatInt(events[i].Sequence, 10); !slices.Equal(sequences(mismatches), []string{want}) {
+			t.Errorf("%s: a changed %s at event %s gave %v", c.game, c.kind, want, mismatches)
+		}
+	}
+}
+
+func TestTampered2210MismatchSaysWhatAndBoth(t *testing.T) {
+	replay, events := load2210(t, "replay_2210_two_player")
+	i := first2210(t, events, "card_rolled", any2210) // an Assassin Bomb's d8
+	events[i].Data.Roll = 1
+	_, mismatches, _ := Verify2210(replay, events)
+	want := Mismatch{"254", "card_rolled d8 (seat 1)", "1", "8"}
+	if len(mismatches) != 1 || mismatches[0] != want {
+		t.Fatalf("mismatches %v, want only %v", mismatches, want)
+	}
+}
+
+func TestTampered2210SeedFails(t *testing.T) {
+	replay, events := load2210(t, "replay_2210_three_player")
+	replay.Seed++
+	_, mismatches, _ := Verify2210(replay, events)
+	if len(mismatches) < 10 || mismatches[0].What != "seed commitment" {
+		t.Fatalf("a wrong seed gave %d mismatches: %v", len(mismatches), mismatches)
+	}
+	replay, events = load2210(t, "replay_2210_three_player")
+	replay.GameID = "other"
+	if _, mismatches, _ = Verify2210(replay, events); len(mismatches) != 1 || mismatches[0].What != "seed commitment" {
+		t.Fatalf("a wrong game id gave %v", mismatches)
+	}
+}
+
+func TestMissing2210EventsFail(t *testing.T) {
+	without := func(events []Event2210, kind string, n int) []Event2210 {
+		i := slices.IndexFunc(events, func(e Event2210) bool { return e.Kind == kind })
+		return slices.Delete(events, i, i+n)
+	}
+	reported := func(mismatches []Mismatch, what string) bool {
+		return slices.ContainsFunc(mismatches, func(m Mismatch) bool { return m.Sequence == "-" && m.What == what })
+	}
+	replay, events := load2210(t, "replay_2210_five_player")
+	if _, mismatches, _ := Verify2210(replay, without(events, "first_player_rolled", 1)); !reported(mismatches, "first_player_rolled") {
+		t.Errorf("no first_player_rolled: %v", mismatches)
+	}
+	replay, events = load2210(t, "replay_2210_five_player")
+	if _, mismatches, _ := Verify2210(replay, without(events, "devastated", 4)); !reported(mismatches, "devastated") || len(mismatches) != 1 {
+		t.Errorf("no devastated events: %v", mismatches)
+	}
+	replay, events = load2210(t, "replay_2210_two_player")
+	if _, mismatches, _ := Verify2210(replay, without(events, "neutral_placed", 28)); !reported(mismatches, "neutral_placed") {
+		t.Errorf("no neutral_placed events: %v", mismatches)
 	}
 }
