@@ -23,6 +23,7 @@ type Replay struct {
 	DiceVersion    int      `json:"dice_version"`
 	Seats          []string `json:"seats"`
 	Board          string   `json:"board"`
+	Game           string   `json:"game"` // "2210" for RISK 2210 A.D. (Game2210), absent for classic
 	Rules          struct {
 		Setup                  string `json:"setup"`
 		Objective              string `json:"objective"`
@@ -118,15 +119,45 @@ func show(v any) string {
 	return string(b)
 }
 
+// checkCommitment compares sha256 of "<seed>:<game_id>" with the replay's seed commitment.
+func checkCommitment(r *Replay) (m Mismatch, bad bool) {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%d:%s", r.Seed, r.GameID)))
+	commitment := hex.EncodeToString(sum[:])
+	return Mismatch{"-", "seed commitment", show(r.SeedCommitment), show(commitment)}, commitment != r.SeedCommitment
+}
+
+// VerifyFiles checks a replay file and its `conquest replay events` output: a RISK 2210 A.D. replay
+// ("game": "2210") with ParseEvents2210 and Verify2210, any other with ParseEvents and Verify.
+func VerifyFiles(replayData, eventsData []byte) (notes []string, mismatches []Mismatch, err error) {
+	replay, err := ParseReplay(replayData)
+	if err != nil {
+		return nil, nil, err
+	}
+	if replay.Game == Game2210 {
+		events, err := ParseEvents2210(eventsData)
+		if err != nil {
+			return nil, nil, err
+		}
+		return Verify2210(replay, events)
+	}
+	events, err := ParseEvents(eventsData)
+	if err != nil {
+		return nil, nil, err
+	}
+	return Verify(replay, events)
+}
+
 // Verify checks the seed commitment and, for dice version 2, every draw against the events. Notes say
 // what was checked; an error means the replay cannot be checked at all (an unknown version or board).
 func Verify(r *Replay, events []Event) (notes []string, mismatches []Mismatch, err error) {
+	if r.Game == Game2210 {
+		return nil, nil, fmt.Errorf("a RISK 2210 A.D. replay: Verify2210 checks it, with ParseEvents2210's events")
+	}
 	mismatch := func(seq string, what string, event, seed any) {
 		mismatches = append(mismatches, Mismatch{seq, what, show(event), show(seed)})
 	}
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%d:%s", r.Seed, r.GameID)))
-	if commitment := hex.EncodeToString(sum[:]); commitment != r.SeedCommitment {
-		mismatch("-", "seed commitment", r.SeedCommitment, commitment)
+	if m, bad := checkCommitment(r); bad {
+		mismatches = append(mismatches, m)
 	}
 	if r.DiceVersion == 1 {
 		notes = append(notes, "dice version 1 (CPython Mersenne Twister) is checked by `conquest replay verify` only; seed commitment checked")

@@ -1,10 +1,11 @@
 // Command verify-replay re-derives every roll and shuffle of a recorded game from its revealed seed and
-// compares them with the game's events (docs/protocol.md, "Randomness").
+// compares them with the game's events (docs/protocol.md, "Randomness"), for classic and RISK 2210 A.D.
+// replays alike (a 2210 replay says "game": "2210").
 //
 //	bin/verify-replay REPLAY.json EVENTS.jsonl
 //
-// EVENTS.jsonl is `conquest replay events REPLAY.json`. Exit status: 0 all match, 1 a mismatch (each
-// printed), 2 unreadable input.
+// EVENTS.jsonl is `conquest replay events REPLAY.json` (GameEvent lines, or GameEvent2210 lines for a
+// 2210 replay). Exit status: 0 all match, 1 a mismatch (each printed), 2 unreadable input.
 package main
 
 import (
@@ -40,21 +41,15 @@ func run(args []string) int {
 	return 0
 }
 
+// check reads both files; verify.VerifyFiles dispatches on the replay's "game" (classic or 2210).
 func check(replayPath, eventsPath string) ([]string, []verify.Mismatch, error) {
-	data, err := os.ReadFile(replayPath)
+	replay, err := os.ReadFile(replayPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	replay, err := verify.ParseReplay(data)
+	events, err := os.ReadFile(eventsPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	if data, err = os.ReadFile(eventsPath); err != nil {
-		return nil, nil, err
-	}
-	events, err := verify.ParseEvents(data)
-	if err != nil {
-		return nil, nil, err
-	}
-	return verify.Verify(replay, events)
+	return verify.VerifyFiles(replay, events)
 }
