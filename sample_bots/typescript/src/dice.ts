@@ -74,6 +74,7 @@ export function die(stream: Stream, faces: number): number {
  * `firstOnly` (the first placer's roll-off) only the highest tie re-rolls: lower ties keep the list's
  * order and draw nothing. Returns the order and the rounds in the order rolled. */
 export function rankByRollOff(stream: Stream, seats: number[], firstOnly: boolean): { order: number[]; rounds: number[][] } {
+  if (new Set(seats).size !== seats.length) throw new RangeError(`a roll-off orders distinct seats, not ${seats}`);
   const rounds: number[][] = [];
   const rank = (group: number[]): number[] => {
     if (group.length <= 1) return group;

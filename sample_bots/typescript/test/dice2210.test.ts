@@ -101,3 +101,7 @@ test("uniform refuses a range it cannot draw from (a die of 0 faces would never 
   assert.throws(() => new Stream(1n).uniform(0), RangeError);
   assert.throws(() => new Stream(1n).uniform(2.5), RangeError);
 });
+
+test("a roll-off refuses a seat listed twice (its tie could never be settled)", () => {
+  assert.throws(() => rankByRollOff(new Stream(1n), [1, 1], false), RangeError);
+});

@@ -160,6 +160,14 @@ test("a changed territory_card_drawn is caught at its event", () => {
   assert.deepEqual(found(replay, events), [[drawn.sequence, String(territory === 0 ? 1 : 0), String(territory)]]);
 });
 
+test("a bid tie among a seat listed twice is a mismatch, not a draw", () => {
+  const { replay, events } = load("replay_2210_three_player");
+  const [tie] = ofKind(events, "bid_tie_rolled");
+  edit(tie, (d) => (d.seats = [1, 1]));
+  const [m] = verify(replay, events).mismatches;
+  assert.deepEqual([m.sequence, m.what], [tie.sequence, "bid_tie_rolled seats"]);
+});
+
 test("a battle event with faces no 2210 die has is a mismatch, not a hang", () => {
   const { replay, events } = load("replay_2210_three_player");
   const [rolled] = ofKind(events, "rolled");
