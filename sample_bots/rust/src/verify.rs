@@ -187,8 +187,8 @@ fn walk_classic(replay: &Replay, events: &[Event], verdict: &mut Verdict) -> Res
     let deals = replay.setup == "dealt" || replay.setup == "neutral_piles";
     let mission_game = replay.objective == "missions";
     let mut stream = Stream::new(replay.seed);
-    let (mut missions, mut owners, mut deck): (Option<Vec<i64>>, Option<Vec<i64>>, Option<Vec<i64>>) =
-        (None, None, None);
+    // The mission deal, the territory deal and the card deck, once drawn.
+    let [mut missions, mut owners, mut deck]: [Option<Vec<i64>>; 3] = [None, None, None];
     let mut reserved = Vec::new();
     let (mut rolled_off, mut dealt_seen, mut missions_seen, mut draws) = (false, false, false, 0);
     for event in events {
