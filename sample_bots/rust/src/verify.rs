@@ -1,12 +1,13 @@
 //! The replay verifier: re-derives every roll and shuffle of a recorded game from its revealed seed and
 //! compares them with the game's events (`conquest replay events` output). `src/bin/verify-replay.rs` is
-//! its command line.
+//! its command line. A RISK 2210 A.D. replay (`"game": "2210"`) is walked by `verify2210.rs`.
 use std::fmt;
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::dice::{Stream, battle, deal_missions, deal_territories, roll_off, shuffled_deck};
+use crate::verify2210;
 
 /// Territories and wild cards of each board a replay can name.
 const BOARDS: &[(&str, usize, usize)] = &[("classic", 42, 2)];
@@ -14,6 +15,8 @@ const BOARDS: &[(&str, usize, usize)] = &[("classic", 42, 2)];
 /// What the verifier reads from a replay file.
 #[derive(Clone, Debug)]
 pub struct Replay {
+    /// "classic" (a replay without `game`) or "2210".
+    pub game: String,
     pub seed: u64,
     pub game_id: String,
     pub seed_commitment: String,
@@ -38,6 +41,7 @@ impl Replay {
             );
         };
         Ok(Replay {
+            game: data["game"].as_str().unwrap_or("classic").to_string(),
             seed,
             game_id: game_id.to_string(),
             seed_commitment: text(&data["seed_commitment"]),
@@ -51,15 +55,18 @@ impl Replay {
     }
 }
 
-/// One GameEvent as `conquest replay events` prints it: its sequence, its oneof key and that key's body.
+/// One event as `conquest replay events` prints it. A classic GameEvent: its sequence, its oneof key and
+/// that key's body (`seat` 0: a classic event's seat is in its body). A GameEvent2210: its sequence, its
+/// `kind`, its `seat` (-1 for none; 0 when proto3 JSON leaves it out) and its `dataJson` parsed.
 #[derive(Clone, Debug)]
 pub struct Event {
     pub sequence: i64,
     pub kind: String,
+    pub seat: i64,
     pub body: Value,
 }
 
-/// Reads `conquest replay events` output (one JSON object per line), in sequence order.
+/// Reads `conquest replay events` output (one JSON object per line, classic or 2210), in sequence order.
 pub fn parse_events(text: &str) -> Result<Vec<Event>, String> {
     let mut events = Vec::new();
     for (n, line) in text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
@@ -70,9 +77,20 @@ pub fn parse_events(text: &str) -> Result<Vec<Event>, String> {
             .and_then(Value::as_str)
             .and_then(|s| s.parse().ok())
             .ok_or_else(|| format!("events line {}: sequence must be an int64 as a JSON string", n + 1))?;
+        if let Some(kind) = fields.get("kind").and_then(Value::as_str) {
+            let body = match fields.get("dataJson").and_then(Value::as_str) {
+                Some(data) => {
+                    serde_json::from_str(data).map_err(|e| format!("events line {}: dataJson: {e}", n + 1))?
+                }
+                None => Value::Null,
+            };
+            let seat = fields.get("seat").and_then(Value::as_i64).unwrap_or(0);
+            events.push(Event { sequence, kind: kind.to_string(), seat, body });
+            continue;
+        }
         let (kind, body) =
             fields.into_iter().find(|(key, _)| key != "sequence").unwrap_or_else(|| (String::new(), Value::Null));
-        events.push(Event { sequence, kind, body });
+        events.push(Event { sequence, kind, seat: 0, body });
     }
     events.sort_by_key(|e| e.sequence);
     Ok(events)
@@ -105,29 +123,39 @@ pub struct Verdict {
     pub mismatches: Vec<Mismatch>,
 }
 
-fn ints(body: &Value, key: &str) -> Vec<i64> {
-    body[key].as_array().map(|a| a.iter().filter_map(Value::as_i64).collect()).unwrap_or_default()
-}
-
-fn int(body: &Value, key: &str) -> i64 {
-    body[key].as_i64().unwrap_or(0)
-}
-
-/// Checks the seed commitment and, for dice version 2, every draw against the events. An error means the
-/// replay cannot be checked at all (an unknown dice version or board).
-pub fn verify(replay: &Replay, events: &[Event]) -> Result<Verdict, String> {
-    let mut verdict = Verdict::default();
-    let mut mismatch = |sequence: &str, what: &str, event: Value, seed: Value| {
-        verdict.mismatches.push(Mismatch {
+impl Verdict {
+    /// Records a disagreement at `sequence` ("-" for the whole game).
+    pub fn mismatch(&mut self, sequence: &str, what: &str, event: Value, seed: Value) {
+        self.mismatches.push(Mismatch {
             sequence: sequence.into(),
             what: what.into(),
             event: event.to_string(),
             seed: seed.to_string(),
         })
-    };
+    }
+}
+
+/// A list of integers of an event's body (empty if absent).
+pub(crate) fn ints(body: &Value, key: &str) -> Vec<i64> {
+    body[key].as_array().map(|a| a.iter().filter_map(Value::as_i64).collect()).unwrap_or_default()
+}
+
+/// An integer of an event's body (0, proto3's default, if absent).
+pub(crate) fn int(body: &Value, key: &str) -> i64 {
+    body[key].as_i64().unwrap_or(0)
+}
+
+/// Checks the seed commitment and, for dice version 2, every draw against the events (a 2210 replay by
+/// `verify2210::walk`). An error means the replay cannot be checked at all (an unknown game, dice version
+/// or board).
+pub fn verify(replay: &Replay, events: &[Event]) -> Result<Verdict, String> {
+    let mut verdict = Verdict::default();
     let commitment = format!("{:x}", Sha256::digest(format!("{}:{}", replay.seed, replay.game_id)));
     if commitment != replay.seed_commitment {
-        mismatch("-", "seed commitment", json!(replay.seed_commitment), json!(commitment));
+        verdict.mismatch("-", "seed commitment", json!(replay.seed_commitment), json!(commitment));
+    }
+    if replay.game != "classic" && replay.game != "2210" {
+        return Err(format!("game {:?} is unknown to this verifier; it knows classic and 2210", replay.game));
     }
     if replay.dice_version == 1 {
         verdict.notes.push(
@@ -139,6 +167,19 @@ pub fn verify(replay: &Replay, events: &[Event]) -> Result<Verdict, String> {
     if replay.dice_version != 2 {
         return Err(format!("dice_version {} is unknown to this verifier; it knows 1 and 2", replay.dice_version));
     }
+    if replay.game == "2210" {
+        verify2210::walk(replay, events, &mut verdict)?;
+    } else {
+        walk_classic(replay, events, &mut verdict)?;
+    }
+    Ok(verdict)
+}
+
+/// A classic game's draws, in event order (docs/protocol.md, "Each kind of draw").
+fn walk_classic(replay: &Replay, events: &[Event], verdict: &mut Verdict) -> Result<(), String> {
+    let mut mismatch = |sequence: &str, what: &str, event: Value, seed: Value| {
+        verdict.mismatch(sequence, what, event, seed);
+    };
     let &(_, territories, wild_cards) = BOARDS
         .iter()
         .find(|(name, _, _)| *name == replay.board)
@@ -146,8 +187,8 @@ pub fn verify(replay: &Replay, events: &[Event]) -> Result<Verdict, String> {
     let deals = replay.setup == "dealt" || replay.setup == "neutral_piles";
     let mission_game = replay.objective == "missions";
     let mut stream = Stream::new(replay.seed);
-    let (mut missions, mut owners, mut deck): (Option<Vec<i64>>, Option<Vec<i64>>, Option<Vec<i64>>) =
-        (None, None, None);
+    // The mission deal, the territory deal and the card deck, once drawn.
+    let [mut missions, mut owners, mut deck]: [Option<Vec<i64>>; 3] = [None, None, None];
     let mut reserved = Vec::new();
     let (mut rolled_off, mut dealt_seen, mut missions_seen, mut draws) = (false, false, false, 0);
     for event in events {
@@ -249,5 +290,5 @@ pub fn verify(replay: &Replay, events: &[Event]) -> Result<Verdict, String> {
         mismatch("-", "mission_dealt", json!("no such event"), json!("a Secret Mission game deals missions"));
     }
     verdict.notes.push(format!("dice version 2: {} events, {draws} battle rolls checked", events.len()));
-    Ok(verdict)
+    Ok(())
 }
