@@ -4,14 +4,15 @@ Issue 23: "Each starter kit (TypeScript, Go, Rust, Java) ships a replay verifier
 shuffle from the revealed seed and compare with the events), run in `make interop` on replays of every
 ruleset against `conquest replay verify`."
 
-``run_interop.py`` calls ``check_dice`` with the replays its kit games recorded. It adds one short game
-(a turn cap) of each rule set and seat count of the default configuration's queues, played with
-``conquest match``, and a dice version 1 replay (tests/engine/fixtures). For each file it writes
-``conquest replay events FILE``, runs ``conquest replay verify`` on all of them and each kit's verifier on
-each: all must accept them. Then two tampered copies of the Secret Mission game, which must be rejected:
-its replay with another seed and that seed's own commitment (only the dice give it away), by ``conquest
-replay verify`` and by every kit; and its events with one battle roll changed, by every kit. Run alone
-(after ``make kits``): ``.venv/bin/python tests/interop/dice_check.py``.
+``run_interop.py`` calls ``check_dice`` with the replays its kit games recorded. It adds one game of each
+rule set and seat count of the default configuration's queues, played with ``conquest match`` (classic
+ones short, with a turn cap; RISK 2210 A.D. at 2, 3, 4 and 5 players, whole), and a dice version 1 replay
+(tests/engine/fixtures). For each file it writes ``conquest replay events FILE``, runs ``conquest replay
+verify`` on all of them and each kit's verifier on each: all must accept them. Then two tampered copies of
+the Secret Mission game and of a 2210 game, which must be rejected: the replay with another seed and that
+seed's own commitment (only the dice give it away), by ``conquest replay verify`` and by every kit; and
+the events with one battle roll changed, by every kit. Run alone (after ``make kits``):
+``.venv/bin/python tests/interop/dice_check.py``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from server.cli.match import RULES_2210
 from server.ops.config import default_queues
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,19 +56,22 @@ async def run(args: list[str], gate: asyncio.Semaphore) -> tuple[int, str]:
 
 
 def rule_sets() -> list[tuple[str, int]]:
-    """(rules preset, players) of each classic default queue; queues differing only in rule options (the
-    defender's choice of dice draws nothing) count once, and run_interop's kit games play that option."""
-    return sorted({(q.rules.name, q.players) for q in default_queues() if q.r2210 is None})
+    """(rules, players) of each default queue (RISK 2210 A.D.'s as "2210"); classic queues differing only
+    in rule options (the defender's choice of dice draws nothing) count once, and run_interop's kit games
+    play that option."""
+    return sorted({(q.rules_name, q.players) for q in default_queues()})
 
 
 async def record_rule_sets(work: Path, gate: asyncio.Semaphore) -> tuple[list[Path], list[str]]:
-    """One capped game of each rule set with the sample bots; the replay files and the problems."""
+    """One game of each rule set with the sample bots (classic games capped at TURN_CAP turns; a 2210 game
+    is its 5 years); the replay files and the problems."""
 
     async def one(rules: str, players: int) -> tuple[list[Path], list[str]]:
         folder = work / f"{rules}-{players}"
-        bots = ["aggressive"] * players
+        bots = ["random" if rules == RULES_2210 else "aggressive"] * players
         args = [str(CONQUEST), "match", *bots, "--games=1", f"--queue-rules={rules}"]
-        code, out = await run([*args, f"--turn-cap={TURN_CAP}", f"--replay-dir={folder}"], gate)
+        cap = [] if rules == RULES_2210 else [f"--turn-cap={TURN_CAP}"]
+        code, out = await run([*args, *cap, f"--replay-dir={folder}"], gate)
         files = sorted(folder.glob("*.json"))
         if code != 0 or len(files) != 1:
             what = f"conquest match of {rules} with {players} players"
@@ -87,13 +92,17 @@ def tamper_seed(replay: Path, out: Path) -> Path:
 
 
 def tamper_roll(events: Path, out: Path) -> Path:
-    """A copy of the events with the attacker's highest die of the first battle roll changed."""
+    """A copy of the events with the attacker's highest die of the first battle roll changed (a classic
+    ``rolled`` event, or a 2210 one whose facts are in ``dataJson``)."""
     lines = events.read_text().splitlines()
     for i, line in enumerate(lines):
         event = json.loads(line)
-        if "rolled" in event:
-            dice = event["rolled"]["attackerDice"]
+        if "rolled" in event or event.get("kind") == "rolled":
+            facts = event["rolled"] if "rolled" in event else json.loads(event["dataJson"])
+            dice = facts["attackerDice" if "rolled" in event else "attacker_dice"]
             dice[0] = 1 if dice[0] == 6 else 6
+            if "dataJson" in event:
+                event["dataJson"] = json.dumps(facts, separators=(",", ":"))
             lines[i] = json.dumps(event, separators=(",", ":"))
             break
     else:
@@ -129,22 +138,24 @@ async def check_dice(kit_replays: list[Path], work: Path, kits: list[str]) -> li
         return events
 
     pairs = list(zip(replays, await asyncio.gather(*(write_events(r) for r in replays)), strict=True))
-    mission = next((p for p in pairs if p[0] in recorded and "secret_mission" in p[0].parent.name), None)
-    if mission is None:
-        return [*problems, "no Secret Mission game was recorded to tamper with"]
-    bad_seed = tamper_seed(mission[0], work / "tampered-seed.json")
-    bad_roll = tamper_roll(mission[1], work / "tampered-roll.events.jsonl")
+    tampered: list[tuple[Path, Path]] = []  # (replay, events) that every verifier must reject
+    for label in ("secret_mission", RULES_2210):
+        game = next((p for p in pairs if p[0] in recorded and p[0].parent.name.startswith(label)), None)
+        if game is None:
+            return [*problems, f"no {label} game was recorded to tamper with"]
+        tampered.append((tamper_seed(game[0], work / f"tampered-seed-{label}.json"), game[1]))
+        tampered.append((game[0], tamper_roll(game[1], work / f"tampered-roll-{label}.events.jsonl")))
 
     code, out = await run([str(CONQUEST), "replay", "verify", *map(str, replays)], gate)
     if code != 0:
         problems.append(f"conquest replay verify rejected a recorded game:\n{out}")
-    code, out = await run([str(CONQUEST), "replay", "verify", str(bad_seed)], gate)
-    if code != 1:
-        problems.append(f"conquest replay verify exited {code} on a replay with another seed, not 1:\n{out}")
+    for bad_seed in (replay for replay, _ in tampered if replay.name.startswith("tampered-seed")):
+        code, out = await run([str(CONQUEST), "replay", "verify", str(bad_seed)], gate)
+        if code != 1:
+            problems.append(f"conquest replay verify exited {code} on {bad_seed.name}, not 1:\n{out}")
 
     cases = [(kit, replay, events, 0) for kit in kits for replay, events in pairs]
-    cases += [(kit, bad_seed, mission[1], 1) for kit in kits]
-    cases += [(kit, mission[0], bad_roll, 1) for kit in kits]
+    cases += [(kit, replay, events, 1) for kit in kits for replay, events in tampered]
     results = await asyncio.gather(
         *(run([*VERIFIERS[kit], str(replay), str(events)], gate) for kit, replay, events, _ in cases)
     )
@@ -155,7 +166,8 @@ async def check_dice(kit_replays: list[Path], work: Path, kits: list[str]) -> li
             problems.append(f"{kit} verifier exited {code} on {files}; it must {verdict} them:\n{out}")
     print(
         f"dice: {len(replays)} replays ({len(recorded)} rule sets, {len(kit_replays)} kit games, 1 of dice"
-        f" version 1) and 2 tampered copies: conquest replay verify and the {', '.join(kits)} verifiers agree"
+        f" version 1) and {len(tampered)} tampered copies: conquest replay verify and the"
+        f" {', '.join(kits)} verifiers agree"
     )
     return problems
 

@@ -10,10 +10,10 @@ or a headquarters or mission win) and holds Python bots, none of its decisions w
 no seat of it forfeited, the dropped bot took its seat back, and each kit process played exactly the
 games it was asked for (none started beyond them and abandoned) and exited cleanly. Each kit also plays
 one game of Capital Risk and one of the Allied Army game (issue 5), and must have made that rule set's
-own decisions in it (the replay is re-simulated to see them), and one RISK 2210 A.D. game against the
-Python random bot (issue 19), held to the same checks. Then each kit's replay verifier must agree with
-`conquest replay verify` on a game of every classic rule set, one kit game of each classic rules played,
-and tampered copies (issue 23; dice_check.py).
+own decisions in it (the replay is re-simulated to see them), and one RISK 2210 A.D. game at each player
+count, 2 to 5, against Python bots (issue 19), held to the same checks. Then each kit's replay verifier
+must agree with `conquest replay verify` on a game of every rule set (2210 too), one kit game of each rules
+played, and tampered copies (issue 23; dice_check.py).
 """
 
 from __future__ import annotations
@@ -74,13 +74,15 @@ rules = "allied_two_player"
 players = 2
 rules_options = {{ defender_dice = "choose", turn_cap = 150 }}
 """
-# RISK 2210 A.D. (issue 19) for every kit: losses are chosen, so PHASE2210_LOSSES is asked too.
+# RISK 2210 A.D. (issue 19) for every kit at every player count, 2 to 5 (the other seats Python bots):
+# losses are chosen, so PHASE2210_LOSSES is asked too.
 KIT_QUEUE_2210 = """
-[queues.r2210-{kit}]
+[queues.r2210x{players}-{kit}]
 rules = "2210"
-players = 2
+players = {players}
 rules_options = {{ choose_losses = true }}
 """
+PLAYERS_2210 = (2, 3, 4, 5)
 # The decision each issue 5 rule set adds, which a kit's game of it must contain.
 OWN_DECISION = {"capital": Phase.CHOOSE_HEADQUARTERS, "allied": Phase.ALLIED_REINFORCE}
 CONFIG = """
@@ -145,7 +147,8 @@ async def play(runs: list[KitRun], work: Path, timeout: float) -> list[str]:
     replays = work / "replays"
     config = work / "interop.toml"
     kit_queues = "".join(
-        KIT_QUEUES.format(kit=kit) + KIT_QUEUE_2210.format(kit=kit) for kit in sorted({r.kit for r in runs})
+        KIT_QUEUES.format(kit=kit) + "".join(KIT_QUEUE_2210.format(kit=kit, players=n) for n in PLAYERS_2210)
+        for kit in sorted({r.kit for r in runs})
     )
     config.write_text(CONFIG.format(port=port, replays=replays) + kit_queues)
     server_log = work / "server.log"
@@ -168,16 +171,22 @@ async def play(runs: list[KitRun], work: Path, timeout: float) -> list[str]:
         def queues(*kinds: str) -> list[str]:
             return sorted({r.queue for r in runs if r.queue.split("-")[0] in kinds})
 
-        # Capacity for every game the kits can ask for at once (two per kit process).
+        # Capacity for every game the kits can ask for at once (two per kit process). A 2210 game of n
+        # seats takes the kit and n - 1 of these Python bots (each bot sits once in a game).
         capacity = f"--capacity={min(64, 2 * len(runs))}"
-        for bot, joined in (
-            ("aggressive", queues("duel", "allied", "melee", "capital")),
-            ("strategist", queues("melee", "capital")),
-            ("random_bot", queues("melee", "r2210")),
+        for bot, name, joined in (
+            (
+                "aggressive",
+                "aggressive",
+                queues("duel", "allied", "melee", "capital", "r2210x3", "r2210x4", "r2210x5"),
+            ),
+            ("strategist", "strategist", queues("melee", "capital", "r2210x4", "r2210x5")),
+            ("random_bot", "random_bot", queues("melee", "r2210x2", "r2210x3", "r2210x4", "r2210x5")),
+            ("random_bot", "random_bot-2", queues("r2210x5")),
         ):
             flags = [f"--queue={q}" for q in joined]
-            args = [str(PYTHON), "-m", f"conquest_bots.{bot}", f"--address={address}", f"--name=py-{bot}"]
-            python_bots.append(await spawn([*args, *flags, capacity], work / f"py-{bot}.log"))
+            args = [str(PYTHON), "-m", f"conquest_bots.{bot}", f"--address={address}", f"--name=py-{name}"]
+            python_bots.append(await spawn([*args, *flags, capacity], work / f"py-{name}.log"))
         droppers = []
         for run in runs:
             target = address
@@ -285,18 +294,17 @@ def main() -> int:
         runs.append(KitRun(kit, f"{kit}-kit-melee", f"melee-{kit}", args.games, dropped=kit != "go"))
         for rule_set in OWN_DECISION:
             runs.append(KitRun(kit, f"{kit}-kit-{rule_set}", f"{rule_set}-{kit}", args.rule_set_games))
-        runs.append(KitRun(kit, f"{kit}-kit-2210", f"r2210-{kit}", args.rule_set_games))
+        for players in PLAYERS_2210:
+            runs.append(
+                KitRun(kit, f"{kit}-kit-2210x{players}", f"r2210x{players}-{kit}", args.rule_set_games)
+            )
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix="conquest-interop-"))
     problems = asyncio.run(play(runs, work, args.timeout))
     print(f"interop: {len(runs)} kit bots played in {time.monotonic() - started:.1f} s")
     started = time.monotonic()
     kits = [kit for kit in args.kits.split(",") if kit in VERIFIERS]
-    # The kits' verifiers check classic dice; `conquest replay verify` checks 2210 replays (tests/server).
-    classic = [
-        p for p in (work / "replays").glob("*.json") if json.loads(p.read_text()).get("game") != "2210"
-    ]
-    kit_replays = one_per_rules(sorted(classic))
+    kit_replays = one_per_rules(sorted((work / "replays").glob("*.json")))
     problems += asyncio.run(check_dice(kit_replays, work / "dice", kits))
     print(f"interop: replays' dice checked in {time.monotonic() - started:.1f} s")
     if problems or args.keep:
