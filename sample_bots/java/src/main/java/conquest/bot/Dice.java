@@ -5,7 +5,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Dice version 2: every roll and shuffle of a game, re-derived from its seed (docs/protocol.md,
@@ -13,11 +15,17 @@ import java.util.List;
  * Word i of the stream is the big-endian uint32 at bytes 4*(i mod 8) of SHA-256(be64(seed) || be64(i div 8)).
  */
 public final class Dice {
-  /** 6^5: a battle draws one number in 0..7775, d[0..2] the attacker's dice, d[3..4] the defender's. */
-  public static final long FIVE_DICE = 7776;
+  /** The five dice slots of a battle: d[0..2] the attacker's, d[3..4] the defender's. */
+  public static final int ATTACKER_SLOTS = 3;
+
+  public static final int DEFENDER_SLOTS = 2;
 
   /** The roll for the first player: every round's dice flattened (0 for a seat out of it), and the starter. */
   public record RollOff(List<Integer> rolls, int seat) {}
+
+  /** A roll-off's rounds in the order rolled (one value per seat of its list, 0 for a seat not rolling), and
+   * the seats in the order it gives. */
+  public record Ordering(List<List<Integer>> rounds, List<Integer> order) {}
 
   /** One battle roll, each side's dice highest first. */
   public record Battle(List<Integer> attacker, List<Integer> defender) {}
@@ -27,6 +35,7 @@ public final class Dice {
   private long block;
   private final int[] words = new int[8];
   private int next = 8;
+  private long used;
 
   /** A game's stream at word 0; the seed is an unsigned 64-bit integer held in a long. */
   public Dice(long seed) {
@@ -48,7 +57,13 @@ public final class Dice {
       block++;
       next = 0;
     }
+    used++;
     return Integer.toUnsignedLong(words[next++]);
+  }
+
+  /** How many words the stream has given so far, rejected ones included. */
+  public long wordsUsed() {
+    return used;
   }
 
   /** Uniform in 0..n-1 (1 <= n <= 2^32): words at or above the largest multiple of n within 2^32 are dropped. */
@@ -62,6 +77,11 @@ public final class Dice {
     }
   }
 
+  /** A die of {@code faces} faces (a d6 or, in RISK 2210 A.D., a d8): 1 + uniform(faces). */
+  public int die(int faces) {
+    return 1 + uniform(faces);
+  }
+
   /** Fisher-Yates from the back, in place. */
   public <T> void shuffle(List<T> items) {
     for (int i = items.size() - 1; i >= 1; i--) {
@@ -69,37 +89,88 @@ public final class Dice {
     }
   }
 
-  /** The roll for the first player among {@code seats} seats. */
+  /** The roll for the first player among {@code seats} seats: the first placer's roll-off of seats 0..seats-1. */
   public RollOff rollOff(int seats) {
-    List<Integer> in = new ArrayList<>(range(seats));
+    Ordering ordering = rollOff(range(seats), true);
     List<Integer> rolls = new ArrayList<>();
-    while (true) {
-      int[] round = new int[seats];
-      for (int seat : in) {
-        round[seat] = 1 + uniform(6);
-      }
-      int best = 0;
-      for (int die : round) {
-        best = Math.max(best, die);
-        rolls.add(die);
-      }
-      final int top = best;
-      in.removeIf(seat -> round[seat] != top);
-      if (in.size() == 1) {
-        return new RollOff(rolls, in.get(0));
-      }
-    }
+    ordering.rounds().forEach(rolls::addAll);
+    return new RollOff(rolls, ordering.order().get(0));
   }
 
-  /** One battle roll of {@code attackerDice} (1..3) against {@code defenderDice} (1..2). */
-  public Battle battle(int attackerDice, int defenderDice) {
-    int k = uniform(FIVE_DICE);
-    List<Integer> d = new ArrayList<>();
-    for (int i = 0; i < 5; i++, k /= 6) {
-      d.add(k % 6 + 1);
+  /**
+   * A roll-off ordering {@code seats} by d6 (docs/protocol.md, "RISK 2210 A.D. games"). In a round each
+   * seat still in, in the list's order, rolls a d6; the values are then taken from highest to lowest, a
+   * value rolled by one seat placing it next and a value rolled by several settled first by rounds among
+   * just those seats (recursively). With {@code onlyFirst} (the first placer's roll-off, also the classic
+   * roll for the first player) only the highest tie rolls again; lower ties keep the list's order.
+   */
+  public Ordering rollOff(List<Integer> seats, boolean onlyFirst) {
+    if (seats.stream().distinct().count() != seats.size()) {
+      throw new IllegalArgumentException("a roll-off orders distinct seats, not " + seats);
     }
-    List<Integer> attacker = new ArrayList<>(d.subList(0, attackerDice));
-    List<Integer> defender = new ArrayList<>(d.subList(3, 3 + defenderDice));
+    List<List<Integer>> rounds = new ArrayList<>();
+    List<Integer> order = rank(List.copyOf(seats), seats, onlyFirst, rounds);
+    return new Ordering(rounds, order);
+  }
+
+  private List<Integer> rank(List<Integer> group, List<Integer> seats, boolean onlyFirst, List<List<Integer>> rounds) {
+    if (group.size() <= 1) {
+      return group;
+    }
+    Map<Integer, Integer> dice = new HashMap<>();
+    for (int seat : group) {
+      dice.put(seat, die(6));
+    }
+    rounds.add(seats.stream().map(seat -> dice.getOrDefault(seat, 0)).toList());
+    List<Integer> out = new ArrayList<>();
+    for (int value = 6; value >= 1; value--) {
+      final int v = value;
+      List<Integer> tied = group.stream().filter(seat -> dice.get(seat) == v).toList();
+      if (!tied.isEmpty()) {
+        out.addAll(onlyFirst && !out.isEmpty() ? tied : rank(tied, seats, onlyFirst, rounds));
+      }
+    }
+    return out;
+  }
+
+  /** One classic battle roll of {@code attackerDice} (1..3) against {@code defenderDice} (1..2): all d6s. */
+  public Battle battle(int attackerDice, int defenderDice) {
+    return battle(Collections.nCopies(attackerDice, 6), Collections.nCopies(defenderDice, 6));
+  }
+
+  /**
+   * One battle roll with each die's faces given (RISK 2210 A.D.: 6 or 8; 1..3 attacker and 1..2 defender
+   * dice). The five slots are the attacker's faces padded with 6 to three, then the defender's padded to
+   * two; one uniform(product of the slots) is read as mixed-radix digits, d[0] the lowest. All sixes is the
+   * classic uniform(7776).
+   */
+  public Battle battle(List<Integer> attackerFaces, List<Integer> defenderFaces) {
+    if (attackerFaces.isEmpty() || attackerFaces.size() > ATTACKER_SLOTS || defenderFaces.isEmpty()
+        || defenderFaces.size() > DEFENDER_SLOTS) {
+      throw new IllegalArgumentException("a battle rolls 1 to 3 attacker and 1 to 2 defender dice, not "
+          + attackerFaces + " against " + defenderFaces);
+    }
+    int[] sizes = {6, 6, 6, 6, 6};
+    long total = 1;
+    for (int i = 0; i < sizes.length; i++) {
+      if (i < attackerFaces.size()) {
+        sizes[i] = attackerFaces.get(i);
+      } else if (i >= ATTACKER_SLOTS && i - ATTACKER_SLOTS < defenderFaces.size()) {
+        sizes[i] = defenderFaces.get(i - ATTACKER_SLOTS);
+      }
+      if (sizes[i] < 1 || sizes[i] > 8) {
+        throw new IllegalArgumentException("a battle die has 1 to 8 faces, not " + sizes[i]);
+      }
+      total *= sizes[i];
+    }
+    int k = uniform(total);
+    List<Integer> d = new ArrayList<>();
+    for (int size : sizes) {
+      d.add(k % size + 1);
+      k /= size;
+    }
+    List<Integer> attacker = new ArrayList<>(d.subList(0, attackerFaces.size()));
+    List<Integer> defender = new ArrayList<>(d.subList(ATTACKER_SLOTS, ATTACKER_SLOTS + defenderFaces.size()));
     attacker.sort(Collections.reverseOrder());
     defender.sort(Collections.reverseOrder());
     return new Battle(attacker, defender);

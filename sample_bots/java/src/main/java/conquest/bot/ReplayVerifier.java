@@ -23,8 +23,9 @@ import java.util.Map;
  *
  * <pre>java -cp target/conquest-bot.jar conquest.bot.ReplayVerifier REPLAY.json EVENTS.jsonl</pre>
  *
- * EVENTS.jsonl is {@code conquest replay events REPLAY.json}. Exit status: 0 all match, 1 a mismatch (each
- * printed), 2 unreadable input.
+ * EVENTS.jsonl is {@code conquest replay events REPLAY.json}. A replay marked {@code "game": "2210"} (RISK
+ * 2210 A.D.) is checked by {@link ReplayVerifier2210}, every other one here. Exit status: 0 all match, 1 a
+ * mismatch (each printed), 2 unreadable input.
  */
 public final class ReplayVerifier {
   /** Territories and wild cards of each board a replay can name. */
@@ -52,7 +53,10 @@ public final class ReplayVerifier {
 
   /** Reads a replay file's JSON; a replay without dice_version is version 1. */
   public static Replay parseReplay(String text) {
-    JsonObject data = JsonParser.parseString(text).getAsJsonObject();
+    return parseReplay(JsonParser.parseString(text).getAsJsonObject());
+  }
+
+  static Replay parseReplay(JsonObject data) {
     if (!data.has("seed") || !data.has("game_id") || !data.has("seats") || !data.has("rules")) {
       throw new IllegalArgumentException("not a replay file: expected a JSON object with seed, game_id, seats and rules");
     }
@@ -85,7 +89,7 @@ public final class ReplayVerifier {
     return events;
   }
 
-  private static List<Integer> ints(JsonObject body, String key) {
+  static List<Integer> ints(JsonObject body, String key) {
     List<Integer> out = new ArrayList<>();
     if (body.has(key)) {
       for (JsonElement e : body.getAsJsonArray(key)) {
@@ -95,12 +99,12 @@ public final class ReplayVerifier {
     return out;
   }
 
-  private static int integer(JsonObject body, String key) {
+  static int integer(JsonObject body, String key) {
     return body.has(key) ? body.get(key).getAsInt() : 0;
   }
 
   /** A value as JSON, for a mismatch line. */
-  private static String show(Object value) {
+  static String show(Object value) {
     if (value instanceof String s) {
       return new JsonPrimitive(s).toString();
     }
@@ -112,12 +116,30 @@ public final class ReplayVerifier {
     return value.toString().replace(" ", "");
   }
 
-  private static String sha256Hex(String text) {
+  static String sha256Hex(String text) {
     try {
       return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform has SHA-256", e);
     }
+  }
+
+  /** The seed commitment check shared by both games: sha256 of "SEED:GAME_ID", the seed in decimal. */
+  static List<Mismatch> checkCommitment(long seed, String gameId, String recorded) {
+    String commitment = sha256Hex(Long.toUnsignedString(seed) + ":" + gameId);
+    if (commitment.equals(recorded)) {
+      return new ArrayList<>();
+    }
+    return new ArrayList<>(List.of(new Mismatch("-", "seed commitment", show(recorded), show(commitment))));
+  }
+
+  /** Verifies a replay file's text against its events' text, a 2210 replay by ReplayVerifier2210. */
+  public static Verdict verifyTexts(String replayText, String eventsText) {
+    JsonObject data = JsonParser.parseString(replayText).getAsJsonObject();
+    if (ReplayVerifier2210.is2210(data)) {
+      return ReplayVerifier2210.verify(ReplayVerifier2210.parseReplay(data), ReplayVerifier2210.parseEvents(eventsText));
+    }
+    return verify(parseReplay(data), parseEvents(eventsText));
   }
 
   /**
@@ -126,11 +148,7 @@ public final class ReplayVerifier {
    */
   public static Verdict verify(Replay replay, List<Event> events) {
     List<String> notes = new ArrayList<>();
-    List<Mismatch> mismatches = new ArrayList<>();
-    String commitment = sha256Hex(Long.toUnsignedString(replay.seed()) + ":" + replay.gameId());
-    if (!commitment.equals(replay.seedCommitment())) {
-      mismatches.add(new Mismatch("-", "seed commitment", show(replay.seedCommitment()), show(commitment)));
-    }
+    List<Mismatch> mismatches = checkCommitment(replay.seed(), replay.gameId(), replay.seedCommitment());
     if (replay.diceVersion() == 1) {
       notes.add("dice version 1 (CPython Mersenne Twister) is checked by `conquest replay verify` only;"
           + " seed commitment checked");
@@ -253,7 +271,7 @@ public final class ReplayVerifier {
     return new Verdict(notes, mismatches);
   }
 
-  private static Map<String, Object> ordered(String k1, Object v1, String k2, Object v2) {
+  static Map<String, Object> ordered(String k1, Object v1, String k2, Object v2) {
     Map<String, Object> map = new LinkedHashMap<>();
     map.put(k1, v1);
     map.put(k2, v2);
@@ -272,7 +290,7 @@ public final class ReplayVerifier {
     }
     Verdict verdict;
     try {
-      verdict = verify(parseReplay(Files.readString(Path.of(args[0]))), parseEvents(Files.readString(Path.of(args[1]))));
+      verdict = verifyTexts(Files.readString(Path.of(args[0])), Files.readString(Path.of(args[1])));
     } catch (IOException | RuntimeException e) {
       System.err.println(args[0] + ": " + e);
       return 2;
