@@ -17,6 +17,7 @@ var boards = map[string][2]int{"classic": {42, 2}}
 
 // Replay is what the verifier reads from a replay file.
 type Replay struct {
+	Format         int      `json:"format"`
 	Seed           uint64   `json:"seed"`
 	GameID         string   `json:"game_id"`
 	SeedCommitment string   `json:"seed_commitment"`
@@ -39,6 +40,10 @@ func ParseReplay(data []byte) (*Replay, error) {
 	}
 	if r.GameID == "" || len(r.Seats) == 0 {
 		return nil, fmt.Errorf("not a replay file: expected a JSON object with seed, game_id, seats and rules")
+	}
+	if r.Format != 1 {
+		return nil, fmt.Errorf("replay format %d: this verifier reads format 1; a game taken over by another "+
+			"server (format 2, with \"reseeds\") is checked by `conquest replay verify`", r.Format)
 	}
 	return r, nil
 }

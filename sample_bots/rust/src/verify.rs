@@ -40,6 +40,13 @@ impl Replay {
                 "not a replay file: expected a JSON object with seed (0..2^64-1), game_id, seats and rules".into()
             );
         };
+        let format = data["format"].as_u64().unwrap_or(0);
+        if format != 1 {
+            return Err(format!(
+                "replay format {format}: this verifier reads format 1; a game taken over by another server \
+                 (format 2, with \"reseeds\") is checked by `conquest replay verify`"
+            ));
+        }
         Ok(Replay {
             game: data["game"].as_str().unwrap_or("classic").to_string(),
             seed,

@@ -71,6 +71,11 @@ export function parseReplay(text: string): ReplayFacts {
   if (!seedText || typeof data.game_id !== "string" || !Array.isArray(data.seats) || typeof data.rules !== "object") {
     throw new Error("not a replay file: expected a JSON object with seed, game_id, seats and rules");
   }
+  if (data.format !== 1) {
+    throw new Error(
+      `replay format ${data.format}: this verifier reads format 1; a game taken over by another server (format 2, with "reseeds") is checked by \`conquest replay verify\``,
+    );
+  }
   const seed = BigInt(seedText[1]);
   if (Number(seed) !== Number(data.seed)) throw new Error(`the seed read as ${seed} is not the file's "seed" ${data.seed}`);
   return {

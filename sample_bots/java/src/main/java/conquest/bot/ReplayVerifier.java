@@ -60,6 +60,7 @@ public final class ReplayVerifier {
     if (!data.has("seed") || !data.has("game_id") || !data.has("seats") || !data.has("rules")) {
       throw new IllegalArgumentException("not a replay file: expected a JSON object with seed, game_id, seats and rules");
     }
+    requireFormat1(data);
     JsonObject rules = data.getAsJsonObject("rules");
     return new Replay(
         Long.parseUnsignedLong(data.get("seed").getAsString()),
@@ -71,6 +72,15 @@ public final class ReplayVerifier {
         rules.get("setup").getAsString(),
         rules.get("objective").getAsString(),
         rules.has("three_continent_missions") && rules.get("three_continent_missions").getAsBoolean());
+  }
+
+  /** docs/protocol.md: the kits' verifiers "read format 1 only and refuse format 2 by its number". */
+  static void requireFormat1(JsonObject data) {
+    int format = data.has("format") ? data.get("format").getAsInt() : 0;
+    if (format != 1) {
+      throw new IllegalArgumentException("replay format " + format + ": this verifier reads format 1; a game taken"
+          + " over by another server (format 2, with \"reseeds\") is checked by `conquest replay verify`");
+    }
   }
 
   /** Reads {@code conquest replay events} output (one JSON object per line), in sequence order. */

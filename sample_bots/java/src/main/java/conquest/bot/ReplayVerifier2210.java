@@ -105,11 +105,7 @@ public final class ReplayVerifier2210 {
     if (!is2210(data)) {
       throw new IllegalArgumentException("not a RISK 2210 A.D. replay: its \"game\" is not \"2210\"");
     }
-    int format = data.has("format") ? data.get("format").getAsInt() : 1;
-    if (format != 1) {
-      throw new IllegalArgumentException("replay format " + format + " is unknown to this verifier; it reads format 1"
-          + " (a game taken over by another server is checked by `conquest replay verify`)");
-    }
+    ReplayVerifier.requireFormat1(data);
     String board = data.has("board") ? data.get("board").getAsString() : "";
     if (!board.equals("2210")) {
       throw new IllegalArgumentException("board \"" + board + "\" is unknown to this verifier for a 2210 game; it knows 2210");

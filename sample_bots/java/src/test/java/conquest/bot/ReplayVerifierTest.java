@@ -6,6 +6,7 @@ package conquest.bot;
 // ../fixtures/replay_secret_mission.json with its `conquest replay events` output.
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonArray;
@@ -65,6 +66,15 @@ class ReplayVerifierTest {
       assertEquals(ints(deal.get("owners")),
           new Dice(seed).dealTerritories(42, 3, "dealt", deal.get("first_seat").getAsInt()), name + " deal_42_3");
     }
+  }
+
+  /** docs/protocol.md: "The starter kits' verifiers read format 1 only and refuse format 2 by its number." */
+  @Test
+  void aTakenOverGamesFormat2ReplayIsRefusedByItsNumber() throws IOException {
+    String text = fixture("replay_secret_mission.json").replace("\"format\":1", "\"format\":2");
+    IllegalArgumentException refusal =
+        assertThrows(IllegalArgumentException.class, () -> ReplayVerifier.parseReplay(text));
+    assertTrue(refusal.getMessage().contains("replay format 2: this verifier reads format 1"), refusal.getMessage());
   }
 
   static Replay replay() throws IOException {
