@@ -2,14 +2,15 @@
 card opens, asked of one seat at a time (``GameState2210.to_act``), often not the one whose turn it is.
 
 REACT: the answers to a declared invasion. GAME_END: the end-of-game cards. EXCHANGE: Armageddon's nuclear
-exchange. REDUCE: MOD Reduction's removals. DECOYS: Decoys Revealed's moves. What each card does is
+exchange. REDUCE: MOD Reduction's removals. DECOYS: Decoys Revealed's moves. LOSSES: the owners' choice of
+what a card (or a battle) destroyed. What each card does is
 ``engine.r2210.effects``; when it may be played and on what, ``engine.r2210.cardplay``.
 """
 
 from __future__ import annotations
 
 from engine.r2210 import invade
-from engine.r2210.actions import EndPhase, Fortify, Phase, PlayCard, Remove
+from engine.r2210.actions import EndPhase, Fortify, Lose, Phase, PlayCard, Remove
 from engine.r2210.cardplay import (
     END_OF_GAME,
     NUCLEAR_EXCHANGE,
@@ -46,7 +47,18 @@ def play_card(state: GameState2210, action: PlayCard, events: list[Event2210]) -
     )
     EFFECTS[EFFECT[kind]](state, seat, action.targets, kind, events)
     if state.phase == Phase.GAME_OVER:
+        state.losses_owed = []
         return
+    if state.losses_owed:  # its owners choose what the card destroyed (``effects.destroy``), then on
+        state.card_losses = (seat, timing, int(state.phase), state.to_act)
+        state.phase = Phase.LOSSES
+        state.to_act = state.owner[state.losses_owed[0][0]]
+        return
+    _after_card(state, seat, timing, events)
+
+
+def _after_card(state: GameState2210, seat: int, timing: str, events: list[Event2210]) -> None:
+    """Who decides once a card played by ``seat`` in ``timing`` has done all it does."""
     if timing == REACTION:
         _next_reactor(state, events)
     elif timing == END_OF_GAME:
@@ -57,6 +69,22 @@ def play_card(state: GameState2210, action: PlayCard, events: list[Event2210]) -
         next_reduction(state, events)
     elif not state.alive[seat]:
         end_turn(state, events)  # the player's own bomb took its last unit
+
+
+def lose(state: GameState2210, action: Lose, events: list[Event2210]) -> None:
+    """``Lose``: the owner's choice of the units a battle or a card destroys; after the last owner, the
+    battle's invader goes on, or whatever follows the card."""
+    invade.take_losses(state, action, events)
+    if state.losses_owed:
+        return
+    if state.card_losses is None:
+        invade.after_battle_losses(state)
+        return
+    seat, timing, phase, to_act = state.card_losses
+    state.card_losses = None
+    state.phase = Phase(phase)
+    state.to_act = to_act
+    _after_card(state, seat, timing, events)
 
 
 def pass_window(state: GameState2210, action: EndPhase, events: list[Event2210]) -> None:

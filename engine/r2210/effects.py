@@ -1,7 +1,8 @@
 """What each Command card does when played (``EFFECTS``); who decides next is ``engine.r2210.cardflow``.
 
 The cards' rules are ``../shared/rules/2210_command_cards.json``; each effect below quotes its card. Units a
-card destroys are taken MODs first, then commanders in ``invade.LOSS_ORDER`` (as battle losses). Armageddon,
+card destroys are taken as battle losses are: MODs first, then commanders in ``invade.LOSS_ORDER``, or the
+owner's choice with ``choose_losses`` (``destroy``). Armageddon,
 MOD Reduction and Decoys Revealed open decisions of their own (EXCHANGE, REDUCE, DECOYS).
 """
 
@@ -26,10 +27,17 @@ Effect = Callable[[GameState2210, int, tuple[int, ...], int, list[Event2210]], N
 
 def destroy(state: GameState2210, t: int, n: int, by: int, events: list[Event2210]) -> None:
     """Remove ``n`` units from ``t`` (all if fewer): 004 FAQ, a Space Station "is not a unit"; a territory
-    left without units is lost unless its owner's station stands there."""
+    left without units is lost unless its owner's station stands there.
+
+    The cards say the owner destroys them ("that opponent destroys that many of their units there"): with
+    ``choose_losses``, when a commander could be among them and a unit stays, the owner is asked which
+    (LOSSES, once the card's effect is over: ``cardflow.play_card``), as for a battle's losses."""
     owner = state.owner[t]
     n = min(n, state.units(t))
     if n <= 0:
+        return
+    if state.rules.choose_losses and state.commanders_in(t) and state.units(t) > n:
+        state.losses_owed.append((t, n))
         return
     invade.remove_units(state, t, n)
     if state.units(t) == 0 and state.station[t] != owner:

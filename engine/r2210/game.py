@@ -64,7 +64,7 @@ APPLY: dict[type, Handler] = {
     Declare: invade.declare,
     Roll: invade.roll,
     Defend: invade.defend,
-    Lose: invade.lose,
+    Lose: cardflow.lose,
     Occupy: invade.occupy,
     Remove: cardflow.remove,
     Fortify: _fortify,

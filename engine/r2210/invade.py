@@ -130,8 +130,9 @@ def _resolve(
     eliminate_if_beaten(state, defender, seat, events)
 
 
-def lose(state: GameState2210, action: Lose, events: list[Event2210]) -> None:
-    """The chosen units go back to the recruitment pool (commanders leave play)."""
+def take_losses(state: GameState2210, action: Lose, events: list[Event2210]) -> None:
+    """The chosen units go back to the recruitment pool (commanders leave play); the next owner owing
+    losses is asked, if any (who goes on after the last: ``cardflow.lose``)."""
     t, _ = state.losses_owed.pop(0)
     seat = state.owner[t]
     state.mods[t] -= action.mods
@@ -140,7 +141,10 @@ def lose(state: GameState2210, action: Lose, events: list[Event2210]) -> None:
     events.append(Event2210("lost", seat, {"territory": t, **action._asdict()}))
     if state.losses_owed:
         state.to_act = state.owner[state.losses_owed[0][0]]
-        return
+
+
+def after_battle_losses(state: GameState2210) -> None:
+    """A battle's losses are taken: the attacker invades on (owed losses mean the target held)."""
     state.to_act = state.turn_seat
     state.pending = None
     state.phase = Phase.INVADE

@@ -74,6 +74,9 @@ class GameState2210:
         """In DEFEND: the attacker's dice and d8 commanders waiting for the defender's choice."""
         self.losses_owed: list[tuple[Territory, int]] = []
         """In LOSSES: (territory, units to remove) still to be chosen, the attacker's first."""
+        self.card_losses: tuple[int, str, int, int] | None = None
+        """In LOSSES asked by a Command card's damage: (the card's player, the window it was played in, the
+        phase and seat to act then), to go on from once the owners have chosen; None for a battle's."""
         self.move_in: tuple[int, tuple[Commander, ...]] = (0, ())
         """In OCCUPY: the least units to move, and the commanders that rolled d8 and must move in."""
         self.land_deck: list[int] = []
@@ -304,6 +307,8 @@ class GameState2210:
             if isinstance(value, list):
                 value = [list(v) if isinstance(v, list) else v for v in value]
             setattr(other, name, value)
+        for name in _SET_ONLY_FIELDS:
+            setattr(other, name, getattr(self, name))
         other.dice = self.dice.clone()
         return other
 
@@ -313,6 +318,10 @@ class GameState2210:
         for name in _FIELDS:
             value = getattr(self, name)
             out[name] = value.name if isinstance(value, Phase) else value
+        for name in _SET_ONLY_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
         return out
 
     def fingerprint(self) -> str:
@@ -330,3 +339,6 @@ _FIELDS = (
     "places", "end_reason",
 )  # fmt: skip
 """Every field of a state but its rules, board, seats, seed and dice (clone and snapshot copy these)."""
+_SET_ONLY_FIELDS = ("card_losses",)
+"""Fields added since 2210 replays were first recorded, None but for a moment mid-turn: a snapshot has
+them only when set, so a finished game's fingerprint is what it was before they existed."""

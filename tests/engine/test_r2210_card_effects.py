@@ -3,9 +3,11 @@ effects"). Each test quotes the card's effect from ``../shared/rules/2210_comman
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from engine.r2210.actions import Commander, Declare, EndPhase, Phase, PlayCard, Roll
+from engine.r2210.actions import Commander, Declare, EndPhase, Lose, Phase, PlayCard, Roll
 from engine.r2210.cardplay import plays
 from engine.r2210.cards import KINDS
 from engine.r2210.game import apply, legal_actions
@@ -312,3 +314,72 @@ def test_stealth_station_makes_the_defence_d8() -> None:
     state.dice = FixedDice([1, 1, 1], [8, 8])  # type: ignore[assignment]
     apply(state, Roll(3), 0)
     assert state.station[egypt] == 1 and state.dice.faces[-1][1] == (8, 8)  # type: ignore[attr-defined]
+
+
+# ------------------------------------------------------------ the owner chooses what a card destroys
+
+
+def test_with_choose_losses_the_owner_chooses_what_a_rocket_strike_destroys() -> None:
+    """Rocket Strike: "that opponent destroys that many of their units there"; 004: "You may remove MODs in
+    their place" (rules option ``choose_losses``: the owner is asked, as for a battle's losses), and then
+    the card's player goes on with its turn."""
+    state = attack_setup()
+    state.rules = replace(state.rules, choose_losses=True)
+    state.commander_at[0 * 5 + X] = tid(state, "Imperial Balkania")
+    egypt = tid(state, "Egypt")
+    mods, here = state.mods[egypt], state.commanders_in(egypt)
+    assert here and mods >= 2
+    state.dice = Die(2)  # type: ignore[assignment]
+    play(state, 0, "nuclear_rocket_strike_land", egypt)
+    legal = legal_actions(state, 1)
+    assert state.phase == Phase.LOSSES and state.asked == (1,)
+    assert (legal.territories, legal.lose, legal.occupy_commanders) == ((egypt,), 2, here)
+    apply(state, Lose(1, (here[0],)), 1)
+    assert state.mods[egypt] == mods - 1 and state.commander(1, here[0]) == -1
+    assert state.phase == Phase.INVADE and state.asked == (0,) and state.card_losses is None
+
+
+def test_without_choose_losses_a_card_takes_mods_first_and_asks_nobody() -> None:
+    """The default: "MODs first, then commanders" (docs/rules.md), no decision."""
+    state = attack_setup()
+    state.commander_at[0 * 5 + X] = tid(state, "Imperial Balkania")
+    egypt = tid(state, "Egypt")
+    mods, here = state.mods[egypt], state.commanders_in(egypt)
+    state.dice = Die(1)  # type: ignore[assignment]
+    play(state, 0, "nuclear_rocket_strike_land", egypt)
+    assert state.phase == Phase.INVADE and (state.mods[egypt], state.commanders_in(egypt)) == (mods - 1, here)
+
+
+def test_a_zone_bomb_asks_each_owner_with_a_commander_at_stake_in_turn() -> None:
+    """The Mother: "Destroy 1 unit in every territory of that continent, including your own": with
+    ``choose_losses`` each owner of a territory holding a commander and more than one unit chooses (the
+    card's player too); the others lose a MOD at once."""
+    state = midturn(3, choose_losses=True)
+    a = put(state, 0, "Andorra", 3, (X,))
+    b = put(state, 1, "Iceland GRC", 1)
+    c = put(state, 1, "Ukrayina", 2, (D,))
+    state.dice = Die(3)  # type: ignore[assignment]
+    play(state, 0, "nuclear_the_mother")
+    assert state.owner[b] == NOBODY  # nothing to choose: its one MOD is gone
+    assert state.phase == Phase.LOSSES and state.asked == (0,) and legal_actions(state, 0).territories == (a,)
+    apply(state, Lose(1, ()), 0)
+    assert state.asked == (1,) and legal_actions(state, 1).territories == (c,)
+    apply(state, Lose(0, (D,)), 1)
+    assert (state.units(a), state.mods[c], state.commander(1, D)) == (3, 2, -1)
+    assert state.phase == Phase.INVADE and state.asked == (0,)
+
+
+def test_a_death_trap_lets_the_attacker_choose_then_the_invasion_goes_on() -> None:
+    """Death Trap: "The attacker must destroy half (rounded up) of the units in the territory they are
+    attacking from"; "The invasion remains declared; the attacker must still roll at least once if able"."""
+    state = midturn(3, choose_losses=True)
+    s = put(state, 0, "Imperial Balkania", 5, (N, S))
+    t = put(state, 1, "Egypt", 1, (L, D))
+    state.energy[1] = 3
+    (c,) = hold(state, 1, "land_land_death_trap")
+    apply(state, Declare(s, t), 0)
+    apply(state, PlayCard(c), 1)
+    assert state.phase == Phase.LOSSES and state.asked == (0,) and legal_actions(state, 0).lose == 4
+    apply(state, Lose(2, (N, S)), 0)
+    assert state.units(s) == 3 and not state.in_play(0, N) and state.phase == Phase.ROLL
+    assert state.pending == (s, t)
