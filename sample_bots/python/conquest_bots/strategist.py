@@ -4,12 +4,16 @@ odds (exact battle odds), times its card trades, moves in and fortifies toward t
 With a goal it pursues it: the continents or the player its secret mission names, the opposing
 headquarters once revealed; it picks a defensible headquarters and keeps it garrisoned. Commanding the
 Allied Army it stacks it against the opponent and attacks at good odds. It always defends with the most
-dice: two dice trade better than one against any attack (the defender wins ties)."""
+dice: two dice trade better than one against any attack (the defender wins ties).
+
+RISK 2210 A.D. is played with intent by ``conquest_bots.strategist_2210`` (bids, commanders, stations, Command
+cards, region bonuses, the last turn of year 5)."""
 
 from __future__ import annotations
 
-from conquest.v1 import game_pb2
-from conquest_sdk import AttackOption, Bot, Game, Phase, Turn, actions, run
+from conquest.v1 import game_pb2, r2210_pb2
+from conquest_bots import strategist_2210
+from conquest_sdk import AttackOption, Bot, Game, Phase, Turn, Turn2210, actions, run
 from conquest_sdk.odds import capture_odds
 
 _ALIVE = game_pb2.PlayerStatus.PLAYER_STATUS_ALIVE
@@ -40,6 +44,9 @@ class StrategistBot(Bot):
         if phase == Phase.PHASE_ALLIED_ATTACK:
             return view.allied_attack()
         return turn.legal.default()  # defend with the most dice
+
+    def decide_2210(self, game: Game, turn: Turn2210) -> r2210_pb2.Action2210:
+        return strategist_2210.decide(game, turn)
 
 
 class View:
