@@ -100,13 +100,15 @@ def _turn(state: GameState2210, seat: int) -> tuple[Position2210, Turn2210]:
 
 
 def test_position_reads_units_commanders_and_eight_sided_dice_as_the_engine_does() -> None:
-    """``Position2210``'s units, d8 attackers (004's table) and d8 defenders (station: all; else one per
-    commander) are the engine's, at every invasion of random games."""
+    """``Position2210``'s units, launch pads (our stations on land), d8 attackers (004's table) and d8
+    defenders (station: all; else one per commander) are the engine's, at every invasion of random games."""
     checked = 0
     for state, seat in _positions(3)[::7]:
         where, _ = _turn(state, seat)
         assert where.units == [state.units(t) for t in range(state.board.size)]
         assert where.mine == list(state.controlled(seat))
+        pads = [t for t in state.controlled(seat) if state.station[t] == seat and state.board.kinds[t] == 0]
+        assert where.launch_pads() == pads
         for source, target in state.invasions(seat):
             assert where.d8_attackers(source, target) == [int(c) for c in state.d8_commanders(source, target)]
             station = state.station[target] == state.owner[target] >= 0

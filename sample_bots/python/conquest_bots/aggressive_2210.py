@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from conquest.v1 import r2210_pb2 as pb
 from conquest_sdk import Game, Turn2210
 from conquest_sdk import actions_2210 as act
-from conquest_sdk.r2210 import KIND_LAND, LAND, NAVAL, NUCLEAR, SPACE, Position2210
+from conquest_sdk.r2210 import LAND, NAVAL, NUCLEAR, SPACE, Position2210
 
 P = pb.Phase2210
 GOOD_ODDS = 0.6
@@ -66,7 +66,7 @@ def front(where: Position2210, territories: Sequence[int]) -> int:
 def _buy(where: Position2210, legal: pb.Legal2210) -> pb.Action2210:
     """The first commander an attack needs that we lack, on the front; then stop buying."""
     wanted = [NAVAL, LAND, NUCLEAR]
-    if any(where.stations[t] == where.seat and where.board.kind[t] == KIND_LAND for t in where.mine):
+    if where.launch_pads():
         wanted.insert(1, SPACE)
     for commander in wanted:
         if commander in legal.hires:

@@ -21,7 +21,7 @@ from conquest.v1 import r2210_pb2 as pb
 from conquest_bots import cards_2210
 from conquest_sdk import Game, Turn2210
 from conquest_sdk import actions_2210 as act
-from conquest_sdk.r2210 import DIPLOMAT, KIND_LAND, KIND_WATER, LAND, NAVAL, NUCLEAR, SPACE, Position2210
+from conquest_sdk.r2210 import DIPLOMAT, KIND_WATER, LAND, NAVAL, NUCLEAR, SPACE, Position2210
 
 P = pb.Phase2210
 ODDS = 0.6
@@ -245,7 +245,7 @@ class Reading:
             wanted.append(NAVAL)
         if self.year < self.years or self.cards_held(self.me):
             wanted.append(DIPLOMAT)
-        if any(w.stations[t] == self.me and b.kind[t] == KIND_LAND for t in w.mine) and self.year >= 2:
+        if w.launch_pads() and self.year >= 2:
             wanted.append(SPACE)
         if w.energy[self.me] >= 9:
             wanted.append(NUCLEAR)

@@ -114,6 +114,16 @@ class Position2210:
         live = [t for t in self.board.regions[region] if t not in self.devastated]
         return bool(live) and all(self.owners[t] == seat for t in live)
 
+    def launch_pads(self, seat: int = -1) -> list[int]:
+        """``seat``'s (default: our) land territories under its own Space Station: where an invasion of the
+        Moon's landing sites starts, with a Space Commander in play."""
+        seat = self.seat if seat < 0 else seat
+        return [
+            t
+            for t, owner in enumerate(self.stations)
+            if owner == seat and self.owners[t] == seat and self.board.kind[t] == KIND_LAND
+        ]
+
     def can_invade(self, seat: int, source: int, target: int) -> bool:
         """Whether ``seat``'s commanders let it invade from ``source`` into ``target`` (a Naval Commander in
         play for water, a Space Commander for the Moon); adjacency and units are not checked."""
