@@ -8,15 +8,19 @@ the engine's checked ``apply``: an illegal answer raises, so a game that finishe
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
+from live_server import no_timebank, serving
 
+from conquest.v1 import bot_pb2
 from conquest.v1 import r2210_pb2 as pb
 from conquest_bots.roster import BOTS, MATCHUPS
-from conquest_sdk import Bot, Game, Turn2210
+from conquest_sdk import Bot, Client, Game, Turn2210
 from engine.errors import ActionError
 from engine.r2210.actions import BuyCards, Commander, Hire, Phase
 from engine.r2210.game import apply, legal_actions, new_game_2210
@@ -26,6 +30,7 @@ from engine.r2210.rules import Rules2210
 from engine.r2210.state import GameState2210
 from engine.replay import ReplayError
 from engine.rules import DefenderDice
+from server.ops.config import queue_2210
 from server.play import convert_2210
 from server.play.offline import decision_request_2210, measure, play_2210, seat_games_2210
 
@@ -42,6 +47,8 @@ class Seen:
     answers: Counter[str] = field(default_factory=Counter)
     cards: Counter[str] = field(default_factory=Counter)
     asked: list[tuple[pb.Observation2210, pb.Legal2210, pb.Action2210]] = field(default_factory=list)
+    strikes: int = 0
+    """The most strikes (timeouts) a request said the seat had."""
 
 
 class Recorder(Bot):
@@ -62,6 +69,7 @@ class Recorder(Bot):
             assert game.board_2210 is not None
             self.seen.cards[game.board_2210.card_names[action.play_card.card]] += 1
         self.seen.asked.append((turn.observation, turn.legal, action))
+        self.seen.strikes = max(self.seen.strikes, turn.request.strikes)
         return action
 
     def __str__(self) -> str:
@@ -209,3 +217,40 @@ def test_aggressive_beats_random_bots_in_2210() -> None:
     matchup = next(m for m in MATCHUPS if m.preset == "2210" and m.kinds[0] == "aggressive")
     wins, _ = measure(matchup, games=8, processes=1)
     assert wins >= 6
+
+
+class Counted(Client):
+    """A client that counts the DecisionRejected it is sent."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.rejected = 0
+
+    def _on_decision_rejected(self, rejected: bot_pb2.DecisionRejected) -> None:
+        self.rejected += 1
+        super()._on_decision_rejected(rejected)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+async def test_the_bots_play_2210_over_grpc_without_a_rejection_or_timeout(
+    tmp_path: Path, players: int
+) -> None:
+    """Issue 19: "the three sample bots play 2210" on a real server too: a 2210 game (two years) of the
+    strategist, aggressive and random SDK bots over gRPC ends with every seat played to the end, no
+    decision rejected and none timed out."""
+    queue = queue_2210(players, no_timebank(5000), Rules2210(years=2))
+    bots = [
+        Recorder(kind, seat) for seat, kind in enumerate(["strategist", "aggressive", "random", "aggressive"])
+    ]
+    async with serving([queue], tmp_path / "replays") as server:
+        clients = [
+            Counted(bot, server.address, name=f"{bot.kind}-{seat}", queues=[queue.name], games=1)
+            for seat, bot in enumerate(bots[:players])
+        ]
+        results = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
+    over = results[0][0]
+    assert over.reason in ("year_5", "conquest") and min(r.place for r in over.results) == 1
+    played = {bot_pb2.SEAT_OUTCOME_WON, bot_pb2.SEAT_OUTCOME_SURVIVED, bot_pb2.SEAT_OUTCOME_ELIMINATED}
+    assert all(r.outcome in played for r in over.results), over
+    assert [c.rejected for c in clients] == [0] * players
+    assert all(bot.seen.strikes == 0 and bot.seen.answers["declare"] for bot in bots[:players])
