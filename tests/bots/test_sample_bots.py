@@ -16,8 +16,9 @@ from conquest.v1 import game_pb2
 from conquest_bots.aggressive import AggressiveBot
 from conquest_bots.random_bot import RandomBot
 from conquest_bots.roster import BOTS, MATCHUPS
-from conquest_bots.strategist import StrategistBot, capture_odds
+from conquest_bots.strategist import StrategistBot
 from conquest_sdk import Bot, Game, Turn
+from conquest_sdk.odds import capture_odds
 from engine.odds import battle_odds
 from server.play.offline import measure, play
 
@@ -115,7 +116,8 @@ def test_strategist_beats_aggressive_in_four_player_games() -> None:
 
 
 def test_capture_odds_match_the_engines_exact_odds() -> None:
-    """The strategist's own odds table (it cannot import the engine) agrees with engine.odds."""
+    """The strategist's odds table (``conquest_sdk.odds``: a bot cannot import the engine) agrees with
+    engine.odds."""
     for attackers in range(1, 12):
         for defenders in range(1, 12):
             exact = battle_odds(attackers + 1, defenders).capture

@@ -1,11 +1,13 @@
 """Aggressive play: stack every army on the strongest front, attack wherever it outnumbers the defender,
 move everything forward, and pull idle armies up to the front. Headquarters go on the biggest stack;
-the Allied Army, when it is ours to command, is stacked and thrown at the opponent the same way."""
+the Allied Army, when it is ours to command, is stacked and thrown at the opponent the same way.
+RISK 2210 A.D. is played the same way by ``conquest_bots.aggressive_2210``."""
 
 from __future__ import annotations
 
-from conquest.v1 import game_pb2
-from conquest_sdk import Bot, Game, Phase, Turn, actions, run
+from conquest.v1 import game_pb2, r2210_pb2
+from conquest_bots import aggressive_2210
+from conquest_sdk import Bot, Game, Phase, Turn, Turn2210, actions, run
 
 
 class AggressiveBot(Bot):
@@ -49,6 +51,9 @@ class AggressiveBot(Bot):
                 move = max(interior, key=lambda f: f.max_armies)
                 return actions.fortify(move.source, move.target, move.max_armies)
         return legal.default()
+
+    def decide_2210(self, game: Game, turn: Turn2210) -> r2210_pb2.Action2210:
+        return aggressive_2210.decide(game, turn)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ class Matchup:
     title: str
     kinds: tuple[str, ...]
     preset: str
+    """A classic preset's name, or "2210" for RISK 2210 A.D. (default rules, as the 2210 queues play)."""
     hero: int
     """The seat whose wins are counted (seat order is rotated from game to game)."""
 
@@ -58,5 +59,14 @@ MATCHUPS = (
     ),
     Matchup(
         "strategist vs aggressive, allied army 2 pl.", ("strategist", "aggressive"), "allied_two_player", 0
+    ),
+    Matchup(
+        "strategist vs 3 aggressive, 2210 4 players",
+        ("strategist", "aggressive", "aggressive", "aggressive"),
+        "2210",
+        0,
+    ),
+    Matchup(
+        "aggressive vs 3 random, 2210 4 players", ("aggressive", "random", "random", "random"), "2210", 0
     ),
 )

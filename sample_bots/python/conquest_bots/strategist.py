@@ -4,62 +4,19 @@ odds (exact battle odds), times its card trades, moves in and fortifies toward t
 With a goal it pursues it: the continents or the player its secret mission names, the opposing
 headquarters once revealed; it picks a defensible headquarters and keeps it garrisoned. Commanding the
 Allied Army it stacks it against the opponent and attacks at good odds. It always defends with the most
-dice: two dice trade better than one against any attack (the defender wins ties)."""
+dice: two dice trade better than one against any attack (the defender wins ties).
+
+RISK 2210 A.D. is played with intent by ``conquest_bots.strategist_2210`` (bids, commanders, stations, Command
+cards, region bonuses, the last turn of year 5)."""
 
 from __future__ import annotations
 
-from itertools import product
-
-from conquest.v1 import game_pb2
-from conquest_sdk import AttackOption, Bot, Game, Phase, Turn, actions, run
+from conquest.v1 import game_pb2, r2210_pb2
+from conquest_bots import strategist_2210
+from conquest_sdk import AttackOption, Bot, Game, Phase, Turn, Turn2210, actions, run
+from conquest_sdk.odds import capture_odds
 
 _ALIVE = game_pb2.PlayerStatus.PLAYER_STATUS_ALIVE
-
-
-def _roll_odds(attackers: int, defenders: int) -> dict[tuple[int, int], float]:
-    """P(attacker losses, defender losses) for one roll, by enumerating every face."""
-    odds: dict[tuple[int, int], float] = {}
-    total = 6 ** (attackers + defenders)
-    for faces in product(range(1, 7), repeat=attackers + defenders):
-        att = sorted(faces[:attackers], reverse=True)
-        dfn = sorted(faces[attackers:], reverse=True)
-        lost = [0, 0]
-        for a, d in zip(att, dfn, strict=False):
-            lost[0 if a <= d else 1] += 1  # ties go to the defender
-        key = (lost[0], lost[1])
-        odds[key] = odds.get(key, 0.0) + 1 / total
-    return odds
-
-
-ROLLS = {(a, d): _roll_odds(a, d) for a in (1, 2, 3) for d in (1, 2)}
-
-
-ODDS_TABLE = 128
-
-
-def _capture_table() -> list[list[float]]:
-    """[a][d]: P(capture) rolling on with ``a`` armies that may die against ``d`` defenders."""
-    table = [[1.0] + [0.0] * (ODDS_TABLE - 1) for _ in range(ODDS_TABLE)]
-    for a in range(1, ODDS_TABLE):
-        for d in range(1, ODDS_TABLE):
-            odds = ROLLS[min(3, a), min(2, d)]
-            table[a][d] = sum(p * table[a - la][d - ld] for (la, ld), p in odds.items())
-    return table
-
-
-CAPTURE = _capture_table()
-
-
-def capture_odds(attackers: int, defenders: int) -> float:
-    """P(capture) rolling on with ``attackers`` armies that may die (source armies - 1).
-
-    Beyond the table both sides are scaled down together, which understates a large stack's edge.
-    """
-    largest = max(attackers, defenders)
-    if largest >= ODDS_TABLE:
-        scale = (ODDS_TABLE - 1) / largest
-        attackers, defenders = int(attackers * scale), max(1, round(defenders * scale))
-    return CAPTURE[attackers][defenders]
 
 
 class StrategistBot(Bot):
@@ -87,6 +44,9 @@ class StrategistBot(Bot):
         if phase == Phase.PHASE_ALLIED_ATTACK:
             return view.allied_attack()
         return turn.legal.default()  # defend with the most dice
+
+    def decide_2210(self, game: Game, turn: Turn2210) -> r2210_pb2.Action2210:
+        return strategist_2210.decide(game, turn)
 
 
 class View:

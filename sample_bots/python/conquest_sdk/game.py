@@ -7,6 +7,7 @@ from typing import Any
 
 from conquest.v1 import bot_pb2, game_pb2
 from conquest_sdk.legal import Legal
+from conquest_sdk.r2210 import Board2210
 
 Phase = game_pb2.Phase
 
@@ -36,6 +37,8 @@ class Game:
         """Secret Mission Risk: every mission card by mission id (see ``Turn.mission``); else empty."""
         self.r2210 = started.r2210 if started.HasField("r2210") else None
         """A RISK 2210 A.D. game: its rules, board and first view (``Start2210``); None in a classic game."""
+        self.board_2210 = Board2210(started.r2210) if self.r2210 is not None else None
+        """A RISK 2210 A.D. game's board and cards read for play (adjacency, kinds, regions); else None."""
         self.notes: dict[str, Any] = {}
 
     def __repr__(self) -> str:

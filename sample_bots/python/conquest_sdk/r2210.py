@@ -1,9 +1,16 @@
 """RISK 2210 A.D. decisions: one request's context (``Turn2210``), the safe default answer and a random legal
-answer, both read from ``Legal2210`` alone (docs/protocol.md, "RISK 2210 A.D. games").
+answer, both read from ``Legal2210`` alone (docs/protocol.md, "RISK 2210 A.D. games"); the board read once
+(``Board2210``: adjacency, kinds, regions, the cards' names) and a decision's position
+(``Position2210``: units, commanders, stations, battle odds), for bots that play with intent.
 
 A bot plays 2210 by overriding ``Bot.decide_2210(game, turn)`` and returning an ``r2210_pb2.Action2210``;
 the SDK sends ``turn.default()`` when it overruns or fails. Commanders and Command decks are indices
-0 Land, 1 Diplomat, 2 Naval, 3 Space, 4 Nuclear.
+0 Land, 1 Diplomat, 2 Naval, 3 Space, 4 Nuclear (``LAND`` ... ``NUCLEAR``); territory kinds 0 land,
+1 water, 2 lunar (``KIND_LAND``, ``KIND_WATER``, ``KIND_LUNAR``).
+
+    board = game.board_2210                 # Board2210, built from GameStarted.r2210
+    where = Position2210(board, turn.observation)
+    where.mine, where.units[t], where.capture_odds(source, target, d8=1)
 """
 
 from __future__ import annotations
@@ -13,11 +20,18 @@ import time
 
 from conquest.v1 import bot_pb2, game_pb2
 from conquest.v1 import r2210_pb2 as pb
+from conquest_sdk.odds import capture_odds
 
 Phase2210 = pb.Phase2210
 _PASS_PHASES = (pb.PHASE2210_REACT, pb.PHASE2210_TURN_END, pb.PHASE2210_GAME_END, pb.PHASE2210_EXCHANGE)
 _END_ODDS = 0.15
 """Chance the random answer stops invading at each step, so games move on."""
+LAND, DIPLOMAT, NAVAL, SPACE, NUCLEAR = range(5)
+"""Commander (and Command deck) indices."""
+KIND_LAND, KIND_WATER, KIND_LUNAR = range(3)
+"""``Territory2210.kind`` values."""
+_D8_KIND = {LAND: KIND_LAND, NAVAL: KIND_WATER, SPACE: KIND_LUNAR}
+"""The territory kind, into or out of which a commander attacks with an 8-sided die (Nuclear: always)."""
 
 
 class Turn2210:
@@ -42,6 +56,119 @@ class Turn2210:
 
     def default(self) -> pb.Action2210:
         return default_2210(self.legal)
+
+
+class Board2210:
+    """A 2210 game's board and cards, read once from its ``Start2210`` (``Game.board_2210``)."""
+
+    def __init__(self, start: pb.Start2210) -> None:
+        territories, regions = start.map.territories, start.map.regions
+        self.size = len(territories)
+        self.names = [t.name for t in territories]
+        self.neighbours = [tuple(t.neighbours) for t in territories]
+        self.kind = [t.kind for t in territories]
+        self.region_of = [t.region for t in territories]
+        self.regions = [tuple(r.territories) for r in regions]
+        self.region_mods = [r.bonus_mods for r in regions]
+        self.region_points = [r.bonus_points for r in regions]
+        self.landing_sites = tuple(start.map.landing_sites)
+        self.income_mods = list(start.map.income_mods)
+        self.rules = start.rules
+        self.card_names = [c.name for c in start.rules.cards]
+        """Each card id's name (e.g. "Assemble MODs"); ``rules.cards`` has its deck, cost and timing."""
+        self.card_costs = [c.cost for c in start.rules.cards]
+
+
+class Position2210:
+    """One observation read for play: units, commanders and stations per territory, and battle odds."""
+
+    def __init__(self, board: Board2210, observation: pb.Observation2210) -> None:
+        self.board = board
+        self.seat = observation.seat
+        self.owners = list(observation.owners)
+        self.mods = list(observation.mods)
+        self.stations = list(observation.stations)
+        self.energy = list(observation.energy)
+        self.devastated = set(observation.devastated)
+        flat = observation.commanders
+        self.commanders = [list(flat[s * 5 : s * 5 + 5]) for s in range(len(flat) // 5)]
+        """Per seat, the territory of each commander (-1: not in play)."""
+        self.units = list(self.mods)
+        """MODs plus commanders in each territory (a Space Station is not a unit)."""
+        self.commanders_at: dict[int, list[int]] = {}
+        """The commanders (indices) standing in each territory that has any."""
+        for per_seat in self.commanders:
+            for c, t in enumerate(per_seat):
+                if t >= 0:
+                    self.units[t] += 1
+                    self.commanders_at.setdefault(t, []).append(c)
+        self.mine = [t for t, o in enumerate(self.owners) if o == self.seat]
+
+    def in_play(self, commander: int, seat: int = -1) -> bool:
+        """Whether ``seat``'s (default: ours) ``commander`` is on a board."""
+        return self.commanders[self.seat if seat < 0 else seat][commander] >= 0
+
+    def holds_region(self, region: int, seat: int = -1) -> bool:
+        """Whether ``seat`` (default: us) controls every undevastated territory of ``region``."""
+        seat = self.seat if seat < 0 else seat
+        live = [t for t in self.board.regions[region] if t not in self.devastated]
+        return bool(live) and all(self.owners[t] == seat for t in live)
+
+    def launch_pads(self, seat: int = -1) -> list[int]:
+        """``seat``'s (default: our) land territories under its own Space Station: where an invasion of the
+        Moon's landing sites starts, with a Space Commander in play."""
+        seat = self.seat if seat < 0 else seat
+        return [
+            t
+            for t, owner in enumerate(self.stations)
+            if owner == seat and self.owners[t] == seat and self.board.kind[t] == KIND_LAND
+        ]
+
+    def can_invade(self, seat: int, source: int, target: int) -> bool:
+        """Whether ``seat``'s commanders let it invade from ``source`` into ``target`` (a Naval Commander in
+        play for water, a Space Commander for the Moon); adjacency and units are not checked."""
+        kinds = (self.board.kind[source], self.board.kind[target])
+        return (KIND_WATER not in kinds or self.in_play(NAVAL, seat)) and (
+            KIND_LUNAR not in kinds or self.in_play(SPACE, seat)
+        )
+
+    def is_border(self, t: int) -> bool:
+        """Whether ``t`` touches a territory its owner does not hold (devastated ones aside)."""
+        owner = self.owners[t]
+        return any(self.owners[n] != owner and n not in self.devastated for n in self.board.neighbours[t])
+
+    def threat(self, t: int) -> int:
+        """Units of other seats that could invade ``t`` from next to it (the neutral army never does)."""
+        owner, players = self.owners[t], len(self.commanders)
+        return sum(
+            self.units[n] - 1
+            for n in self.board.neighbours[t]
+            if self.owners[n] not in (owner, -1)
+            and self.owners[n] < players
+            and self.units[n] > 1
+            and self.can_invade(self.owners[n], n, t)
+        )
+
+    def d8_attackers(self, source: int, target: int) -> list[int]:
+        """Commanders in ``source`` that would roll an 8-sided die invading ``target`` (004's table)."""
+        kinds = (self.board.kind[source], self.board.kind[target])
+        return [
+            c
+            for c in self.commanders_at.get(source, ())
+            if c == NUCLEAR or (c in _D8_KIND and _D8_KIND[c] in kinds)
+        ]
+
+    def d8_defenders(self, t: int) -> int:
+        """8-sided dice ``t``'s defender rolls: all under its own Space Station, else one per commander."""
+        if self.stations[t] >= 0 and self.stations[t] == self.owners[t]:
+            return 2
+        return min(2, len(self.commanders_at.get(t, ())))
+
+    def capture_odds(self, source: int, target: int, d8: int = -1) -> float:
+        """P(taking ``target`` rolling on from ``source`` with every unit but one, ``d8`` of the dice
+        8-sided (default: every commander that may)."""
+        d8 = len(self.d8_attackers(source, target)) if d8 < 0 else d8
+        return capture_odds(self.units[source] - 1, self.units[target], d8, self.d8_defenders(target))
 
 
 def end_phase() -> pb.Action2210:
