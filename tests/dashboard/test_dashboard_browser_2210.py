@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -23,16 +24,22 @@ from games_2210 import random_replay_2210
 from live_server import LiveServer, no_timebank, serving
 from playwright.async_api import Browser, Page
 
+from engine import preset
 from engine.r2210.actions import COMMANDERS, PlaceCommanders
 from engine.r2210.cards import DECK_OF
 from engine.r2210.replay import Replay2210, replayed, simulate
 from engine.r2210.rules import Rules2210
 from engine.r2210.state import GameState2210
 from server.cli.main import main
-from server.ops.config import queue_2210
+from server.ops.config import QueueConfig, queue_2210
 
 RULES = Rules2210(years=2)
-QUEUES = (queue_2210(2, no_timebank(30_000), RULES),)
+QUEUES = (
+    queue_2210(2, no_timebank(30_000), RULES),
+    QueueConfig(
+        "2210-house", preset("classic"), 2, no_timebank(30_000), house_opponents=("random",), r2210=RULES
+    ),
+)
 COMMANDER_NAMES = ("land", "diplomat", "naval", "space", "nuclear")
 
 
@@ -80,6 +87,11 @@ READ_BOARD = """() => {
     year: document.querySelector('.status-2210 .year').textContent,
   };
 }"""
+SHOWS = f"""want => {{
+  const shown = ({READ_BOARD})();
+  return JSON.stringify([shown.owners, shown.mods, shown.stations, shown.energy]) === JSON.stringify(want);
+}}"""
+"""True once the page draws ``want``: [owners, mods, stations, energy] (the live view draws once a frame)."""
 
 
 async def drawn(page: Page) -> dict[str, Any]:
@@ -172,4 +184,47 @@ async def test_the_standalone_page_draws_a_2210_game(browser: Browser, tmp_path:
     assert main(["replay", "render", str(source), "-o", str(output)]) == 0
     page, errors = await open_page(browser, output.as_uri())
     await check_replay_viewer(page, replay)
+    assert errors == []
+
+
+async def test_a_live_2210_game_is_drawn_as_it_is_played(site: Site, browser: Browser) -> None:
+    """A raw bot plays a house bot while the browser watches: the live view draws the board the engine
+    had when each of the bot's decisions was asked (its public part: owners, MODs, stations, commanders,
+    energy, card counts, the year), and at the end the recorded game's final board."""
+    bot = site.server.bot()
+    await bot.hello("watched")
+    await bot.join("2210-house", games=1)
+    game_id = (await bot.expect("game_started")).game_started.game_id
+    page, errors = await open_page(browser, f"{site.url}#/game/{game_id}")
+    await page.wait_for_selector(".badge.live")
+    await page.wait_for_selector(".players-2210")
+    first = await drawn(page)
+    assert (first["earth"], first["moon"], len(first["devastated"]), first["ruins"]) == (55, 14, 4, 4)
+    rng = random.Random(4)
+    while True:
+        request = (await bot.expect("decision_request")).decision_request
+        seen = request.r2210.observation
+        if seen.year == 2:
+            break
+        bot.answer_randomly(request, rng)
+    energy = [str(e) for e in seen.energy] + ["–"]
+    await page.wait_for_function(SHOWS, arg=[list(seen.owners), list(seen.mods), list(seen.stations), energy])
+    shown = await drawn(page)
+    assert shown["owners"] == list(seen.owners) and shown["mods"] == list(seen.mods)
+    assert shown["stations"] == list(seen.stations) and shown["year"] == "2"
+    assert shown["cards"][:2] == [list(seen.card_counts[s * 5 : s * 5 + 5]) for s in range(2)]
+    assert len(shown["commanders"]) == sum(1 for t in seen.commanders if t >= 0)
+    assert shown["shownStations"] == sum(1 for s in seen.stations if s >= 0)
+    # docs/dashboard-2210.png comes from here: CONQUEST_TEST_SCREENSHOT_2210=docs/dashboard-2210.png
+    shot = os.environ.get("CONQUEST_TEST_SCREENSHOT_2210", str(site.server.replay_dir / "live.png"))
+    await page.screenshot(path=shot, full_page=True)
+    bot.answer_randomly(request, rng)
+    await bot.play_until_over(rng)
+    await page.wait_for_selector("main[data-over='1']")
+    replay = Replay2210.from_dict(json.loads((site.server.replay_dir / f"{game_id}.json").read_text()))
+    final, _ = simulate(replay)
+    end = await drawn(page)
+    assert end["owners"] == list(final.owner) and end["mods"] == list(final.mods)
+    assert end["stations"] == list(final.station)
+    assert "game over" in (await page.locator(".events").inner_text()).lower()
     assert errors == []
