@@ -12,6 +12,7 @@ const Board2210 = (() => {
   const CONTINENT_TINTS = ["#f3efe6", "#eef3ea", "#eaeff5", "#f5ece8", "#efeaf3", "#eaf3f1"];
   const COLONY_TINTS = { water_colony: "#dcebf7", lunar_colony: "#e6e3dc" };
 
+  const mods = (n) => `${n} MOD${n === 1 ? "" : "s"}`;
   const phaseName = (phase) => String(phase).replace("PHASE2210_", "").replace(/_/g, " ").toLowerCase();
 
   function canvas(size, name) {
@@ -207,8 +208,8 @@ const Board2210 = (() => {
       case "devastated": return `${t(d.territory)} is <b>devastated</b>`;
       case "first_player_rolled": return `${p(ev.seat)} goes first`;
       case "claimed": return `${p(ev.seat)} claims ${t(d.territory)}`;
-      case "placed": return `${p(ev.seat)} places ${d.mods} MODs on ${t(d.territory)}`;
-      case "neutral_placed": return `the neutral army places ${d.mods} MODs on ${t(d.territory)}`;
+      case "placed": return `${p(ev.seat)} places ${mods(d.mods)} on ${t(d.territory)}`;
+      case "neutral_placed": return `the neutral army places ${mods(d.mods)} on ${t(d.territory)}`;
       case "commanders_placed":
         return `${p(ev.seat)} places its Land Commander on ${t(d.land)}, its Diplomat on ${t(d.diplomat)} and a Space Station on ${t(d.station)}`;
       case "year_started": return `<b>year ${d.year}</b> begins`;
@@ -216,7 +217,7 @@ const Board2210 = (() => {
       case "bids_revealed": return `bids revealed: ${d.bids.map((b, s) => `${p(s)} ${b}`).join(", ")}`;
       case "bid_tie_rolled": return `tied bids rolled off: ${d.seats.map(p).join(", ")}`;
       case "marker_chosen": return `${p(ev.seat)} takes Turn Order marker ${d.marker}`;
-      case "turn_started": return `<b>turn</b> of ${p(ev.seat)}: ${d.mods} MODs and ${d.energy} energy (${d.territories} territories)`;
+      case "turn_started": return `<b>turn</b> of ${p(ev.seat)}: ${mods(d.mods)} and ${d.energy} energy (${d.territories} territories)`;
       case "hired": return `${p(ev.seat)} hires a ${commanderName(d.commander)} Commander on ${t(d.territory)}`;
       case "station_built": return `${p(ev.seat)} builds a Space Station on ${t(d.territory)}`;
       case "cards_bought": return `${p(ev.seat)} ${d.bonus ? "takes a bonus card" : "buys cards"}: ${d.counts.map((n, k) => (n ? `${n} ${commanderName(k)}` : "")).filter(Boolean).join(", ")}`;
@@ -232,10 +233,10 @@ const Board2210 = (() => {
       case "rolled":
         return `${t(d.source)} → ${t(d.target)} ${d.attacker_dice.map((v, i) => `<span class="die attacker" title="d${d.attacker_faces[i]}">${v}</span>`).join("")} vs ` +
           `${d.defender_dice.map((v, i) => `<span class="die defender" title="d${d.defender_faces[i]}">${v}</span>`).join("")} <span class="losses">−${d.attacker_losses} / −${d.defender_losses}</span>`;
-      case "lost": return `${p(ev.seat)} loses ${d.mods} MODs${(d.commanders || []).length ? ` and its ${d.commanders.map(commanderName).join(", ")} Commander` : ""} on ${t(d.territory)}`;
+      case "lost": return `${p(ev.seat)} loses ${mods(d.mods)}${(d.commanders || []).length ? ` and its ${d.commanders.map(commanderName).join(", ")} Commander` : ""} on ${t(d.territory)}`;
       case "captured": return `${p(ev.seat)} takes ${t(d.territory)}${d.from >= 0 ? ` from ${p(d.from)}` : ""}`;
       case "occupied": case "fortified": case "decoys_moved": {
-        const moved = [d.mods ? `${d.mods} MODs` : "", ...(d.commanders || []).map((c) => `${commanderName(c)} Commander`)].filter(Boolean).join(", ");
+        const moved = [d.mods ? mods(d.mods) : "", ...(d.commanders || []).map((c) => `${commanderName(c)} Commander`)].filter(Boolean).join(", ");
         const verb = { occupied: "moves in", fortified: "fortifies", decoys_moved: "moves decoys" }[ev.type];
         return `${p(ev.seat)} ${verb} ${t(d.source)} → ${t(d.target)}: ${moved || "nothing"}`;
       }
@@ -244,7 +245,7 @@ const Board2210 = (() => {
       case "commander_destroyed": return `${p(d.seat)}'s ${commanderName(d.commander)} Commander on ${t(d.territory)} is destroyed`;
       case "destroyed": return `${d.units} units of ${p(d.owner)} destroyed on ${t(d.territory)}`;
       case "mods_removed": return `${p(ev.seat)} loses MODs on ${list(d.territories)}`;
-      case "scouts_landed": return `${p(ev.seat)}'s scouts land ${d.mods} MODs on ${t(d.territory)}`;
+      case "scouts_landed": return `${p(ev.seat)}'s scouts land ${mods(d.mods)} on ${t(d.territory)}`;
       case "territory_card_drawn": return `territory card drawn: ${t(d.territory)}`;
       case "territory_bonus": case "card_energy": return `${p(ev.seat)} gains ${d.energy} energy`;
       case "card_rolled": return `${p(ev.seat)} rolls a d${d.faces}: ${d.roll}`;
@@ -268,7 +269,7 @@ const Board2210 = (() => {
     const commanders = (cs) => cs.map(commanderName).join(", ");
     switch (kind) {
       case "claim": return `claim ${t(f[0])}`;
-      case "place": return `place ${f[1]} MODs on ${t(f[0])}`;
+      case "place": return `place ${mods(f[1])} on ${t(f[0])}`;
       case "place_commanders": return `Land Commander on ${t(f[0])}, Diplomat on ${t(f[1])}, Space Station on ${t(f[2])}`;
       case "bid": return `bid ${f[0]} energy`;
       case "choose_marker": return `take Turn Order marker ${f[0]}`;
@@ -279,10 +280,10 @@ const Board2210 = (() => {
       case "declare": return `invade ${t(f[1])} from ${t(f[0])}`;
       case "roll": return `roll ${f[0]} dice${f[1].length ? `, d8 for ${commanders(f[1])}` : ""}`;
       case "defend": return `defend with ${f[0]} dice`;
-      case "lose": return `lose ${f[0]} MODs${f[1].length ? ` and ${commanders(f[1])}` : ""}`;
+      case "lose": return `lose ${mods(f[0])}${f[1].length ? ` and ${commanders(f[1])}` : ""}`;
       case "remove": return `remove MODs from ${f[0].map(t).join(", ")}`;
-      case "occupy": return `move in ${f[0]} MODs${f[1].length ? ` and ${commanders(f[1])}` : ""}`;
-      case "fortify": return `move ${t(f[0])} → ${t(f[1])}: ${f[2]} MODs${f[3].length ? ` and ${commanders(f[3])}` : ""}`;
+      case "occupy": return `move in ${mods(f[0])}${f[1].length ? ` and ${commanders(f[1])}` : ""}`;
+      case "fortify": return `move ${t(f[0])} → ${t(f[1])}: ${mods(f[2])}${f[3].length ? ` and ${commanders(f[3])}` : ""}`;
       case "play_card": return `play ${esc(rules.cards[f[0]]?.name ?? f[0])}`;
       case "end_phase": return "end the phase / pass";
       default: return esc(kind);
