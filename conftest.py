@@ -102,6 +102,6 @@ def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> d
     """Async tests run on uvloop, the loop every server process runs on (server/ops/runtime.py). The browser
     tests stay on asyncio's loop: Playwright's driver pipe closed mid-test under uvloop in 2 of 4 runs
     (the dashboard's HTTP on uvloop is tested by the other dashboard tests)."""
-    if item.path.name == "test_dashboard_browser.py":
+    if item.path.name.startswith("test_dashboard_browser"):
         return {"asyncio": asyncio.new_event_loop}
     return {"uvloop": uvloop.new_event_loop}

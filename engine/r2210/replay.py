@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -145,18 +146,33 @@ class Replay2210:
         return new_game_2210(self.rules, len(self.seats), self.seed)
 
 
+def replayed(replay: Replay2210) -> Iterator[tuple[GameState2210, list[Event2210]]]:
+    """The game step by step: the state as the setup left it with the setup's events, then after each action
+    (re-applied, checked) with that action's events. One state object, changed in place between steps.
+
+    Raises:
+        ReplayError: an action is illegal where the replay puts it.
+    """
+    state, setup = replay.start()
+    yield state, setup
+    for i, (seat, action) in enumerate(replay.actions):
+        try:
+            events = apply(state, action, seat)
+        except ActionError as bad:
+            raise ReplayError(f"action {i} {encode_action(seat, action)} is illegal: {bad}") from None
+        yield state, events
+
+
 def simulate(replay: Replay2210) -> tuple[GameState2210, list[Event2210]]:
     """Re-apply every action (checked) and return the final state and all events.
 
     Raises:
         ReplayError: an action is illegal where the replay puts it.
     """
-    state, events = replay.start()
-    for i, (seat, action) in enumerate(replay.actions):
-        try:
-            events.extend(apply(state, action, seat))
-        except ActionError as bad:
-            raise ReplayError(f"action {i} {encode_action(seat, action)} is illegal: {bad}") from None
+    steps = replayed(replay)
+    state, events = next(steps)
+    for _, step in steps:
+        events.extend(step)
     return state, events
 
 

@@ -17,10 +17,11 @@ from datetime import datetime
 from conquest.v1 import arena_pb2, bot_pb2
 from engine.events import public_view
 from engine.observe import observe
+from engine.r2210.replay import Replay2210, replayed
 from engine.replay import Replay
 from server.arena.competitions import pure, rules_name
 from server.arena.tournaments import standings
-from server.play import convert, wire
+from server.play import convert, convert_2210, wire
 from server.play.replays import GameRecord
 from server.records import ROUND_TRIP_BUCKETS, GameResult, shown
 from server.storage import (
@@ -89,7 +90,7 @@ def _game(game: GameSummary) -> arena_pb2.GameSummary:
     )
 
 
-def _record(game: GameSummary, replay: Replay) -> GameRecord:
+def _record(game: GameSummary, replay: Replay | Replay2210) -> GameRecord:
     """The stored game as the replay writers saw it, so a download is the same file a server writes."""
     result = GameResult(
         queue=game.queue,
@@ -226,33 +227,21 @@ class Ledger:
     def recorded_stream(self, game_id: str) -> list[arena_pb2.WatchGameResponse]:
         """A finished game as a spectator stream from its start: the board as its setup left it (what each
         bot's GameStarted showed), the setup's events from sequence 0 (the roll for the first player, the
-        deal), one event batch per action, GameOver."""
+        deal), one event batch per action, GameOver. A RISK 2210 A.D. game's batches are
+        ``WatchEvents2210``, each with the board after it, as its live stream's."""
         game = self._finished(game_id)
         replay = self.store.replay(game_id)
-        state, setup = replay.start()
-        seats = len(replay.seats)
-        messages = [
-            arena_pb2.WatchGameResponse(
-                snapshot=arena_pb2.GameSnapshot(
-                    game_id=game_id,
-                    queue=game.queue,
-                    players=[bot_pb2.Player(seat=i, name=n) for i, n in enumerate(replay.seats)],
-                    rules=convert.rules_info(replay.rules, seats),
-                    map=convert.map_info(state.board),
-                    observation=wire.observation(observe(state, -1)),
-                    next_sequence=0,
-                    live=False,
-                )
-            )
-        ]
-        sequence = 0
-        for events in itertools.chain([setup], (state.apply(action) for action in replay.actions)):
-            batch = [wire.event_to_pb(public_view(e, None), sequence + i) for i, e in enumerate(events)]
-            sequence += len(events)
-            if batch:
-                messages.append(
-                    arena_pb2.WatchGameResponse(events=bot_pb2.GameEvents(game_id=game_id, events=batch))
-                )
+        snapshot = arena_pb2.GameSnapshot(
+            game_id=game_id,
+            queue=game.queue,
+            players=[bot_pb2.Player(seat=i, name=n) for i, n in enumerate(replay.seats)],
+            next_sequence=0,
+            live=False,
+        )
+        if isinstance(replay, Replay2210):
+            messages = _recorded_2210(snapshot, replay)
+        else:
+            messages = _recorded_classic(snapshot, replay)
         results = [
             bot_pb2.SeatResult(seat=i, name=s.name, place=s.place, outcome=_outcome(s.outcome))
             for i, s in enumerate(game.seats)
@@ -295,6 +284,44 @@ class Ledger:
         return arena_pb2.ListTournamentsResponse(
             tournaments=[tournament_message(r, full=False) for r in self.store.tournaments()]
         )
+
+
+def _recorded_classic(snapshot: arena_pb2.GameSnapshot, replay: Replay) -> list[arena_pb2.WatchGameResponse]:
+    """A finished classic game's snapshot (``snapshot`` with the board as its setup left it) and its event
+    batches."""
+    state, setup = replay.start()
+    snapshot.rules.CopyFrom(convert.rules_info(replay.rules, len(replay.seats)))
+    snapshot.map.CopyFrom(convert.map_info(state.board))
+    snapshot.observation.CopyFrom(wire.observation(observe(state, -1)))
+    messages = [arena_pb2.WatchGameResponse(snapshot=snapshot)]
+    sequence = 0
+    for events in itertools.chain([setup], (state.apply(action) for action in replay.actions)):
+        batch = [wire.event_to_pb(public_view(e, None), sequence + i) for i, e in enumerate(events)]
+        sequence += len(events)
+        if batch:
+            messages.append(
+                arena_pb2.WatchGameResponse(events=bot_pb2.GameEvents(game_id=snapshot.game_id, events=batch))
+            )
+    return messages
+
+
+def _recorded_2210(snapshot: arena_pb2.GameSnapshot, replay: Replay2210) -> list[arena_pb2.WatchGameResponse]:
+    """A finished RISK 2210 A.D. game's snapshot (``snapshot`` with the board as its setup left it), then
+    one ``WatchEvents2210`` for the setup's events and one per action.
+
+    Raises:
+        ReplayError: a recorded action the engine refuses (a corrupt record).
+    """
+    steps = replayed(replay)
+    start, setup = next(steps)
+    snapshot.r2210.CopyFrom(convert_2210.start_2210(replay.rules, start, -1))
+    messages = [arena_pb2.WatchGameResponse(snapshot=snapshot)]
+    sequence = 0
+    for state, events in itertools.chain([(start, setup)], steps):
+        batch = list(enumerate(events, sequence))
+        messages.append(convert_2210.watch_events_2210(snapshot.game_id, batch, state))
+        sequence += len(events)
+    return messages
 
 
 def tournament_message(record: TournamentRecord, *, full: bool) -> arena_pb2.Tournament:

@@ -104,7 +104,7 @@ def cmd_replay_render(args: argparse.Namespace) -> int:
     from server.web.replay_view import standalone_page, viewer_data
 
     try:
-        _, data = load_replay_file(args.file)
+        _, data = load_any_replay_file(args.file)  # classic or RISK 2210 A.D.
         page = standalone_page(viewer_data(data))
     except ReplayError as bad:
         print(f"conquest replay render: {bad}", file=sys.stderr)

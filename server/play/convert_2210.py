@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from conquest.v1 import bot_pb2
+from conquest.v1 import arena_pb2, bot_pb2
 from conquest.v1 import r2210_pb2 as pb
 from engine.errors import MalformedActionError
 from engine.r2210.actions import (
@@ -211,6 +211,30 @@ def event_2210(event: Event2210, sequence: int) -> pb.GameEvent2210:
         kind=event.kind,
         seat=event.seat,
         data_json=json.dumps(event.data, separators=(",", ":"), default=_plain),
+    )
+
+
+def start_2210(rules: Rules2210, state: GameState2210, seat: int) -> pb.Start2210:
+    """The rules, board and ``seat``'s view now (-1: a spectator's), as GameStarted and a snapshot carry
+    them."""
+    return pb.Start2210(
+        rules=rules_info_2210(rules, state.seats),
+        map=map_2210(state.board, rules),
+        observation=observation_2210(observe_2210(state, seat)),
+    )
+
+
+def watch_events_2210(
+    game_id: str, events: list[tuple[int, Event2210]], state: GameState2210
+) -> arena_pb2.WatchGameResponse:
+    """A spectator's message for one action: its public ``events`` (position, event) and the board after
+    them as a spectator sees it (``WatchEvents2210``)."""
+    return arena_pb2.WatchGameResponse(
+        events_2210=arena_pb2.WatchEvents2210(
+            game_id=game_id,
+            events=[event_2210(event, position) for position, event in events if not event.private],
+            observation=observation_2210(observe_2210(state, -1)),
+        )
     )
 
 

@@ -27,7 +27,6 @@ from engine.r2210.actions import Action2210, Phase
 from engine.r2210.events import Event2210
 from engine.r2210.game import apply, apply_unchecked, new_game_2210
 from engine.r2210.legal import Legal2210, legal_for
-from engine.r2210.observe import observe_2210
 from engine.r2210.policies import aggressive_2210, default_action
 from engine.r2210.replay import Replay2210
 from engine.r2210.state import GameState2210
@@ -259,7 +258,11 @@ class Runner2210:
         self.replay.actions.append((index, action))
         if events is None:
             events = apply_unchecked(self.state, action, index)
+        first = len(self._events)
         self._events.extend(events)
+        if self._spectators.watched:  # built only for someone
+            told = list(enumerate(events, first))
+            self._spectators.send(convert_2210.watch_events_2210(self.game_id, told, self.state))
         asked = self.state.asked
         for seat in list(self._open):
             if seat not in asked:
@@ -364,7 +367,8 @@ class Runner2210:
     # ------------------------------------------------------------------ spectators
 
     def watch(self, limit: int) -> Spectator:
-        """A spectator's stream: the game's GameOver when it ends (no 2210 snapshot or events yet)."""
+        """A spectator's stream: the board now (the snapshot's ``r2210``), then each action's public events
+        with the board after them (``WatchEvents2210``), then GameOver."""
         snapshot = arena_pb2.GameSnapshot(
             game_id=self.game_id,
             queue=self.queue.name,
@@ -395,11 +399,7 @@ class Runner2210:
 
     def _start(self, index: int) -> pb.Start2210:
         """The rules, board and ``index``'s view now (-1: a spectator's)."""
-        return pb.Start2210(
-            rules=convert_2210.rules_info_2210(self.rules, len(self.seats)),
-            map=convert_2210.map_2210(self.state.board, self.rules),
-            observation=convert_2210.observation_2210(observe_2210(self.state, index)),
-        )
+        return convert_2210.start_2210(self.rules, self.state, index)
 
     async def _finish(self) -> None:
         state = self.state

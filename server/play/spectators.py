@@ -1,7 +1,8 @@
 """The spectators of one game: each gets a snapshot, then the public events as they happen, then GameOver.
 
 Every spectator is sent the same messages: each batch of events becomes one GameEvents for all of them,
-read in one piece from the public views the event log wrote (the wire writes events only as bytes).
+read in one piece from the public views the event log wrote (the wire writes events only as bytes); a RISK
+2210 A.D. game's runner builds its own messages (``WatchEvents2210``) and hands them to ``send``.
 Compiled: the runner tells it of every action.
 """
 
@@ -41,20 +42,26 @@ class Spectators:
     def remove(self, spectator: Spectator) -> None:
         self._watching.pop(spectator, None)
 
+    @property
+    def watched(self) -> bool:
+        """Someone is watching (a message for them is worth building)."""
+        return bool(self._watching)
+
+    def send(self, message: arena_pb2.WatchGameResponse) -> None:
+        """Send every spectator ``message`` (one message shared: nobody changes it)."""
+        for spectator in self._watching:
+            spectator.put(message)
+
     def send_events(self, events: list[bytes]) -> None:
         """Send every spectator ``events`` (public views, serialized) as one GameEvents."""
         if not self._watching:
             return
         batch = bot_pb2.GameEvents.FromString(wire.serialized_game_events(self.game_id, events))
-        message = arena_pb2.WatchGameResponse(events=batch)  # one message shared: nobody changes it
-        for spectator in self._watching:
-            spectator.put(message)
+        self.send(arena_pb2.WatchGameResponse(events=batch))
 
     def send_game_over(self, over: bot_pb2.GameOver) -> None:
         self._game_over = over
-        message = arena_pb2.WatchGameResponse(game_over=over)
-        for spectator in self._watching:
-            spectator.put(message)
+        self.send(arena_pb2.WatchGameResponse(game_over=over))
 
     def end(self) -> None:
         """End every spectator's stream (the game's task is done)."""

@@ -5,6 +5,7 @@ A game is recorded with its rating updates (``server.storage.ratings.update_rati
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,8 +18,9 @@ from sqlalchemy.orm import Session
 
 from engine import Phase
 from engine.r2210.actions import Phase as Phase2210
+from engine.r2210.replay import GAME as GAME_2210
 from engine.r2210.replay import Replay2210, rules_to_dict
-from engine.replay import Replay
+from engine.replay import Replay, ReplayError
 from server.records import ROUND_TRIP_BUCKETS, DatabaseUnavailable, GameResult, SeatOutcome, SeatResult, shown
 from server.storage.bots import bot_row
 from server.storage.database import Database, utc_now
@@ -178,16 +180,20 @@ class GameStore(Database):
 
         return self._read(find)
 
-    def replay(self, game_id: str) -> Replay:
-        """The game's replay as recorded. Raises: NotFoundError."""
+    def replay(self, game_id: str) -> Replay | Replay2210:
+        """The game's replay as recorded: a classic game's, or a RISK 2210 A.D. game's (``"game": "2210"``).
 
-        def find(session: Session) -> Replay:
+        Raises:
+            NotFoundError: no such game is recorded.
+        """
+
+        def find(session: Session) -> Replay | Replay2210:
             row = session.get(ReplayRow, game_id)
             if row is None:
                 raise NotFoundError(
                     f"no replay for game {shown(game_id)}; list games to see the recorded ids"
                 )
-            return Replay.from_json(zlib.decompress(row.data).decode())
+            return _stored_replay(zlib.decompress(row.data).decode())
 
         return self._read(find)
 
@@ -228,6 +234,21 @@ class GameStore(Database):
             )
 
         return self._read(find)
+
+
+def _stored_replay(text: str) -> Replay | Replay2210:
+    """A stored replay's JSON as the replay of its kind.
+
+    Raises:
+        ReplayError: not a replay (the message names the field).
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as bad:
+        raise ReplayError(f"stored replay is not valid JSON: {bad}") from None
+    if not isinstance(data, dict):
+        raise ReplayError("a stored replay is a JSON object")
+    return Replay2210.from_dict(data) if data.get("game") == GAME_2210 else Replay.from_dict(data)
 
 
 def _check_result(result: GameResult, replay: Replay | Replay2210) -> None:

@@ -45,6 +45,7 @@ from server.ops.ratelimit import RateLimit
 from server.storage import InvalidInputError, NotFoundError, StorageError
 from server.web.guard import Guard
 from server.web.heavy import RETRY_AFTER, BusyError, HeavyWork, odds_job, replay_job
+from server.web.layout_2210 import LAYOUT_2210
 from server.web.live import LiveFeed, PlayUnavailableError, TooManyWatchersError
 from server.web.replay_view import STATIC
 
@@ -232,9 +233,10 @@ class Dashboard:
         return Response(answer, media_type="application/json")
 
     async def watch(self, request: Request) -> Response:
-        """Server-sent events of a live game: ``snapshot``, ``events`` batches, ``game_over`` (the
-        WatchGame stream); a game that is not being played gets one ``finished`` event (its replay is
-        shown instead) or ``missing``."""
+        """Server-sent events of a live game: ``snapshot``, ``events`` batches (``events_2210`` for a RISK
+        2210 A.D. game, each with the board after it; its snapshot's ``r2210`` gets the board's ``layout``),
+        ``game_over`` (the WatchGame stream); a game that is not being played gets one ``finished`` event
+        (its replay is shown instead) or ``missing``."""
         game_id = request.path_params["game_id"]
         try:
             stream = await self.feed.watch(game_id)
@@ -252,8 +254,11 @@ class Dashboard:
         async def follow() -> AsyncIterator[str]:
             try:
                 async for message in stream:
-                    kind = message.WhichOneof("message")
-                    yield _event(kind or "", as_json(getattr(message, kind or "")))
+                    kind = message.WhichOneof("message") or ""
+                    data = as_json(getattr(message, kind))
+                    if kind == "snapshot" and message.snapshot.HasField("r2210"):
+                        data["r2210"]["layout"] = LAYOUT_2210  # where the page draws each territory
+                    yield _event(kind, data)
             finally:  # the browser may leave before the game ends
                 await stream.aclose()
 

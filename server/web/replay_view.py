@@ -27,9 +27,10 @@ from engine.odds import bounded_battle_odds, roll_outcomes
 from engine.replay import Replay
 from engine.state import GameState
 from server.play import convert
+from server.web.replay_2210 import GAME_2210, viewer_data_2210
 
 STATIC = resources.files("server.web") / "static"
-STANDALONE_SCRIPTS = ("board.js", "replay.js")
+STANDALONE_SCRIPTS = ("board.js", "board2210.js", "replay.js")
 """The scripts the standalone page inlines (the dashboard serves the same files)."""
 
 
@@ -99,9 +100,14 @@ def _board(state: GameState) -> dict[str, Any]:
 def viewer_data(record: dict[str, Any]) -> dict[str, Any]:
     """The viewer's data for a replay file's fields (``GameRecord.to_dict()`` or a replay file).
 
+    A RISK 2210 A.D. record (``"game": "2210"``) gets ``server.web.replay_2210``'s data, for the same
+    viewer.
+
     Raises:
         ReplayError: the record is not a replay (the message names the field).
     """
+    if record.get("game") == GAME_2210:
+        return viewer_data_2210(record)
     replay = Replay.from_dict(record)
     state, setup = replay.start()
     steps: list[dict[str, Any]] = [

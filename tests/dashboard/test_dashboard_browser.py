@@ -21,9 +21,10 @@ from typing import Any
 
 import grpc
 import pytest
+from chromium import open_page
 from hostile_games import HOSTILE, piled_duel
 from live_server import serving
-from playwright.async_api import Browser, Page, Request, async_playwright
+from playwright.async_api import Browser, Page, Request
 from raw_client import RawBot
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
@@ -38,17 +39,6 @@ from server.play.seats import RemoteSeat
 from server.storage import Store
 from server.web.dashboard import RunningDashboard
 
-CHROMIUM = os.environ.get("CONQUEST_TEST_CHROMIUM", "/usr/bin/chromium")
-LAUNCH_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ADMIN = "dashboard-test-admin"
 CONTROL = TimeControl(decision_ms=30_000, first_decision_ms=30_000, initial_timebank_ms=0, max_timebank_ms=0)
 QUEUES = (
@@ -70,7 +60,6 @@ class Site:
 
 @pytest.fixture
 async def site(tmp_path: Path) -> AsyncIterator[Site]:
-    assert Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM}: run .ci/chromium.sh (make unit does)"
     database_url = f"sqlite:///{tmp_path / 'dashboard.sqlite3'}"
     async with serving(
         QUEUES, tmp_path / "replays", database_url=database_url, admin_token=ADMIN, dashboard=True
@@ -89,24 +78,6 @@ async def site(tmp_path: Path) -> AsyncIterator[Site]:
             server.replay_dir,
             server.lobby,
         )
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as playwright:
-        chromium = await playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        yield chromium
-        await chromium.close()
-
-
-async def open_page(browser: Browser, url: str) -> tuple[Page, list[str]]:
-    """A fresh page at ``url`` (a laptop-sized window) and the list its console errors collect into."""
-    page = await browser.new_page(viewport={"width": 1366, "height": 860})
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    await page.goto(url)
-    return page, errors
 
 
 async def board(page: Page) -> tuple[list[int], list[int]]:

@@ -92,8 +92,12 @@
     const stream = new EventSource(`/api/games/${encodeURIComponent(id)}/watch`);
     leave = () => stream.close();
     let live = null;
-    stream.addEventListener("snapshot", (e) => { live = startLive(JSON.parse(e.data)); });
+    stream.addEventListener("snapshot", (e) => {
+      const snapshot = JSON.parse(e.data);
+      live = snapshot.r2210 ? startLive2210(snapshot) : startLive(snapshot);
+    });
     stream.addEventListener("events", (e) => live && live.events(JSON.parse(e.data).events));
+    stream.addEventListener("events_2210", (e) => live && live.update(JSON.parse(e.data)));
     stream.addEventListener("game_over", (e) => { stream.close(); live && live.over(JSON.parse(e.data)); });
     stream.addEventListener("finished", () => { stream.close(); replay(id); });
     stream.addEventListener("missing", (e) => { stream.close(); view.innerHTML = `<p class="error">${esc(JSON.parse(e.data).error)}</p>`; });
@@ -175,12 +179,57 @@
         while (log.children.length > 200) log.lastElementChild.remove();
         render();
       },
+      over: (result) => gameOver(snapshot, log, result),
+    };
+  }
+
+  // The end of a live game: its result in the log, with a link to its replay.
+  function gameOver(snapshot, log, result) {
+    view.querySelector(".badge").textContent = "OVER";
+    view.querySelector(".badge").classList.add("over");
+    log.insertAdjacentHTML("afterbegin", `<li><b>Game over</b> (${esc(result.reason)}): ${result.results.map((r) => `${r.place}. ${esc(r.name)}`).join(" · ")}
+      — ${gameLink(snapshot.game_id, "open the replay")}</li>`);
+    view.dataset.over = "1";
+  }
+
+  // A live RISK 2210 A.D. game: the stream sends each action's public events with the board after them
+  // (WatchEvents2210), so the page only draws; the board is redrawn once a frame at most.
+  function startLive2210(snapshot) {
+    const names = snapshot.players.map((p) => p.name);
+    const { rules, map, layout } = snapshot.r2210;
+    view.innerHTML = `<header class="game-head"><h2>Game ${esc(snapshot.game_id)} <span class="badge live">LIVE</span></h2>
+      <p>${esc(snapshot.queue)} · rules ${esc(rules.preset)} · only public information is shown while the game runs</p></header>
+      <div class="game-body"><div class="board-wrap"></div><aside class="side"><div class="seats"></div>
+        <section class="log"><h3>Events</h3><ol class="events"></ol></section></aside></div>`;
+    const board = Board2210.create(view.querySelector(".board-wrap"), map, layout, names);
+    const log = view.querySelector(".events");
+    let shown = snapshot.r2210.observation;
+    let drawing = false;
+    function render() {
+      drawing = false;
+      board.update(shown);
+      board.mark(shown.pending_source, shown.pending_target);
+      view.querySelector(".seats").innerHTML = Board2210.panel(shown, names, map, rules, null);
+      view.dataset.year = shown.year;
+    }
+    render();
+    return {
+      update(message) {
+        const items = message.events.map((m) => {
+          const ev = Board2210.normalize(m);
+          return `<li data-type="${ev.type}">${Board2210.describe(ev, map, names, rules)}</li>`;
+        });
+        log.insertAdjacentHTML("afterbegin", items.reverse().join(""));
+        while (log.children.length > 200) log.lastElementChild.remove();
+        shown = message.observation;
+        if (!drawing) {
+          drawing = true;
+          requestAnimationFrame(() => drawing && render());
+        }
+      },
       over(result) {
-        view.querySelector(".badge").textContent = "OVER";
-        view.querySelector(".badge").classList.add("over");
-        log.insertAdjacentHTML("afterbegin", `<li><b>Game over</b> (${esc(result.reason)}): ${result.results.map((r) => `${r.place}. ${esc(r.name)}`).join(" · ")}
-          — ${gameLink(snapshot.game_id, "open the replay")}</li>`);
-        view.dataset.over = "1";
+        if (drawing) render(); // the last board before the result
+        gameOver(snapshot, log, result);
       },
     };
   }

@@ -193,5 +193,5 @@ const Board = (() => {
       `expected losses ${odds.attacker_losses.value.toFixed(2)} attacking, ${odds.defender_losses.value.toFixed(2)} defending`;
   }
 
-  return { PALETTE, colour, create, describe, normalize, apply, totals, esc, oddsHtml, cardName };
+  return { PALETTE, colour, el, create, describe, normalize, apply, totals, esc, oddsHtml, cardName };
 })();

@@ -1,5 +1,5 @@
-// The replay viewer: every step's board comes computed by the engine (server/replay_view.py); this only
-// shows it. Keys: Space play/pause, ←/→ one step, PageUp/PageDown one turn, Home/End first/last step.
+// The replay viewer: every step's board comes computed by the engine (server/web/replay_view.py, and
+// server/web/replay_2210.py for RISK 2210 A.D.); this only shows it. Keys: Space play/pause, ←/→ one step, PageUp/PageDown one turn, Home/End first/last step.
 "use strict";
 
 const ReplayViewer = (() => {
@@ -45,7 +45,7 @@ const ReplayViewer = (() => {
     return `<button type="button" data-go="${go}"${play} title="${title}" aria-label="${LABELS[go]}">${icon(go)}</button>`;
   }
 
-  function actionText(step, data) {
+  function classicAction(step, data) {
     if (!step.action) return "setup";
     const [kind, ...f] = step.action;
     const t = (i) => (data.map.territories[i] ? esc(data.map.territories[i].name) : "?");
@@ -62,7 +62,59 @@ const ReplayViewer = (() => {
     }
   }
 
+  // What differs between the games a replay can be of: how one step's board, seats table, action and
+  // events are shown, and which per-seat series are charted. The transport, seeking, log and charts are
+  // the viewer's own (mount, below).
+  const CLASSIC = {
+    charts: [["territories", "Territories"], ["armies", "Armies"]],
+    board(container, data) {
+      const board = Board.create(container, data.map, data.seats.length);
+      return (step) => {
+        board.update(step.owners, step.armies);
+        const [kind, a, b] = step.action || [];
+        const move = kind === "attack" || kind === "fortify";
+        board.mark(move ? a : -1, move ? b : -1);
+      };
+    },
+    where: (step) => `turn ${step.turn} · ${step.phase.replace("_", " ")}`,
+    seats(step, data) {
+      const names = data.seats;
+      const sums = Board.totals(step.owners, step.armies, data.owners);
+      const rows = sums.territories.map((count, seat) => {
+        const name = seat < names.length ? names[seat] : "neutral";
+        const hand = step.hands[seat] || [];
+        const cards = hand.map((c) => esc(Board.cardName(c, data.map))).join("<br>") || "–";
+        const place = data.places[seat] ? ` <span class="place">#${data.places[seat]}</span>` : "";
+        const turn = seat === step.turn_seat ? " ◀" : "";
+        return `<tr><td><span class="swatch" style="background:${Board.colour(seat, names.length)}"></span>${esc(name)}${place}${turn}</td>` +
+          `<td>${count}</td><td>${sums.armies[seat]}</td><td class="cards" title="${hand.length} cards">${cards}</td></tr>`;
+      }).join("");
+      return `<table class="players"><thead><tr><th>seat</th><th>terr.</th><th>armies</th><th>cards</th></tr></thead><tbody>${rows}</tbody></table>`;
+    },
+    action: classicAction,
+    describe: (ev, data) => Board.describe(ev, data.map, data.seats),
+  };
+
+  // RISK 2210 A.D. (server/web/replay_2210.py): a step's board is a spectator's Observation2210 and the hands.
+  const R2210 = {
+    charts: [["territories", "Territories"], ["units", "Units (MODs and commanders)"], ["energy", "Energy"]],
+    board(container, data) {
+      const board = Board2210.create(container, data.map, data.layout, data.seats);
+      return (step) => {
+        board.update(step);
+        const [kind, a, b] = step.action || [];
+        const move = kind === "fortify" || kind === "declare";
+        board.mark(step.pending_source >= 0 ? step.pending_source : move ? a : -1, step.pending_target >= 0 ? step.pending_target : move ? b : -1);
+      };
+    },
+    where: (step) => `turn ${step.turn} · ${step.year ? `year ${step.year}` : "setup"} · ${Board2210.phaseName(step.phase)}`,
+    seats: (step, data) => Board2210.panel(step, data.seats, data.map, data.rules_2210, step.hands),
+    action: (step, data) => Board2210.actionText(step.action, data.map, data.rules_2210),
+    describe: (ev, data) => Board2210.describe(ev, data.map, data.seats, data.rules_2210),
+  };
+
   function mount(root, data) {
+    const game = data.game === "2210" ? R2210 : CLASSIC;
     const steps = data.steps;
     const names = data.seats;
     const owners = data.owners;
@@ -90,13 +142,13 @@ const ReplayViewer = (() => {
       <div class="game-body">
         <div class="board-wrap"></div>
         <aside class="side">
-          <table class="players"><thead><tr><th>seat</th><th>terr.</th><th>armies</th><th>cards</th></tr></thead><tbody></tbody></table>
+          <div class="seats"></div>
           <section class="step"><h3>This step</h3><div class="step-body"></div></section>
           <section class="log"><h3>Events</h3><ol class="events"></ol></section>
         </aside>
       </div>
-      <section class="charts">${chart(data.series, "territories", owners, names.length, "Territories")}${chart(data.series, "armies", owners, names.length, "Armies")}</section>`;
-    const board = Board.create(root.querySelector(".board-wrap"), data.map, names.length);
+      <section class="charts">${game.charts.map(([key, title]) => chart(data.series, key, owners, names.length, title)).join("")}</section>`;
+    const draw = game.board(root.querySelector(".board-wrap"), data);
     const seek = root.querySelector(".seek");
     const turnInput = root.querySelector(".turn-input");
     const playButton = root.querySelector(".play");
@@ -106,31 +158,20 @@ const ReplayViewer = (() => {
     function show(k) {
       index = Math.max(0, Math.min(last, k));
       const step = steps[index];
-      board.update(step.owners, step.armies);
-      const [kind, a, b] = step.action || [];
-      board.mark(kind === "attack" || kind === "fortify" ? a : -1, kind === "attack" || kind === "fortify" ? b : -1);
+      draw(step);
       seek.value = index;
       turnInput.value = step.turn;
       root.dataset.step = index;
-      root.querySelector(".position").textContent = `step ${index} / ${last} · turn ${step.turn} · ${step.phase.replace("_", " ")}`;
-      const sums = Board.totals(step.owners, step.armies, owners);
-      root.querySelector(".players tbody").innerHTML = sums.territories.map((count, seat) => {
-        const name = seat < names.length ? names[seat] : "neutral";
-        const hand = step.hands[seat] || [];
-        const cards = hand.map((c) => esc(Board.cardName(c, data.map))).join("<br>") || "–";
-        const place = data.places[seat] ? ` <span class="place">#${data.places[seat]}</span>` : "";
-        const turn = seat === step.turn_seat ? " ◀" : "";
-        return `<tr><td><span class="swatch" style="background:${Board.colour(seat, names.length)}"></span>${esc(name)}${place}${turn}</td>` +
-          `<td>${count}</td><td>${sums.armies[seat]}</td><td class="cards" title="${hand.length} cards">${cards}</td></tr>`;
-      }).join("");
+      root.querySelector(".position").textContent = `step ${index} / ${last} · ${game.where(step)}`;
+      root.querySelector(".seats").innerHTML = game.seats(step, data);
       const who = step.seat >= 0 ? `<span class="swatch" style="background:${Board.colour(step.seat, names.length)}"></span>${esc(names[step.seat] || "neutral")}: ` : "";
       const note = step.note ? `<p class="note" title="the bot's annotation">💬 ${esc(step.note)}</p>` : "";
       const odds = step.odds ? `<p class="odds">${step.odds.method === "exact" ? "Exact odds" : "Odds"}: ${Board.oddsHtml(step.odds)}</p>` : "";
-      root.querySelector(".step-body").innerHTML = `<p class="action">${who}${actionText(step, data)}</p>${odds}${note}`;
+      root.querySelector(".step-body").innerHTML = `<p class="action">${who}${game.action(step, data)}</p>${odds}${note}`;
       const recent = [];
       for (let s = index; s >= 0 && recent.length < 40; s--) {
         for (const ev of [...steps[s].events].reverse()) {
-          recent.push(`<li class="${s === index ? "current" : ""}" data-type="${ev.type}">${Board.describe(ev, data.map, names)}</li>`);
+          recent.push(`<li class="${s === index ? "current" : ""}" data-type="${ev.type}">${game.describe(ev, data)}</li>`);
         }
       }
       root.querySelector(".events").innerHTML = recent.slice(0, 40).join("");

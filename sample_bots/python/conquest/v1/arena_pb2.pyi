@@ -1058,7 +1058,8 @@ class GameSnapshot(_message.Message):
     @_builtins.property
     def r2210(self) -> _r2210_pb2.Start2210:
         """A RISK 2210 A.D. game: its rules, board and the spectator's view now (rules, map and observation
-        above are unset). Its stream has no event batches yet: the snapshot, then GameOver.
+        above are unset). Its stream carries `events_2210` (each action's events with the board after them)
+        instead of event batches.
         """
 
     def __init__(
@@ -1091,6 +1092,7 @@ class WatchGameResponse(_message.Message):
     SNAPSHOT_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     GAME_OVER_FIELD_NUMBER: _builtins.int
+    EVENTS_2210_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def snapshot(self) -> Global___GameSnapshot:
         """The first message."""
@@ -1103,22 +1105,65 @@ class WatchGameResponse(_message.Message):
     def game_over(self) -> _bot_pb2.GameOver:
         """The last message: every seat's result and the revealed seed."""
 
+    @_builtins.property
+    def events_2210(self) -> Global___WatchEvents2210:
+        """A RISK 2210 A.D. game's batch in place of `events`: one per action."""
+
     def __init__(
         self,
         *,
         snapshot: Global___GameSnapshot | None = ...,
         events: _bot_pb2.GameEvents | None = ...,
         game_over: _bot_pb2.GameOver | None = ...,
+        events_2210: Global___WatchEvents2210 | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game_over", b"game_over", "message", b"message", "snapshot", b"snapshot"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "events_2210", b"events_2210", "game_over", b"game_over", "message", b"message", "snapshot", b"snapshot"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game_over", b"game_over", "message", b"message", "snapshot", b"snapshot"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "events_2210", b"events_2210", "game_over", b"game_over", "message", b"message", "snapshot", b"snapshot"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["snapshot", "events", "game_over"]  # noqa: Y015
+    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["snapshot", "events", "game_over", "events_2210"]  # noqa: Y015
     _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
 
 Global___WatchGameResponse: _TypeAlias = WatchGameResponse  # noqa: Y015
+
+@_typing.final
+class WatchEvents2210(_message.Message):
+    """What one action of a RISK 2210 A.D. game did, as a spectator sees it: its public events and the board
+    they leave, so a spectator draws the board without replaying the rules.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    OBSERVATION_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game id."""
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_r2210_pb2.GameEvent2210]:
+        """The action's public events, in order (unrevealed bids and the ids of drawn cards absent; empty when
+        every event was private, such as a bid).
+        """
+
+    @_builtins.property
+    def observation(self) -> _r2210_pb2.Observation2210:
+        """The spectator's view after them (no hand: card counts by deck; bids once revealed)."""
+
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        events: _abc.Iterable[_r2210_pb2.GameEvent2210] | None = ...,
+        observation: _r2210_pb2.Observation2210 | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["observation", b"observation"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game_id", b"game_id", "observation", b"observation"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchEvents2210: _TypeAlias = WatchEvents2210  # noqa: Y015
 
 @_typing.final
 class CreateChallengeRequest(_message.Message):
