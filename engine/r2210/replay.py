@@ -22,7 +22,7 @@ from engine.r2210.events import Event2210
 from engine.r2210.game import apply, new_game_2210
 from engine.r2210.rules import Rules2210
 from engine.r2210.state import GameState2210
-from engine.replay import FORMAT_VERSION, ReplayError, check_recorded
+from engine.replay import FORMAT_VERSION, Replay, ReplayError, check_recorded
 from engine.rules import DefenderDice
 
 GAME = "2210"
@@ -161,6 +161,16 @@ def replayed(replay: Replay2210) -> Iterator[tuple[GameState2210, list[Event2210
         except ActionError as bad:
             raise ReplayError(f"action {i} {encode_action(seat, action)} is illegal: {bad}") from None
         yield state, events
+
+
+def any_replay(data: dict[str, Any]) -> Replay | Replay2210:
+    """The replay in a replay file's JSON object, of its kind: 2210 when marked ``"game": "2210"``, else
+    classic.
+
+    Raises:
+        ReplayError: not a replay (the message names the field).
+    """
+    return Replay2210.from_dict(data) if data.get("game") == GAME else Replay.from_dict(data)
 
 
 def simulate(replay: Replay2210) -> tuple[GameState2210, list[Event2210]]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from engine.r2210.replay import GAME as GAME_2210
-from engine.r2210.replay import Replay2210
+from engine.r2210.replay import Replay2210, any_replay
 from engine.r2210.replay import verify as verify_2210
 from engine.r2210.state import GameState2210
 from engine.replay import Replay, ReplayError, verify
@@ -156,9 +156,7 @@ def load_any_replay_file(path: Path) -> tuple[Replay | Replay2210, dict[str, Any
         ReplayError: unreadable file, not JSON, or not a replay.
     """
     data = read_replay_data(path)
-    if data.get("game") == GAME_2210:
-        return Replay2210.from_dict(data), data
-    return Replay.from_dict(data), data
+    return any_replay(data), data
 
 
 def verify_record(replay: Replay | Replay2210, data: dict[str, Any]) -> GameState | GameState2210:

@@ -18,8 +18,7 @@ from sqlalchemy.orm import Session
 
 from engine import Phase
 from engine.r2210.actions import Phase as Phase2210
-from engine.r2210.replay import GAME as GAME_2210
-from engine.r2210.replay import Replay2210, rules_to_dict
+from engine.r2210.replay import Replay2210, any_replay, rules_to_dict
 from engine.replay import Replay, ReplayError
 from server.records import ROUND_TRIP_BUCKETS, DatabaseUnavailable, GameResult, SeatOutcome, SeatResult, shown
 from server.storage.bots import bot_row
@@ -248,7 +247,7 @@ def _stored_replay(text: str) -> Replay | Replay2210:
         raise ReplayError(f"stored replay is not valid JSON: {bad}") from None
     if not isinstance(data, dict):
         raise ReplayError("a stored replay is a JSON object")
-    return Replay2210.from_dict(data) if data.get("game") == GAME_2210 else Replay.from_dict(data)
+    return any_replay(data)
 
 
 def _check_result(result: GameResult, replay: Replay | Replay2210) -> None:
