@@ -381,6 +381,49 @@ class Layout2210:
         if not 0 <= index < self.actions:
             return f"action {index} (the action space is 0..{self.actions - 1})"
         kind, local = self._block(index)
+        t, size = self.territories, ("least", "middle", "most")
+        if kind == "place":
+            return f"action {index} (place on territory {local // BUCKETS}, {size[local % BUCKETS]} MODs)"
+        if kind in ("hire", "decoys"):
+            c, x = divmod(local, t)
+            return f"action {index} ({kind} commander {c} to territory {x})"
+        if kind == "declare":
+            return "action {} (declare {}->{})".format(index, *self.invasion_pairs[local])
+        if kind == "roll":
+            dice, sub = divmod(local, SUBSETS)
+            return f"action {index} (roll {dice + 1} dice, 8-sided for commanders {list(_bits(sub))})"
+        if kind == "occupy":
+            sub, b = divmod(local, BUCKETS)
+            return f"action {index} (occupy with commanders {list(_bits(sub))}, {size[b]} MODs)"
+        if kind == "fortify":
+            pair, way = divmod(local, FORTIFY_WAYS)
+            units = f"{size[way]} MODs" if way < BUCKETS else "every commander"
+            return "action {} (fortify {}->{}, {})".format(index, *self.fortify_pairs[pair], units)
+        named = {
+            "bid": f"bid bucket {local}: {local}/7 of the energy held",
+            "choose_marker": f"choose marker {local + 1}",
+            "buy_cards": f"buy cards {list(BUY_COUNTS[local])} by deck",
+            "take_card": f"take a card from deck {local}",
+            "defend": f"defend with {local + 1} dice",
+            "lose": f"lose commanders {list(_bits(local))} and MODs",
+            "remove": f"remove MODs from territory {local} first",
+        }
+        if kind in named:
+            return f"action {index} ({named[kind]})"
+        named = {
+            "bid": f"bid bucket {local}: {local}/7 of the energy held",
+            "choose_marker": f"choose marker {local + 1}",
+            "buy_cards": f"buy cards {list(BUY_COUNTS[local])} by deck",
+            "take_card": f"take a card from deck {local}",
+            "defend": f"defend with {local + 1} dice",
+            "lose": f"lose commanders {list(_bits(local))} and MODs",
+            "remove": f"remove MODs from territory {local} first",
+        }
+        if kind in named:
+            return f"action {index} ({named[kind]})"
+        if kind == "play_card":
+            card_kind, slot = divmod(local, t)
+            return f"action {index} (play a card of kind {card_kind}, target slot {slot})"
         return f"action {index} ({kind} {local})"
 
     def _block(self, index: int) -> tuple[str, int]:
