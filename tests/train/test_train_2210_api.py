@@ -195,3 +195,14 @@ def test_the_2210_example_in_docs_training_md_works_as_written() -> None:
     env = namespace["env"]
     assert isinstance(env, Conquest2210Env) and env.game is not None and env.game.is_over()
     assert isinstance(namespace["gym_env"], ConquestGymEnv)
+
+
+def test_every_2210_index_is_described_in_words_by_its_block() -> None:
+    """The bad-input error names the action: ``Layout2210.describe`` works for every index of every block."""
+    layout = Conquest2210Env(5).layout
+    for index in range(layout.actions):
+        kind = layout._block(index)[0]
+        assert layout.describe(index).startswith(f"action {index} ("), kind
+    assert layout.describe(layout.offsets["declare"]) == "action {} (declare {}->{})".format(
+        layout.offsets["declare"], *layout.invasion_pairs[0]
+    )

@@ -399,10 +399,10 @@ class Layout2210:
             pair, way = divmod(local, FORTIFY_WAYS)
             units = f"{size[way]} MODs" if way < BUCKETS else "every commander"
             return "action {} (fortify {}->{}, {})".format(index, *self.fortify_pairs[pair], units)
-        named = {
+        named = {  # built whole for every kind (hence the modulo below); only its own entry is read
             "bid": f"bid bucket {local}: {local}/7 of the energy held",
             "choose_marker": f"choose marker {local + 1}",
-            "buy_cards": f"buy cards {list(BUY_COUNTS[local])} by deck",
+            "buy_cards": f"buy cards {list(BUY_COUNTS[local % len(BUY_COUNTS)])} by deck",
             "take_card": f"take a card from deck {local}",
             "defend": f"defend with {local + 1} dice",
             "lose": f"lose commanders {list(_bits(local))} and MODs",
@@ -410,10 +410,10 @@ class Layout2210:
         }
         if kind in named:
             return f"action {index} ({named[kind]})"
-        named = {
+        named = {  # built whole for every kind (hence the modulo below); only its own entry is read
             "bid": f"bid bucket {local}: {local}/7 of the energy held",
             "choose_marker": f"choose marker {local + 1}",
-            "buy_cards": f"buy cards {list(BUY_COUNTS[local])} by deck",
+            "buy_cards": f"buy cards {list(BUY_COUNTS[local % len(BUY_COUNTS)])} by deck",
             "take_card": f"take a card from deck {local}",
             "defend": f"defend with {local + 1} dice",
             "lose": f"lose commanders {list(_bits(local))} and MODs",
