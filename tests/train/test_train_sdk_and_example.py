@@ -65,7 +65,8 @@ def test_the_server_the_sdk_and_the_sample_bots_load_without_the_training_extra(
     environments."""
     code = (
         "import sys, server.app, server.cli.main, conquest_sdk, conquest_bots.roster\n"
-        "loaded = [m for m in ('numpy', 'gymnasium', 'pettingzoo', 'server.train', 'conquest_sdk.encoding')"
+        "loaded = [m for m in ('numpy', 'gymnasium', 'pettingzoo', 'server.train', 'conquest_sdk.encoding',"
+        " 'conquest_sdk.encoding_2210')"
         " if m in sys.modules]\n"
         "assert not loaded, loaded\n"
     )

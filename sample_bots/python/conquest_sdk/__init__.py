@@ -12,7 +12,7 @@
 
 Depends only on grpcio, protobuf and the generated ``conquest.v1`` stubs: ``pip install sample_bots/python``
 installs the three (and the sample bots) without the server. ``conquest_sdk.policy`` (run a policy trained
-in ``server.train`` as a bot) and ``conquest_sdk.encoding`` also need numpy
+in ``server.train`` as a bot), ``conquest_sdk.encoding`` and ``conquest_sdk.encoding_2210`` also need numpy
 (``pip install 'sample_bots/python[train]'``, docs/training.md); nothing else here imports them.
 """
 

@@ -21,10 +21,13 @@ import numpy as np
 import numpy.typing as npt
 
 from conquest.v1 import bot_pb2, game_pb2
+from conquest.v1 import r2210_pb2 as pb
 from conquest_sdk import actions
 from conquest_sdk.client import Bot
 from conquest_sdk.encoding import Choices, Decoded, Layout, View, view
+from conquest_sdk.encoding_2210 import Layout2210
 from conquest_sdk.game import Game, Turn
+from conquest_sdk.r2210 import Turn2210
 
 Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.int8]], int]
 """A trained policy: the observation vector and the action mask in, one masked-in action index out."""
@@ -39,6 +42,18 @@ def layout_of(started: bot_pb2.GameStarted) -> Layout:
         len(started.rules.missions),
         started.rules.fortify == "connected",
     )
+
+
+def layout_of_2210(started: bot_pb2.GameStarted) -> Layout2210:
+    """The encoding of the RISK 2210 A.D. game ``started`` announces (``server.train``'s for those rules)."""
+    return Layout2210(started.r2210.rules, started.r2210.map, len(started.players))
+
+
+def encode_2210(
+    layout: Layout2210, request: bot_pb2.DecisionRequest
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
+    """The observation vector and the action mask of the 2210 ``request``."""
+    return layout.observation(request.r2210.observation), layout.mask(request.r2210.legal)
 
 
 def view_of(seat: int, obs: game_pb2.Observation) -> View:
@@ -101,15 +116,19 @@ def to_action(decoded: Decoded) -> game_pb2.Action:
 
 
 class PolicyBot(Bot):
-    """A bot that asks ``policy`` for every decision. An index outside the mask is logged by the client
-    and answered with the safe default (``Legal.default``), like any other failing ``decide``."""
+    """A bot that asks ``policy`` for every decision, classic or RISK 2210 A.D. (2210 games on
+    ``conquest_sdk.encoding_2210``: the 2210 environment's arrays). An index outside the mask is logged by
+    the client and answered with the safe default (``Legal.default``), like any other failing ``decide``."""
 
     def __init__(self, policy: Policy, name: str = "policy-bot") -> None:
         self.policy = policy
         self.name = name
 
     def on_game_started(self, game: Game) -> None:
-        game.notes["layout"] = layout_of(game.started)
+        if game.r2210 is not None:
+            game.notes["layout"] = layout_of_2210(game.started)
+        else:
+            game.notes["layout"] = layout_of(game.started)
 
     def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
         """Raises:
@@ -124,3 +143,17 @@ class PolicyBot(Bot):
                 f"(phase {game_pb2.Phase.Name(turn.phase)}); masked-in actions start {allowed}"
             )
         return to_action(layout.decode(index, choices))
+
+    def decide_2210(self, game: Game, turn: Turn2210) -> pb.Action2210:
+        """Raises:
+        ValueError: the policy chose an index the mask leaves out (the message names the decision)."""
+        layout: Layout2210 = game.notes["layout"]
+        observation, mask = encode_2210(layout, turn.request)
+        index = int(self.policy(observation, mask))
+        if not 0 <= index < layout.actions or not mask[index]:
+            allowed: Any = np.flatnonzero(mask)[:16].tolist()
+            raise ValueError(
+                f"{layout.describe(index)} is not legal at request {turn.request.request_id} "
+                f"(phase {pb.Phase2210.Name(turn.phase)}); masked-in actions start {allowed}"
+            )
+        return layout.decode(index, turn.legal)
