@@ -7,7 +7,8 @@ an ``Encoded`` policy (a trained ``policy(observation, mask) -> index``).
 
 ``rules="2210"`` (or an ``engine.r2210.rules.Rules2210``) plays RISK 2210 A.D. (``Conquest2210Env``); its
 opponents are "random" and "aggressive" (``engine.r2210.policies``: ``random_action`` and
-``aggressive_2210``), a ``Policy2210`` (``(GameState2210, seat) -> Action2210``) or an ``Encoded`` policy.
+``aggressive_2210``), another sample bot's name (e.g. "strategist", on the 2210 messages the server would
+send it), a ``Policy2210`` (``(GameState2210, seat) -> Action2210``) or an ``Encoded`` policy.
 """
 
 from __future__ import annotations
@@ -143,5 +144,7 @@ def _opponent_2210(spec: Opponent, seed: int) -> Policy2210 | Encoded:
     if spec == "aggressive":
         return aggressive_2210
     if isinstance(spec, str):
-        raise ValueError(f"no 2210 opponent {spec!r}: 2210 opponents are random, aggressive or callables")
+        from server.train.sample_bots import SampleBot2210  # imports the server's message builders
+
+        return SampleBot2210(spec, seed)
     return spec  # type: ignore[return-value]  # a (GameState2210, seat) -> Action2210 callable

@@ -160,12 +160,14 @@ def test_2210_seat_counts_and_rules_options_are_checked() -> None:
 
 
 def test_gym_wrapper_plays_2210_reproducibly_against_every_kind_of_opponent() -> None:
-    """Opponents: the engine's 2210 policies by name, a (state, seat) callable, a trained policy."""
+    """Issue 22: "one learning seat against opponents chosen from the engine policies, the sample bots, or
+    any callable, seeded and reproducible": the engine's 2210 policies by name, a sample bot by name, a
+    (state, seat) callable, a trained policy."""
 
     def first_legal(observation: np.ndarray, mask: np.ndarray) -> int:
         return int(np.flatnonzero(mask)[0])
 
-    opponents: list[Opponent] = ["random", "aggressive", Encoded(first_legal), aggressive_2210]
+    opponents: list[Opponent] = ["random", "strategist", Encoded(first_legal), aggressive_2210]
 
     def episode() -> list[float]:
         env = ConquestGymEnv("2210", opponents, seat=1, rules_options={"years": 2})
@@ -181,8 +183,8 @@ def test_gym_wrapper_plays_2210_reproducibly_against_every_kind_of_opponent() ->
     rewards = episode()
     assert rewards == episode()
     assert rewards[-1] in (1.0, -1.0) and not any(rewards[:-1])
-    with pytest.raises(ValueError, match="no 2210 opponent 'strategist'"):
-        ConquestGymEnv("2210", ["strategist"]).reset(seed=1)
+    with pytest.raises(ValueError, match="no sample bot 'strategos'; opponents are random, aggressive or"):
+        ConquestGymEnv("2210", ["strategos"]).reset(seed=1)
 
 
 def test_the_2210_example_in_docs_training_md_works_as_written() -> None:
