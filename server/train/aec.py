@@ -71,10 +71,7 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         super().__init__()
         self.rules = preset(rules, **(rules_options or {})) if isinstance(rules, str) else rules
         self.rules.starting_armies_for(seats)  # RulesConfigError for a seat count the rules do not allow
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
-        if invalid_action not in ("raise", "penalty"):
-            raise ValueError(f"invalid_action must be 'raise' or 'penalty', not {invalid_action!r}")
+        check_options(reward, invalid_action)
         self.seats = seats
         self.board = board
         self.reward = reward
@@ -86,13 +83,7 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         self._territory = reward == "territory"
         self.possible_agents = [f"seat_{s}" for s in range(seats)]
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
-        self._obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, OBSERVATION_HIGH, (self.layout.observation_size,), np.float32),
-                "action_mask": spaces.Box(0, 1, (self.layout.actions,), np.int8),
-            }
-        )
-        self._act_space = spaces.Discrete(self.layout.actions)
+        self._obs_space, self._act_space = agent_spaces(self.layout.observation_size, self.layout.actions)
         self._seeds = random.Random()
         self.game: GameState | None = None
         """The engine's game (None before ``reset``)."""
@@ -194,12 +185,7 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         index = -1 if action is None else int(action)
         what = "no action (None)" if action is None else self.layout.describe(index)
         if self.invalid_action == "raise":
-            allowed = np.flatnonzero(mask)
-            shown = ", ".join(str(i) for i in allowed[:16]) + (" ..." if len(allowed) > 16 else "")
-            raise IllegalActionError(
-                f"{what} is not legal for {agent} at decision {self.decisions} "
-                f"({legal.phase.name}); masked-in actions: [{shown}]; legal now: {legal.describe()}"
-            )
+            raise illegal_index(what, agent, self.decisions, legal.phase.name, mask, legal.describe())
         self._play(default_action(legal), -self.penalty, checked=False)
 
     def step_action(self, action: Action) -> None:
@@ -252,20 +238,13 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
                 place = self.seats - state.eliminated.index(s)
             else:
                 continue
-            self.rewards[a] += self._final_reward(place)
+            self.rewards[a] += final_reward(self.reward, place, self.seats)
             self._paid = True
             if over and state.end_reason == Termination.TURN_CAP and state.status[s] == PlayerStatus.ALIVE:
                 self.truncations[a] = True  # still playing when the turn cap stopped the game
             else:
                 self.terminations[a] = True
         self._deads_step_first()
-
-    def _final_reward(self, place: int) -> float:
-        if self.reward == "win":
-            return 1.0 if place == 1 else -1.0
-        if self.reward == "placement":
-            return 1.0 - 2.0 * (place - 1) / (self.seats - 1)
-        return 0.0
 
     def _territory_shares(self) -> list[float]:
         counts = self._game().territory_count
@@ -275,6 +254,47 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         if self.game is None:
             raise RuntimeError("call reset() before using the environment")
         return self.game
+
+
+def check_options(reward: str, invalid_action: str) -> None:
+    """Raises: ValueError naming the allowed values of a bad ``reward`` or ``invalid_action``."""
+    if reward not in REWARDS:
+        raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
+    if invalid_action not in ("raise", "penalty"):
+        raise ValueError(f"invalid_action must be 'raise' or 'penalty', not {invalid_action!r}")
+
+
+def agent_spaces(observation_size: int, actions: int) -> tuple[spaces.Dict, spaces.Discrete]:
+    """Every agent's observation space (the vector and the mask) and action space (an index)."""
+    observation = spaces.Dict(
+        {
+            "observation": spaces.Box(0.0, OBSERVATION_HIGH, (observation_size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (actions,), np.int8),
+        }
+    )
+    return observation, spaces.Discrete(actions)
+
+
+def final_reward(reward: Reward, place: int, seats: int) -> float:
+    """A seat's reward when its game ends in ``place``: win +1/-1, placement +1 (first) to -1 (last);
+    territory pays per step instead (0)."""
+    if reward == "win":
+        return 1.0 if place == 1 else -1.0
+    if reward == "placement":
+        return 1.0 - 2.0 * (place - 1) / (seats - 1)
+    return 0.0
+
+
+def illegal_index(
+    what: str, agent: str, decision: int, phase: str, mask: npt.NDArray[np.int8], legal: str
+) -> IllegalActionError:
+    """The error for an index outside the mask: the decision, the first masked-in indices, what is legal."""
+    allowed = np.flatnonzero(mask)
+    shown = ", ".join(str(i) for i in allowed[:16]) + (" ..." if len(allowed) > 16 else "")
+    return IllegalActionError(
+        f"{what} is not legal for {agent} at decision {decision} ({phase}); masked-in actions: [{shown}]; "
+        f"legal now: {legal}"
+    )
 
 
 def env(**kwargs: Any) -> ConquestEnv:

@@ -21,7 +21,6 @@ from pettingzoo import AECEnv
 
 from conquest.v1 import r2210_pb2 as pb
 from conquest_sdk.encoding_2210 import Layout2210
-from engine.errors import IllegalActionError
 from engine.r2210.actions import Action2210, Phase
 from engine.r2210.game import apply, apply_unchecked, new_game_2210
 from engine.r2210.legal import Legal2210, legal_for
@@ -37,7 +36,15 @@ from server.play.convert_2210 import (
     observation_2210,
     rules_info_2210,
 )
-from server.train.aec import OBSERVATION_HIGH, REWARDS, InvalidAction, ObsDict, Reward
+from server.train.aec import (
+    InvalidAction,
+    ObsDict,
+    Reward,
+    agent_spaces,
+    check_options,
+    final_reward,
+    illegal_index,
+)
 
 
 def rules_2210(options: dict[str, Any] | None = None) -> Rules2210:
@@ -74,10 +81,7 @@ class Conquest2210Env(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  
         super().__init__()
         self.rules = rules if rules is not None else rules_2210(rules_options)
         self.rules.starting_mods(seats)  # RulesConfigError for a seat count 2210 does not allow
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
-        if invalid_action not in ("raise", "penalty"):
-            raise ValueError(f"invalid_action must be 'raise' or 'penalty', not {invalid_action!r}")
+        check_options(reward, invalid_action)
         self.seats = seats
         self.reward = reward
         self.invalid_action = invalid_action
@@ -90,13 +94,7 @@ class Conquest2210Env(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  
         self.layout = Layout2210(self.start.rules, self.start.map, seats)
         self.possible_agents = [f"seat_{s}" for s in range(seats)]
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
-        self._obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, OBSERVATION_HIGH, (self.layout.observation_size,), np.float32),
-                "action_mask": spaces.Box(0, 1, (self.layout.actions,), np.int8),
-            }
-        )
-        self._act_space = spaces.Discrete(self.layout.actions)
+        self._obs_space, self._act_space = agent_spaces(self.layout.observation_size, self.layout.actions)
         self._seeds = random.Random()
         self.game: GameState2210 | None = None
         """The engine's game (None before ``reset``)."""
@@ -191,12 +189,7 @@ class Conquest2210Env(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  
             return
         what = "no action (None)" if action is None else self.layout.describe(index)
         if self.invalid_action == "raise":
-            allowed = np.flatnonzero(mask)
-            shown = ", ".join(str(i) for i in allowed[:16]) + (" ..." if len(allowed) > 16 else "")
-            raise IllegalActionError(
-                f"{what} is not legal for {agent} at decision {self.decisions} "
-                f"({legal.phase.name}); masked-in actions: [{shown}]; legal now: {legal.describe()}"
-            )
+            raise illegal_index(what, agent, self.decisions, legal.phase.name, mask, legal.describe())
         self._play(default_action(legal), -self.penalty, checked=False)
 
     def step_action(self, action: Action2210) -> None:
@@ -245,18 +238,11 @@ class Conquest2210Env(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  
                 place = self.seats - state.eliminated.index(s)
             else:
                 continue
-            self.rewards[a] += self._final_reward(place)
+            self.rewards[a] += final_reward(self.reward, place, self.seats)
             self.terminations[a] = True
         if not over:
             self.agent_selection = self.possible_agents[state.asked[0]]
         self._deads_step_first()
-
-    def _final_reward(self, place: int) -> float:
-        if self.reward == "win":
-            return 1.0 if place == 1 else -1.0
-        if self.reward == "placement":
-            return 1.0 - 2.0 * (place - 1) / (self.seats - 1)
-        return 0.0
 
     def _territory_shares(self) -> list[float]:
         owner = self._game().owner
