@@ -238,6 +238,8 @@ class SharedBot:
     identity: Identity
     free: int
     """Its free game slots (capacity less the games it holds), kept by relative updates only."""
+    live_events: bool = False
+    """Its Hello asked for GameEvents as each turn passes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +265,7 @@ class SharedSeat:
     name: str
     bot_id: int | None
     ranked: bool
+    live_events: bool = False
     done: bool = False
     """The session reached its JoinQueue.games limit with this game and left the queue."""
 

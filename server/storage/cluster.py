@@ -78,6 +78,7 @@ class ClusterStore(LiveStore):
                     name=identity.name,
                     bot_id=identity.bot_id,
                     ranked=identity.ranked,
+                    live_events=bot.live_events,
                     free=bot.free,
                 )
             ),
@@ -147,7 +148,13 @@ class ClusterStore(LiveStore):
             ]
             members = {(w.replica, w.session_id) for w in waits}
             bots = [
-                SharedBot(r.replica, r.session_id, Identity(r.key, r.name, r.ranked, r.bot_id), r.free)
+                SharedBot(
+                    r.replica,
+                    r.session_id,
+                    Identity(r.key, r.name, r.ranked, r.bot_id),
+                    r.free,
+                    r.live_events,
+                )
                 for r in session.scalars(select(ClusterSessionRow))
                 if (r.replica, r.session_id) in members
             ]
@@ -155,11 +162,11 @@ class ClusterStore(LiveStore):
 
         return self._live_read(read)
 
-    def sessions_of(self, key: str) -> list[tuple[str, str]]:
-        """The open sessions of the bot with identity ``key``, as (replica, session id)."""
+    def sessions_of(self, key: str) -> list[tuple[str, str, bool]]:
+        """The open sessions of the bot with identity ``key``, as (replica, session id, live_events)."""
         return self._live_read(
             lambda session: [
-                (r.replica, r.session_id)
+                (r.replica, r.session_id, r.live_events)
                 for r in session.scalars(select(ClusterSessionRow).where(ClusterSessionRow.key == key))
             ]
         )
@@ -208,15 +215,18 @@ class ClusterStore(LiveStore):
 
     def renew_lease(self, name: str, replica: str, term: int) -> bool:
         """The holder renews its lease; False when it no longer holds it at ``term``."""
-        return 1 == self._live_write(
-            lambda session: _changed(
-                session,
-                update(ClusterLeaseRow)
-                .where(ClusterLeaseRow.name == name, ClusterLeaseRow.holder == replica)
-                .where(ClusterLeaseRow.term == term)
-                .values(renewals=ClusterLeaseRow.renewals + 1),
-            ),
-            f"did not renew {replica!r}'s {name} lease",
+        return (
+            self._live_write(
+                lambda session: _changed(
+                    session,
+                    update(ClusterLeaseRow)
+                    .where(ClusterLeaseRow.name == name, ClusterLeaseRow.holder == replica)
+                    .where(ClusterLeaseRow.term == term)
+                    .values(renewals=ClusterLeaseRow.renewals + 1),
+                ),
+                f"did not renew {replica!r}'s {name} lease",
+            )
+            == 1
         )
 
     # ------------------------------------------------------------------ seatings
@@ -235,7 +245,9 @@ class ClusterStore(LiveStore):
                 moved = _changed(
                     session,
                     update(ClusterSessionRow)
-                    .where(ClusterSessionRow.replica == s.replica, ClusterSessionRow.session_id == s.session_id)
+                    .where(
+                        ClusterSessionRow.replica == s.replica, ClusterSessionRow.session_id == s.session_id
+                    )
                     .where(ClusterSessionRow.free > 0)
                     .values(free=ClusterSessionRow.free - 1),
                 )
@@ -268,6 +280,7 @@ class ClusterStore(LiveStore):
                             "name": s.name,
                             "bot_id": s.bot_id,
                             "ranked": s.ranked,
+                            "live_events": s.live_events,
                             "done": s.done,
                         }
                         for s in seating.seats
@@ -295,7 +308,14 @@ class ClusterStore(LiveStore):
                     row.host,
                     tuple(
                         SharedSeat(
-                            s["replica"], s["session_id"], s["key"], s["name"], s["bot_id"], s["ranked"], s["done"]
+                            s["replica"],
+                            s["session_id"],
+                            s["key"],
+                            s["name"],
+                            s["bot_id"],
+                            s["ranked"],
+                            s["live_events"],
+                            s["done"],
                         )
                         for s in row.seats
                     ),

@@ -329,6 +329,7 @@ class ClusterSessionRow(Base):
     name: Mapped[str] = mapped_column(String(40))
     bot_id: Mapped[int | None] = mapped_column(Integer)
     ranked: Mapped[bool] = mapped_column(Boolean)
+    live_events: Mapped[bool] = mapped_column(Boolean)
     free: Mapped[int] = mapped_column(Integer)
 
 
@@ -368,4 +369,4 @@ class ClusterSeatingRow(Base):
     queue: Mapped[str] = mapped_column(String(64))
     host: Mapped[str] = mapped_column(String(64), index=True)
     seats: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
-    """Each bot seat in seat order: replica, session_id, key, name, bot_id, ranked, done."""
+    """Each bot seat in seat order: replica, session_id, key, name, bot_id, ranked, live_events, done."""

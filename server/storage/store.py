@@ -15,9 +15,9 @@ from sqlalchemy import create_engine
 
 from server.storage.bots import BotStore
 from server.storage.challenges import ChallengeStore
+from server.storage.cluster import ClusterStore
 from server.storage.database import configure_postgresql, configure_sqlite
 from server.storage.games import GameStore
-from server.storage.cluster import ClusterStore
 from server.storage.ratings import RatingStore
 from server.storage.tournaments import TournamentStore
 

@@ -17,7 +17,7 @@ def _bot(replica: str, session_id: str, name: str, free: int = 1) -> SharedBot:
 
 def _seat(bot: SharedBot, done: bool = False) -> SharedSeat:
     identity = bot.identity
-    return SharedSeat(bot.replica, bot.session_id, identity.key, identity.name, None, False, done)
+    return SharedSeat(bot.replica, bot.session_id, identity.key, identity.name, None, False, done=done)
 
 
 def test_two_would_be_holders_of_the_lease_one_wins_and_the_loser_cannot_renew(store: Store) -> None:
@@ -76,6 +76,6 @@ def test_a_seating_takes_free_slots_and_memberships_in_one_transaction(store: St
     assert store.shared_waiting()[0][0].free == 1
     store.forget_replicas({"r2"})
     assert store.shared_waiting() == ([], [])
-    assert store.sessions_of(ann.identity.key) == [("r1", "s1")]
+    assert store.sessions_of(ann.identity.key) == [("r1", "s1", False)]
     store.close_shared_session("r1", "s1")
     assert store.sessions_of(ann.identity.key) == []

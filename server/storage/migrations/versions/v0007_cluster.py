@@ -34,6 +34,7 @@ def upgrade() -> None:
         sa.Column("name", sa.String(length=40), nullable=False),
         sa.Column("bot_id", sa.Integer(), nullable=True),
         sa.Column("ranked", sa.Boolean(), nullable=False),
+        sa.Column("live_events", sa.Boolean(), nullable=False),
         sa.Column("free", sa.Integer(), nullable=False),
         sa.PrimaryKeyConstraint("replica", "session_id", name=op.f("pk_cluster_sessions")),
     )

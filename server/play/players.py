@@ -1,0 +1,53 @@
+"""Who a lobby seats besides its own sessions, and the cluster's side of a lobby, as Protocols: the lobby
+(``server.play.lobby``) speaks to them, ``server.play.relay`` and ``server.play.cluster`` implement them.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from conquest.v1 import bot_pb2
+from server.play.runner_2210 import AnyRunner
+from server.play.session import Outgoing, Session
+from server.records import Identity
+
+
+class BotPlayer(Protocol):
+    """A bot a new game seats: a session of this server, or one of another replica played through the
+    relay (``server.play.relay.RelayedSeat``)."""
+
+    identity: Identity
+    live_events: bool
+    games: dict[str, int]
+    """game id -> the seat it plays there."""
+
+    def send(self, message: Outgoing) -> None: ...
+
+
+class Shared(Protocol):
+    """The cluster's side of the lobby (``server.play.cluster``, with ``server.cluster``): the queues are
+    shared with the other replicas, whose matchmaker seats the games, and some seats are relayed."""
+
+    def opened(self, session: Session) -> None:
+        """A session opened (after it took back its seats of games hosted here)."""
+        ...
+
+    def closed(self, session: Session) -> None:
+        """A session closed."""
+        ...
+
+    def joined(self, queue: str, session: Session, games: int) -> None:
+        """A session joined ``queue`` (at most ``games`` games; 0: no limit)."""
+        ...
+
+    def left(self, queue: str, session: Session) -> None:
+        """A session left ``queue``."""
+        ...
+
+    def forward(self, session: Session, decision: bot_pb2.Decision) -> bool:
+        """A Decision for a game hosted by another replica, sent there; False if it is not one."""
+        ...
+
+    def ended(self, runner: AnyRunner) -> None:
+        """A game hosted here ended (its players were told)."""
+        ...

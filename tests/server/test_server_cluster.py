@@ -1,0 +1,160 @@
+"""Issue 20, "Any number of replicas serve one ladder": three `conquest serve` replicas in cluster mode on
+one PostgreSQL share the queues; bots connected to different replicas are seated together by the one
+matchmaker holding the lease, and play through the relay (real processes, real PostgreSQL)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from serve_process import Serve, free_port
+
+from conquest.v1 import game_pb2
+from conquest_bots.random_bot import RandomBot
+from conquest_sdk import Client, Game, Turn
+from server.cli.main import main
+from server.play.replays import load_replay_file, verify_record
+from server.storage import Store
+
+ADMIN = "admin-secret"
+CONFIG = """
+[server]
+address = "127.0.0.1:{port}"
+log_format = "json"
+metrics_port = {metrics}
+replay_dir = "{replays}"
+database_url = "{url}"
+admin_token = "{admin}"
+shutdown_grace_ms = 0
+cluster = true
+cluster_token = "cluster-secret"
+advertise_host = "127.0.0.1"
+replica_heartbeat_ms = 200
+replica_timeout_ms = 1000
+
+[queues.trio]
+rules = "classic"
+players = 3
+rules_options = {{ turn_cap = {turn_cap} }}
+time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
+"""
+NAMES = ("ann", "bob", "cat")
+ON_POSTGRESQL = os.environ.get("CONQUEST_TEST_POSTGRES_URL") or os.environ.get("CI", "").lower() in (
+    "true",
+    "1",
+)
+postgresql_only = pytest.mark.parametrize("db_url", ["postgresql"] if ON_POSTGRESQL else [], indirect=True)
+"""A cluster needs PostgreSQL (the server refuses SQLite): these run where the storage tests run on it."""
+
+
+class SlowRandom(RandomBot):
+    """Random legal play, ``delay_s`` a decision: a game lasts long enough to be killed in the middle."""
+
+    def __init__(self, seed: int, delay_s: float = 0.0) -> None:
+        super().__init__(seed)
+        self.delay_s = delay_s
+
+    def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
+        time.sleep(self.delay_s)
+        return super().decide(game, turn)
+
+
+class Replicas:
+    """``count`` replicas in cluster mode, each with its own bot port, metrics port and replay dir."""
+
+    def __init__(self, tmp_path: Path, db_url: str, count: int, turn_cap: int = 12) -> None:
+        self.tmp_path = tmp_path
+        self.db_url = db_url
+        self.turn_cap = turn_cap
+        self.ports = [free_port() for _ in range(count)]
+        self.metrics = [free_port() for _ in range(count)]
+        self.servers = [self.start(i) for i in range(count)]
+
+    def start(self, index: int, name: str = "") -> Serve:
+        where = self.tmp_path / (name or f"r{index}")
+        where.mkdir()
+        config = CONFIG.format(
+            port=self.ports[index],
+            metrics=self.metrics[index],
+            replays=where / "replays",
+            url=self.db_url,
+            admin=ADMIN,
+            turn_cap=self.turn_cap,
+        )
+        return Serve(where, config)
+
+    async def serving(self) -> list[str]:
+        return [(await s.serving())["replica"] for s in self.servers]
+
+    def address(self, index: int) -> str:
+        return f"127.0.0.1:{self.ports[index]}"
+
+    def scrape(self, index: int) -> str:
+        return (
+            urllib.request.urlopen(f"http://127.0.0.1:{self.metrics[index]}/metrics", timeout=5)
+            .read()
+            .decode()
+        )
+
+    def stop(self) -> None:
+        for server in self.servers:
+            if server.process.poll() is None:
+                assert server.stop(timeout=30) == 0, server.log_path.read_text()[-3000:]
+
+
+def _metric(text: str, name: str) -> float:
+    found = re.search(rf"^{name} (\S+)$", text, re.MULTILINE)
+    return float(found.group(1)) if found else 0.0
+
+
+def _register(db_url: str) -> dict[str, str]:
+    with Store.open(db_url, admin_token=ADMIN) as store:
+        return {name: store.register_bot(name, admin_token=ADMIN).token for name in NAMES}
+
+
+def _check_recorded(db_url: str, game_ids: set[str], replay_dirs: list[Path], games_each: int) -> None:
+    """Each game's result recorded once, ratings changed once per game, the replay file verifies."""
+    with Store.open(db_url) as store:
+        games = store.games()
+        assert sorted(g.id for g in games) == sorted(game_ids), "each result recorded once"
+        assert all(g.rated for g in games)
+        assert {s.bot: s.games for s in store.leaderboard("trio")} == dict.fromkeys(NAMES, games_each)
+        assert store.live_games() == []
+    for game_id in game_ids:
+        paths = [d / f"{game_id}.json" for d in replay_dirs if (d / f"{game_id}.json").exists()]
+        assert len(paths) == 1, f"game {game_id} has one replay file, by the replica that finished it"
+        replay, data = load_replay_file(paths[0])
+        verify_record(replay, data)
+        assert main(["replay", "verify", str(paths[0])]) == 0
+
+
+@postgresql_only
+async def test_bots_on_three_replicas_play_rated_games_together(tmp_path: Path, db_url: str) -> None:
+    """ "N `conquest serve` processes pointed at one PostgreSQL share the queues ... A bot connects to any
+    replica ... and is seated with bots connected to any other replica. The bot protocol and the starter
+    kits do not change" and "bots connected to different replicas play rated games together (results
+    recorded once, ratings change once, replays verify)"."""
+    tokens = _register(db_url)
+    replicas = Replicas(tmp_path, db_url, 3)
+    try:
+        await replicas.serving()
+        clients = [
+            Client(SlowRandom(i), replicas.address(i), token=tokens[n], queues=["trio"], games=2)
+            for i, n in enumerate(NAMES)
+        ]
+        results = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
+        scraped = [replicas.scrape(i) for i in range(3)]
+    finally:
+        replicas.stop()
+    assert all(len(overs) == 2 for overs in results), "every bot played its two games"
+    game_ids = {over.game_id for overs in results for over in overs}
+    assert len(game_ids) == 2, "the three bots, one on each replica, were seated together"
+    assert sum(_metric(s, "conquest_lease_holder") for s in scraped) == 1, "one matchmaker"
+    relayed = sum(_metric(s, "conquest_relayed_decisions_total") for s in scraped)
+    assert relayed > 0, "two of each game's three seats were played through the relay"
+    _check_recorded(db_url, game_ids, [tmp_path / f"r{i}" / "replays" for i in range(3)], 2)
