@@ -366,9 +366,10 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
     recording = await start_recorder(lobby, health_servicer)
     cluster = await start_cluster(config, lobby, store, health_servicer) if config.cluster and store else None
     takeover = await start_takeover(config, lobby, cluster[0] if cluster else None)
-    clustering = (
-        [asyncio.create_task(cluster[0].write()), asyncio.create_task(cluster[0].run())] if cluster else []
-    )
+    clustering: list[asyncio.Task[None]] = []
+    if cluster is not None:
+        await cluster[0].start()
+        clustering = [asyncio.create_task(cluster[0].write()), asyncio.create_task(cluster[0].run())]
     await server.start()
     log.info(
         "serving",

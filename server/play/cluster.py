@@ -136,6 +136,9 @@ class Cluster:
         self.matchmaker: Matchmaker[Waiter] | None = None
         self.waiters: dict[tuple[str, str], Waiter] = {}
         self.loads: dict[str, int] = {}
+        self.games_by_bot: dict[str, list[tuple[str, str]]] = {}
+        """Each bot's running games in the cluster (identity key -> (game id, host)), as of the last
+        heartbeat: a bot that connects here takes back its seats of those hosted elsewhere."""
         self.down = ""
         """Why the database does not answer ("": it does)."""
         self.on_database: Callable[[str], None] = lambda why: None
@@ -145,23 +148,16 @@ class Cluster:
 
     # ------------------------------------------------------------------ the lobby's side (Shared)
 
-    def opened(self, session: Session) -> None:
+    def elsewhere(self, key: str) -> list[tuple[str, str]]:
+        return [(g, host) for g, host in self.games_by_bot.get(key, []) if host != self.replica]
+
+    def opened(self, session: Session, elsewhere: list[tuple[str, str]]) -> None:
         self.relay.sessions[session.session_id] = session
-        free = session.free_slots()
+        free = session.free_slots() - len(elsewhere)
         bot = SharedBot(self.replica, session.session_id, session.identity, free, session.live_events)
         self._write(lambda: self.store.open_shared_session(bot))
-        self._spawn(self._take_back(session), "cluster-resume")
-
-    async def _take_back(self, session: Session) -> None:
-        """A bot that reconnected here asks the hosts of its running games elsewhere for its seats."""
-        try:
-            games = await asyncio.to_thread(self.store.games_of, session.identity.key)
-        except DatabaseUnavailable as down:
-            self._went_down(str(down))
-            return
-        for game_id, host in games:
-            if host != self.replica and game_id not in session.games:
-                self.relay.resume(host, game_id, session)
+        for game_id, host in elsewhere:
+            self.relay.resume(host, game_id, session)
 
     def closed(self, session: Session) -> None:
         self.relay.closed(session)
@@ -213,10 +209,14 @@ class Cluster:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._writes.join(), timeout_s)
 
+    async def start(self) -> None:
+        """Before the replica takes bots: its first heartbeat (its address and the running games known)."""
+        await self._beat()
+
     async def run(self) -> None:
         """Until cancelled: every ``POLL_S`` start the seatings addressed here and, holding the lease, pair
         the shared queues; every heartbeat publish this replica's load and renew or watch the lease."""
-        next_beat = 0.0
+        next_beat = time.monotonic() + self.heartbeat_s
         while True:
             try:
                 if time.monotonic() >= next_beat:
@@ -248,6 +248,7 @@ class Cluster:
         self.lobby.metrics.games_hosted.set(games)
         await asyncio.to_thread(self.store.publish_replica, self.replica, self.address, games)
         replicas = await asyncio.to_thread(self.store.cluster_replicas)
+        self.games_by_bot = await asyncio.to_thread(self.store.games_by_bot)
         dead = self.presumed_dead()
         self.relay.addresses = {r: address for r, (address, _) in replicas.items() if r != self.replica}
         alive = self.alive() | {self.replica}

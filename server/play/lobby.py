@@ -148,13 +148,14 @@ class Lobby:
             if runner.game_id not in taken:  # one seat per game and session
                 taken[runner.game_id] = runner
                 session.games[runner.game_id] = seat
-        session.send(welcome(session, self._welcome_queues, list(taken)))
+        elsewhere = self.shared.elsewhere(identity.key) if self.shared is not None else []
+        session.send(welcome(session, self._welcome_queues, [*taken, *(game_id for game_id, _ in elsewhere)]))
         for game_id, runner in taken.items():
             runner.attach(session.games[game_id], session)
             self.metrics.reconnects.inc()
         self._seat_appointments()
         if self.shared is not None:
-            self.shared.opened(session)
+            self.shared.opened(session, elsewhere)
         SAMPLED.info(
             log,
             "session_opened",

@@ -28,8 +28,13 @@ class Shared(Protocol):
     """The cluster's side of the lobby (``server.play.cluster``, with ``server.cluster``): the queues are
     shared with the other replicas, whose matchmaker seats the games, and some seats are relayed."""
 
-    def opened(self, session: Session) -> None:
-        """A session opened (after it took back its seats of games hosted here)."""
+    def elsewhere(self, key: str) -> list[tuple[str, str]]:
+        """The running games of the bot with identity ``key`` hosted by other replicas: (game id, host)."""
+        ...
+
+    def opened(self, session: Session, elsewhere: list[tuple[str, str]]) -> None:
+        """A session opened (after it took back its seats of games hosted here); it asks for its seats
+        of the games ``elsewhere``."""
         ...
 
     def closed(self, session: Session) -> None:

@@ -144,8 +144,8 @@ class SharedQueues(Protocol):
         """The open sessions of a bot, as (replica, session id, live_events)."""
         ...
 
-    def games_of(self, key: str) -> list[tuple[str, str]]:
-        """The running games with a seat of a bot, as (game id, host replica)."""
+    def games_by_bot(self) -> dict[str, list[tuple[str, str]]]:
+        """Each bot's running games (by identity key), as (game id, host replica)."""
         ...
 
     def lease(self, name: str) -> tuple[str, int, int] | None:

@@ -171,15 +171,20 @@ class ClusterStore(LiveStore):
             ]
         )
 
-    def games_of(self, key: str) -> list[tuple[str, str]]:
-        """The running games with a seat of the bot with identity ``key``, as (game id, host replica)."""
-        return self._live_read(
-            lambda session: [
-                (row.id, row.host)
-                for row in session.scalars(select(LiveGameRow))
-                if any(seat["key"] == key for seat in row.seats)
-            ]
-        )
+    def games_by_bot(self) -> dict[str, list[tuple[str, str]]]:
+        """Each bot's running games (by identity key), as (game id, host replica)."""
+
+        def read(session: Session) -> dict[str, list[tuple[str, str]]]:
+            games: dict[str, list[tuple[str, str]]] = {}
+            for game_id, host, seats in session.execute(
+                select(LiveGameRow.id, LiveGameRow.host, LiveGameRow.seats)
+            ):
+                for seat in seats:
+                    if seat["key"]:
+                        games.setdefault(seat["key"], []).append((game_id, host))
+            return games
+
+        return self._live_read(read)
 
     # ------------------------------------------------------------------ the lease
 

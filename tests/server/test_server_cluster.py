@@ -158,3 +158,113 @@ async def test_bots_on_three_replicas_play_rated_games_together(tmp_path: Path, 
     relayed = sum(_metric(s, "conquest_relayed_decisions_total") for s in scraped)
     assert relayed > 0, "two of each game's three seats were played through the relay"
     _check_recorded(db_url, game_ids, [tmp_path / f"r{i}" / "replays" for i in range(3)], 2)
+
+
+async def _lease_holder(replicas: Replicas, timeout: float) -> int:
+    """The index of the replica whose metrics say it holds the matchmaker lease."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for index, server in enumerate(replicas.servers):
+            if server.process.poll() is None:
+                text = await asyncio.to_thread(replicas.scrape, index)
+                if _metric(text, "conquest_lease_holder") == 1:
+                    return index
+        await asyncio.sleep(0.2)
+    raise AssertionError("no replica took the matchmaker lease")
+
+
+@postgresql_only
+async def test_matchmaking_resumes_elsewhere_when_the_matchmakers_replica_is_killed(
+    tmp_path: Path, db_url: str
+) -> None:
+    """ "kill -9 the matchmaker's replica: matchmaking resumes elsewhere; no bot waits forever" and
+    "another replica takes over within a few seconds when its holder dies"."""
+    tokens = _register(db_url)
+    replicas = Replicas(tmp_path, db_url, 3)
+    try:
+        await replicas.serving()
+        holder = await _lease_holder(replicas, 30)
+        replicas.servers[holder].process.kill()
+        replicas.servers[holder].process.wait(timeout=10)
+        killed_at = time.monotonic()
+        rest = [i for i in range(3) if i != holder]
+        clients = [
+            Client(SlowRandom(i), replicas.address(rest[i % 2]), token=tokens[n], queues=["trio"], games=1)
+            for i, n in enumerate(NAMES)
+        ]
+        results = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 60)
+        seated_in = time.monotonic() - killed_at
+        new_holder = await _lease_holder(replicas, 5)
+        taken = [r for i in rest for r in replicas.servers[i].records() if r["event"] == "lease_taken"]
+    finally:
+        replicas.stop()
+    assert new_holder in rest
+    assert [r["term"] for r in taken] == [2], "one survivor took the lease over, once"
+    assert seated_in < 30, f"the bots were seated and played {seated_in:.1f} s after the kill"
+    game_ids = {over.game_id for overs in results for over in overs}
+    assert len(game_ids) == 1 and all(len(overs) == 1 for overs in results)
+    _check_recorded(db_url, game_ids, [tmp_path / f"r{i}" / "replays" for i in rest], 1)
+
+
+async def _hosted(url: str, actions: int, timeout: float) -> tuple[str, str]:
+    """The one running game (id, host replica) once it has ``actions`` logged actions."""
+    deadline = time.monotonic() + timeout
+    with Store.open(url) as store:
+        while time.monotonic() < deadline:
+            live = store.live_games()
+            if len(live) == 1 and live[0][3] >= actions:
+                return live[0][0], live[0][1]
+            await asyncio.sleep(0.1)
+    raise AssertionError(f"no game with {actions} logged actions appeared")
+
+
+@postgresql_only
+async def test_a_killed_host_s_game_with_relayed_seats_finishes_on_another_replica(
+    tmp_path: Path, db_url: str
+) -> None:
+    """ "kill -9 a replica hosting games mid-turn: every one of its games finishes on another replica with
+    a replay that verifies, each result is recorded once and ratings change once", its relayed seats
+    re-attached through the relay, and "when the bot reconnects to ANY replica, that replica finds the
+    bot's running game ... and re-attaches the seat through a relay"."""
+    tokens = _register(db_url)
+    replicas = Replicas(tmp_path, db_url, 3, turn_cap=25)
+    try:
+        ids = await replicas.serving()
+        clients = [
+            Client(
+                SlowRandom(i, 0.015),
+                replicas.address(i),
+                token=tokens[n],
+                queues=["trio"],
+                games=1,
+                max_backoff_s=0.5,
+            )
+            for i, n in enumerate(NAMES)
+        ]
+        playing = asyncio.gather(*(c.run() for c in clients))
+        game_id, host = await _hosted(db_url, actions=40, timeout=60)
+        killed = ids.index(host)
+        replicas.servers[killed].process.kill()  # SIGKILL mid-game: nothing recorded, nothing said
+        replicas.servers[killed].process.wait(timeout=10)
+        # Its bot reconnects to the replica started on its address; the others stay where they are.
+        replicas.servers.append(replicas.start(killed, "restarted"))
+        results = await asyncio.wait_for(playing, 120)
+        scraped = [replicas.scrape(i) for i in range(3)]
+        records = [r for s in replicas.servers for r in _records(s)]
+    finally:
+        replicas.stop()
+    assert all([over.game_id for over in overs] == [game_id] for overs in results), (
+        "the game finished for all"
+    )
+    taken = [r for r in records if r["event"] == "game_taken_over"]
+    assert [r["game_id"] for r in taken] == [game_id], "taken over once"
+    assert sum(_metric(s, "conquest_relayed_decisions_total") for s in scraped) > 0
+    dirs = [tmp_path / d / "replays" for d in ("r0", "r1", "r2", "restarted")]
+    assert not (tmp_path / f"r{killed}" / "replays" / f"{game_id}.json").exists(), (
+        "the killed host recorded nothing"
+    )
+    _check_recorded(db_url, {game_id}, dirs, 1)
+
+
+def _records(server: Serve) -> list[dict[str, object]]:
+    return server.records() if server.log_path.exists() else []

@@ -177,3 +177,15 @@ def test_takeover_settings_that_cannot_work_are_refused(server: dict[str, object
     with pytest.raises(ConfigError, match=re.escape(error)):
         parse_config({"server": server})
     assert parse_config({"server": {"takeover": True}}).takeover
+
+
+def test_cluster_needs_postgresql_and_a_token_and_implies_takeover():
+    """Issue 20: "SQLite stays the embedded default for one process; more than one needs PostgreSQL, and
+    the error says so"."""
+    with pytest.raises(ConfigError, match=r"server\.cluster = true needs PostgreSQL.*postgresql\+psycopg://"):
+        parse_config({"server": {"cluster": True, "cluster_token": "t"}})
+    url = "postgresql+psycopg://u:p@db:5432/conquest"
+    with pytest.raises(ConfigError, match=r"needs server\.cluster_token: the same secret on every replica"):
+        parse_config({"server": {"cluster": True, "database_url": url}})
+    config = parse_config({"server": {"cluster": True, "database_url": url, "cluster_token": "t"}})
+    assert config.cluster and config.takeover and config.relay_port == 0
