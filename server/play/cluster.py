@@ -256,6 +256,15 @@ class Cluster:
         await self._lease()
         if self.term:
             await asyncio.to_thread(self.store.forget_replicas, dead & set(replicas))
+        self._take_back(alive)
+
+    def _take_back(self, alive: set[str]) -> None:
+        """Each session here asks the live hosts of its running games elsewhere for the seats it does not
+        play yet: after a reconnect whose first ask failed, or a host taken over."""
+        for session in list(self.relay.sessions.values()):
+            for game_id, host in self.elsewhere(session.identity.key):
+                if game_id not in session.games and host in alive:
+                    self.relay.resume(host, game_id, session)
 
     async def _lease(self) -> None:
         if self.term:
@@ -392,10 +401,11 @@ class Cluster:
             log.error("seating_not_started", game_id=seating.game_id, why=f"no queue {seating.queue!r} here")
             return
         players: list[BotPlayer] = []
+        dead = self.presumed_dead()
         for seat in seating.seats:
             identity = Identity(seat.key, seat.name, seat.ranked, seat.bot_id)
             session = self.relay.sessions.get(seat.session_id) if seat.replica == self.replica else None
-            link = self.relay.link(seat.replica) if seat.replica != self.replica else None
+            link = self.relay.link(seat.replica) if seat.replica not in dead | {self.replica} else None
             if session is not None and not session.closed:
                 players.append(session)
                 if seat.done:
@@ -430,8 +440,9 @@ class Cluster:
             except DatabaseUnavailable as down:
                 self._went_down(str(down))
                 return
+            dead = self.presumed_dead()
             for replica, session_id, live_events in sessions:
-                link = self.relay.link(replica) if replica != self.replica else None
+                link = self.relay.link(replica) if replica not in dead | {self.replica} else None
                 if link is not None and runner.is_resumable(index, seat.identity):
                     identity = Identity(seat.identity, seat.name, seat.bot_id is not None, seat.bot_id)
                     self.relay.attach(link, runner, index, session_id, identity, live_events, resumed=True)

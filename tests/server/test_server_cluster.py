@@ -18,6 +18,7 @@ from conquest.v1 import game_pb2
 from conquest_bots.random_bot import RandomBot
 from conquest_sdk import Client, Game, Turn
 from server.cli.main import main
+from server.play.cluster import place
 from server.play.replays import load_replay_file, verify_record
 from server.storage import Store
 
@@ -268,3 +269,15 @@ async def test_a_killed_host_s_game_with_relayed_seats_finishes_on_another_repli
 
 def _records(server: Serve) -> list[dict[str, object]]:
     return server.records() if server.log_path.exists() else []
+
+
+def test_a_game_goes_to_the_replica_holding_most_seats_unless_markedly_busier():
+    """ "Games are placed on a replica by load (each replica reports its running-game count with its
+    heartbeat; prefer the replica that holds most of the seats unless it is markedly busier than the least
+    loaded)"."""
+    assert place(["a", "b", "a"], {"a": 2, "b": 0, "c": 0}) == "a", "2 games is not markedly busier than 0"
+    assert place(["a", "b", "a"], {"a": 3, "b": 0, "c": 0}) == "b", "3 > 1.5 x 0 + 2: the least loaded"
+    assert place(["a", "b", "a"], {"a": 9, "b": 4, "c": 6}) == "a", "9 <= 1.5 x 4 + 2"
+    assert place(["a", "b", "a"], {"a": 9, "b": 4, "c": 3}) == "c", "9 > 1.5 x 3 + 2: the least loaded"
+    assert place(["a", "b"], {"a": 2, "b": 1}) == "b", "a tie of seats goes to the less loaded"
+    assert place(["gone", "gone"], {"a": 5, "b": 1}) == "b", "no seat on a live replica: the least loaded"
