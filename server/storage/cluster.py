@@ -53,11 +53,23 @@ class ClusterStore(LiveStore):
         )
 
     def forget_replicas(self, replicas: set[str]) -> None:
-        """These replicas are gone: their sessions, queue memberships and address go."""
+        """These replicas are gone: their sessions, queue memberships and address go, and the seatings
+        placed on them that they never started go, giving their seats' free slots back."""
         if not replicas:
             return
 
         def forget(session: Session) -> None:
+            for seating in session.scalars(
+                select(ClusterSeatingRow).where(ClusterSeatingRow.host.in_(replicas))
+            ):
+                for seat in seating.seats:
+                    session.execute(
+                        update(ClusterSessionRow)
+                        .where(ClusterSessionRow.replica == seat["replica"])
+                        .where(ClusterSessionRow.session_id == seat["session_id"])
+                        .values(free=ClusterSessionRow.free + 1)
+                    )
+                session.delete(seating)
             for table in (ClusterWaitingRow, ClusterSessionRow):
                 session.execute(delete(table).where(table.replica.in_(replicas)))
             session.execute(delete(ClusterReplicaRow).where(ClusterReplicaRow.id.in_(replicas)))

@@ -11,8 +11,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from serve_process import Serve, free_port
+from sqlalchemy import make_url
 
 from conquest.v1 import game_pb2
 from conquest_bots.random_bot import RandomBot
@@ -281,3 +284,77 @@ def test_a_game_goes_to_the_replica_holding_most_seats_unless_markedly_busier():
     assert place(["a", "b", "a"], {"a": 9, "b": 4, "c": 3}) == "c", "9 > 1.5 x 3 + 2: the least loaded"
     assert place(["a", "b"], {"a": 2, "b": 1}) == "b", "a tie of seats goes to the less loaded"
     assert place(["gone", "gone"], {"a": 5, "b": 1}) == "b", "no seat on a live replica: the least loaded"
+
+
+class CuttableProxy:
+    """A TCP proxy to the database that the test can cut, as a network partition would."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.target = (host, port)
+        self.writers: list[asyncio.StreamWriter] = []
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._pipe, "127.0.0.1", 0)
+        port: int = self.server.sockets[0].getsockname()[1]
+        return port
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        upstream_reader, upstream_writer = await asyncio.open_connection(*self.target)
+        self.writers += [writer, upstream_writer]
+
+        async def copy(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            while data := await source.read(65536):
+                sink.write(data)
+                await sink.drain()
+            sink.close()
+
+        await asyncio.gather(
+            copy(reader, upstream_writer), copy(upstream_reader, writer), return_exceptions=True
+        )
+
+    def cut(self) -> None:
+        assert self.server is not None
+        self.server.close()
+        for writer in self.writers:
+            writer.transport.abort()
+
+
+async def _health(address: str) -> int:
+    async with grpc.aio.insecure_channel(address) as channel:
+        answer = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service=""))
+        return answer.status
+
+
+@postgresql_only
+async def test_a_replica_that_loses_the_database_stops_taking_games_and_says_why(
+    tmp_path: Path, db_url: str
+) -> None:
+    """ "a replica that loses the database stops taking games and says why in its health status"."""
+    url = make_url(db_url)
+    proxy = CuttableProxy(url.host or "127.0.0.1", url.port or 5432)
+    proxied = url.set(host="127.0.0.1", port=await proxy.start()).render_as_string(hide_password=False)
+    replicas = Replicas(tmp_path, db_url, 1)
+    replicas.ports.append(free_port())
+    replicas.metrics.append(free_port())
+    replicas.db_url = proxied
+    replicas.servers.append(replicas.start(1))
+    try:
+        await replicas.serving()
+        assert await _health(replicas.address(1)) == health_pb2.HealthCheckResponse.SERVING
+        proxy.cut()
+        deadline = time.monotonic() + 20
+        while await _health(replicas.address(1)) != health_pb2.HealthCheckResponse.NOT_SERVING:
+            assert time.monotonic() < deadline, "the replica cut from its database still says SERVING"
+            await asyncio.sleep(0.2)
+        down = [r for r in replicas.servers[1].records() if r["event"] == "cluster_database_down"]
+        paused = [r for r in replicas.servers[1].records() if r["event"] == "seating_paused"]
+        assert await _health(replicas.address(0)) == health_pb2.HealthCheckResponse.SERVING, (
+            "the other serves on"
+        )
+    finally:
+        replicas.servers[1].process.kill()
+        replicas.servers[1].process.wait(timeout=10)
+        replicas.stop()
+    assert down and "takes no new games" in str(down[0]["why"]), "the log says why"
+    assert paused and "database" in str(paused[0]["why"])

@@ -74,6 +74,12 @@ def test_a_seating_takes_free_slots_and_memberships_in_one_transaction(store: St
     assert not store.seat_shared(LEASE, "r1", 1, again, 30.0), "bob has no free slot"
     store.add_free_slots("r2", "s2", 1)
     assert store.shared_waiting()[0][0].free == 1
+    assert store.seat_shared(LEASE, "r1", 1, SharedSeating("g3", "duel", "r3", (_seat(bob),)), 40.0)
+    assert store.shared_waiting()[0][0].free == 0
+    store.forget_replicas({"r3"})
+    assert store.shared_waiting()[0][0].free == 1, (
+        "a seating its dead host never started gives its slots back"
+    )
     store.forget_replicas({"r2"})
     assert store.shared_waiting() == ([], [])
     assert store.sessions_of(ann.identity.key) == [("r1", "s1", False)]
