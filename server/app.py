@@ -314,7 +314,11 @@ def build_server(
     tournament's tables twice)."""
     server = grpc.aio.server(
         interceptors=[CallGuard()],
-        options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES)],
+        # replicas of one cluster on one machine share the bots' port (``conquest serve --processes``)
+        options=[
+            ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+            ("grpc.so_reuseport", int(config.cluster)),
+        ],
     )
     add_bot_service(BotService(lobby), server)
     arena = Arena(lobby, store)

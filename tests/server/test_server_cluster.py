@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import signal
 import time
 import urllib.request
 from pathlib import Path
@@ -358,3 +359,63 @@ async def test_a_replica_that_loses_the_database_stops_taking_games_and_says_why
         replicas.stop()
     assert down and "takes no new games" in str(down[0]["why"]), "the log says why"
     assert paused and "database" in str(paused[0]["why"])
+
+
+async def _records_of(server: Serve, event: str, count: int, timeout: float) -> list[dict[str, object]]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [r for r in server.records() if r["event"] == event]
+        if len(found) >= count:
+            return found
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"fewer than {count} {event!r} lines: {server.log_path.read_text()[-3000:]}")
+
+
+@postgresql_only
+async def test_serve_processes_runs_replicas_on_one_port_and_restarts_a_dead_one(
+    tmp_path: Path, db_url: str
+) -> None:
+    """ "`conquest serve --processes N` (or a config key) runs N replicas on one machine sharing the port"
+    and "the parent supervises them (restarts a dead child, SIGTERM drains all)"."""
+    tokens = _register(db_url)
+    port, metrics = free_port(), free_port()
+    toml = CONFIG.format(
+        port=port, metrics=metrics, replays=tmp_path / "replays", url=db_url, admin=ADMIN, turn_cap=12
+    ).replace('cluster = true\ncluster_token = "cluster-secret"\n', "")
+    server = Serve(tmp_path, toml, args=("--processes", "2"))
+    try:
+        await _records_of(server, "serving", 2, 60)
+        clients = [
+            Client(SlowRandom(i), f"127.0.0.1:{port}", token=tokens[n], queues=["trio"], games=1)
+            for i, n in enumerate(NAMES)
+        ]
+        results = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
+        started = await _records_of(server, "process_started", 2, 1)
+        victim = int(str(started[1]["pid"]))
+        os.kill(victim, signal.SIGKILL)
+        died = await _records_of(server, "process_died", 1, 10)
+        await _records_of(server, "process_started", 3, 10)
+        await _records_of(server, "serving", 3, 60)
+        children = [int(str(r["pid"])) for r in server.records() if r["event"] == "process_started"]
+    finally:
+        returncode = server.stop(timeout=60)
+    assert returncode == 0, "SIGTERM drained every child and the parent"
+    assert died[0]["pid"] == victim and died[0]["index"] == 1
+    for pid in children:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    game_ids = {over.game_id for overs in results for over in overs}
+    assert len(game_ids) == 1
+    _check_recorded(db_url, game_ids, [tmp_path / "replays" / f"process-{i}" for i in range(2)], 1)
+
+
+def test_serve_processes_on_sqlite_says_it_needs_postgresql(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    """ "SQLite stays the embedded default for one process; more than one needs PostgreSQL, and the error
+    says so"."""
+    config = tmp_path / "conquest.toml"
+    config.write_text(f'[server]\ndatabase_url = "sqlite:///{tmp_path}/c.sqlite3"\n')
+    assert main(["serve", "--config", str(config), "--processes", "3"]) == 2
+    error = capsys.readouterr().err
+    assert "server.processes = 3 needs PostgreSQL" in error and "postgresql+psycopg://" in error
