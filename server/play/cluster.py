@@ -179,6 +179,16 @@ class Cluster:
             if isinstance(seat, RemoteSeat) and isinstance(seat.connection, Session):
                 self.free(seat.connection, 1)
 
+    def started(self, runner: AnyRunner) -> None:
+        self._took_slots(runner)
+
+    def _took_slots(self, runner: AnyRunner) -> None:
+        """The sessions of this replica holding seats of ``runner`` (not seated by the matchmaker, which
+        took their slots itself) have one free slot less: each gives one back when the game ends."""
+        for seat in runner.seats:
+            if isinstance(seat, RemoteSeat) and isinstance(seat.connection, Session):
+                self.free(seat.connection, -1)
+
     def free(self, session: Session, step: int) -> None:
         """``session``'s free slots changed by ``step``."""
         self._write(lambda: self.store.add_free_slots(self.replica, session.session_id, step))
@@ -432,6 +442,7 @@ class Cluster:
         self._spawn(self._adopt(runner), f"adopt-{runner.game_id}")
 
     async def _adopt(self, runner: AnyRunner) -> None:
+        self._took_slots(runner)
         for index, seat in enumerate(runner.seats):
             if not isinstance(seat, RemoteSeat) or not runner.is_resumable(index, seat.identity):
                 continue

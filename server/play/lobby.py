@@ -343,6 +343,8 @@ class Lobby:
                 self.appointments.remove(appointment)
                 runner = self.start_game(appointment.queue, sessions)
                 self._appointed[runner.game_id] = appointment
+                if self.shared is not None:
+                    self.shared.started(runner)
 
     def _held(self) -> set[Session]:
         """Sessions whose free slots wait for an appointment: the queues leave them alone meanwhile."""

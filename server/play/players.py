@@ -56,3 +56,7 @@ class Shared(Protocol):
     def ended(self, runner: AnyRunner) -> None:
         """A game hosted here ended (its players were told)."""
         ...
+
+    def started(self, runner: AnyRunner) -> None:
+        """A game this replica seated itself (an appointment), not the cluster's matchmaker."""
+        ...

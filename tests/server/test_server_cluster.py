@@ -18,11 +18,15 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from serve_process import Serve, free_port
 from sqlalchemy import make_url
 
+from conquest.cluster.v1 import relay_pb2, relay_pb2_grpc
 from conquest.v1 import game_pb2
 from conquest_bots.random_bot import RandomBot
 from conquest_sdk import Client, Game, Turn
+from server.app import build_lobby
 from server.cli.main import main
+from server.ops.config import ServerConfig
 from server.play.cluster import place
+from server.play.relay import TOKEN_METADATA, Relay, add_relay_service
 from server.play.replays import load_replay_file, verify_record
 from server.storage import Store
 
@@ -419,3 +423,28 @@ def test_serve_processes_on_sqlite_says_it_needs_postgresql(
     assert main(["serve", "--config", str(config), "--processes", "3"]) == 2
     error = capsys.readouterr().err
     assert "server.processes = 3 needs PostgreSQL" in error and "postgresql+psycopg://" in error
+
+
+async def test_the_relay_refuses_a_stream_without_the_cluster_token(tmp_path: Path) -> None:
+    """ "Guard the internal service (a shared cluster secret ...); a bot calling it is refused with an
+    actionable error"."""
+    lobby = build_lobby(ServerConfig(database_url="", replay_dir=tmp_path), None)
+    server = grpc.aio.server()
+    add_relay_service(Relay(lobby, "me", "cluster-secret"), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            for metadata in ((), ((TOKEN_METADATA, "guess"),)):
+                call = relay_pb2_grpc.RelayServiceStub(channel).Relay(
+                    iter([relay_pb2.RelayRequest(hello=relay_pb2.RelayHello(replica="bot"))]),
+                    metadata=metadata,
+                )
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    async for _ in call:
+                        pass
+                assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+                assert "server.cluster_token" in str(refused.value.details())
+                assert "bots connect to BotService.Connect" in str(refused.value.details())
+    finally:
+        await server.stop(None)
