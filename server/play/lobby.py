@@ -11,7 +11,6 @@ import asyncio
 import secrets
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import structlog
 
@@ -26,7 +25,7 @@ from server.play.hello import admit, queue_infos, welcome
 from server.play.mailbox import Mailbox
 from server.play.matchmaker import Matchmaker
 from server.play.pairing import LADDER, MatchPolicy
-from server.play.players import BotPlayer, Shared
+from server.play.players import Appointment, BotPlayer, Shared
 from server.play.ports import Authenticator, Ratings
 from server.play.replays import ReplayWriter
 from server.play.runner import GameRunner
@@ -41,23 +40,6 @@ MATCH_RETRY_S = 1.0
 """How often a queue whose ready bots are too far apart in rating is matched again (windows widen)."""
 ENDED_GAMES_KEPT = 4096
 """How many ended games the lobby remembers, to tell a late Decision for one that its game is over."""
-
-
-@dataclass(eq=False)
-class Appointment:
-    """A game between named bots (a challenge or a tournament table), started as soon as every one of them
-    is connected with a free game slot; until then their free slots are kept for it."""
-
-    queue: QueueConfig
-    bots: tuple[str, ...]
-    """Bot names in seat order."""
-    on_over: Callable[[AnyRunner], None] = lambda runner: None
-    """Told once the game is over and recorded."""
-    owner: str = ""
-    """The bot that asked for it (a challenge made with a bot's token), if any: the appointment is
-    withdrawn when that bot has no open session left, so an absent bot keeps no one's slots."""
-    on_withdrawn: Callable[[str], None] = lambda why: None
-    """Told once if the appointment is withdrawn before its game started (why, in words)."""
 
 
 class Lobby:

@@ -1,12 +1,16 @@
-"""Who a lobby seats besides its own sessions, and the cluster's side of a lobby, as Protocols: the lobby
-(``server.play.lobby``) speaks to them, ``server.play.relay`` and ``server.play.cluster`` implement them.
+"""Who a lobby seats: the games appointed between named bots, the bots of other replicas besides its own
+sessions, and the cluster's side of a lobby (Protocols the lobby, ``server.play.lobby``, speaks to;
+``server.play.relay`` and ``server.play.cluster`` implement them).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from conquest.v1 import bot_pb2
+from server.ops.config import QueueConfig
 from server.play.runner_2210 import AnyRunner
 from server.play.session import Outgoing, Session
 from server.records import Identity
@@ -60,3 +64,20 @@ class Shared(Protocol):
     def started(self, runner: AnyRunner) -> None:
         """A game this replica seated itself (an appointment), not the cluster's matchmaker."""
         ...
+
+
+@dataclass(eq=False)
+class Appointment:
+    """A game between named bots (a challenge or a tournament table), started as soon as every one of them
+    is connected with a free game slot; until then their free slots are kept for it."""
+
+    queue: QueueConfig
+    bots: tuple[str, ...]
+    """Bot names in seat order."""
+    on_over: Callable[[AnyRunner], None] = lambda runner: None
+    """Told once the game is over and recorded."""
+    owner: str = ""
+    """The bot that asked for it (a challenge made with a bot's token), if any: the appointment is
+    withdrawn when that bot has no open session left, so an absent bot keeps no one's slots."""
+    on_withdrawn: Callable[[str], None] = lambda why: None
+    """Told once if the appointment is withdrawn before its game started (why, in words)."""
