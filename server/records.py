@@ -278,3 +278,16 @@ class SharedSeating:
     queue: str
     host: str
     seats: tuple[SharedSeat, ...]
+    appointment: str = ""
+    """The shared appointment it plays ("": a queue's game); its host is the replica that made it."""
+
+
+@dataclass(frozen=True, slots=True)
+class SharedAppointment:
+    """A game between named bots (a challenge's or a tournament table's) waiting for their free slots on
+    any replica; the replica that made it hosts its game."""
+
+    key: str
+    replica: str
+    bots: tuple[str, ...]
+    """Bot names in seat order."""

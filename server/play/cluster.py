@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import secrets
 import time
 from collections.abc import Callable, Coroutine
@@ -33,7 +34,7 @@ import structlog
 from conquest.v1 import bot_pb2
 from server.play.lobby import Lobby
 from server.play.matchmaker import Matchmaker
-from server.play.players import BotPlayer
+from server.play.players import Appointment, BotPlayer
 from server.play.ports import SharedQueues
 from server.play.relay import Relay, RelayedSeat
 from server.play.runner_2210 import AnyRunner
@@ -43,6 +44,7 @@ from server.records import (
     INITIAL,
     DatabaseUnavailable,
     Identity,
+    SharedAppointment,
     SharedBot,
     SharedSeat,
     SharedSeating,
@@ -88,6 +90,22 @@ class Absent:
 
     def send(self, message: Outgoing) -> None:
         pass
+
+
+def _seat(waiter: Waiter, done: bool) -> SharedSeat:
+    """The seat of a new game ``waiter`` is seated in; it has one free slot less now."""
+    waiter.free -= 1
+    identity = waiter.identity
+    return SharedSeat(
+        waiter.replica,
+        waiter.session_id,
+        identity.key,
+        identity.name,
+        identity.bot_id,
+        identity.ranked,
+        waiter.live_events,
+        done,
+    )
 
 
 def place(seats: list[str], loads: dict[str, int]) -> str:
@@ -139,6 +157,8 @@ class Cluster:
         self.games_by_bot: dict[str, list[tuple[str, str]]] = {}
         """Each bot's running games in the cluster (identity key -> (game id, host)), as of the last
         heartbeat: a bot that connects here takes back its seats of those hosted elsewhere."""
+        self.bots_connected: set[str] = set()
+        """The names of the bots connected to any replica, as of the last heartbeat."""
         self.down = ""
         """Why the database does not answer ("": it does)."""
         self.on_database: Callable[[str], None] = lambda why: None
@@ -147,6 +167,9 @@ class Cluster:
         relay.on_free = self.free
 
     # ------------------------------------------------------------------ the lobby's side (Shared)
+
+    def connected(self, name: str) -> bool:
+        return name in self.bots_connected
 
     def elsewhere(self, key: str) -> list[tuple[str, str]]:
         return [(g, host) for g, host in self.games_by_bot.get(key, []) if host != self.replica]
@@ -179,12 +202,17 @@ class Cluster:
             if isinstance(seat, RemoteSeat) and isinstance(seat.connection, Session):
                 self.free(seat.connection, 1)
 
-    def started(self, runner: AnyRunner) -> None:
-        self._took_slots(runner)
+    def appointed(self, appointment: Appointment) -> None:
+        shared = SharedAppointment(appointment.key, self.replica, appointment.bots)
+        made = time.time()
+        self._write(lambda: self.store.appoint_shared(shared, made))
+
+    def withdrawn(self, appointment: Appointment) -> None:
+        self._write(lambda: self.store.withdraw_shared(appointment.key))
 
     def _took_slots(self, runner: AnyRunner) -> None:
-        """The sessions of this replica holding seats of ``runner`` (not seated by the matchmaker, which
-        took their slots itself) have one free slot less: each gives one back when the game ends."""
+        """The sessions of this replica holding seats of a game taken over (not seated by the matchmaker,
+        which takes their slots itself) have one free slot less: each gives one back when it ends."""
         for seat in runner.seats:
             if isinstance(seat, RemoteSeat) and isinstance(seat.connection, Session):
                 self.free(seat.connection, -1)
@@ -259,6 +287,7 @@ class Cluster:
         await asyncio.to_thread(self.store.publish_replica, self.replica, self.address, games)
         replicas = await asyncio.to_thread(self.store.cluster_replicas)
         self.games_by_bot = await asyncio.to_thread(self.store.games_by_bot)
+        self.bots_connected = await asyncio.to_thread(self.store.connected_bots)
         dead = self.presumed_dead()
         self.relay.addresses = {r: address for r, (address, _) in replicas.items() if r != self.replica}
         alive = self.alive() | {self.replica}
@@ -312,8 +341,8 @@ class Cluster:
     # ------------------------------------------------------------------ matchmaking (the lease holder)
 
     async def _pair(self) -> None:
-        bots, waits = await asyncio.to_thread(self.store.shared_waiting)
-        seatings = await asyncio.to_thread(self._seatings, bots, waits)
+        bots, waits, appointments = await asyncio.to_thread(self.store.shared_waiting)
+        seatings = await asyncio.to_thread(self._seatings, bots, waits, appointments)
         for seating in seatings:
             if not await asyncio.to_thread(
                 self.store.seat_shared, LEASE, self.replica, self.term, seating, time.time()
@@ -323,8 +352,46 @@ class Cluster:
             self.loads[seating.host] = self.loads.get(seating.host, 0) + 1
             log.info("game_seated", game_id=seating.game_id, queue=seating.queue, host=seating.host)
 
-    def _seatings(self, bots: list[SharedBot], waits: list[SharedWait]) -> list[SharedSeating]:
-        """The games the shared queues form now (worker thread: ratings may be read)."""
+    def _seatings(
+        self, bots: list[SharedBot], waits: list[SharedWait], appointments: list[SharedAppointment]
+    ) -> list[SharedSeating]:
+        """The games the appointments and the shared queues form now, appointments first (worker thread:
+        ratings may be read)."""
+        matchmaker = self._sync(bots, waits)
+        seatings = []
+        dead = self.presumed_dead()
+        for appointment in appointments:
+            if appointment.replica not in dead and (seats := self._appointed(appointment)) is not None:
+                seatings.append(
+                    SharedSeating(secrets.token_hex(8), "", appointment.replica, seats, appointment.key)
+                )
+        names = {name for appointment in appointments for name in appointment.bots}
+        held = {w for w in self.waiters.values() if w.identity.ranked and w.identity.name in names}
+        for queue in matchmaker.players:
+            while (seating := matchmaker.next_game(queue, held)) is not None:
+                done = set(map(id, seating.done))
+                seats = tuple(_seat(w, id(w) in done) for w in seating.sessions)
+                host = place([s.replica for s in seats], self.loads or {self.replica: 0})
+                seatings.append(SharedSeating(secrets.token_hex(8), queue, host, seats))
+        return seatings
+
+    def _appointed(self, appointment: SharedAppointment) -> tuple[SharedSeat, ...] | None:
+        """The seats of the appointment's game if each of its bots has a session with a free slot (their
+        slots taken), else None."""
+        chosen: list[Waiter] = []
+        for name in appointment.bots:
+            free = [
+                w
+                for w in self.waiters.values()
+                if w.identity.name == name and w.identity.ranked and w.free > 0 and w not in chosen
+            ]
+            if not free:
+                return None
+            chosen.append(free[0])
+        return tuple(_seat(w, False) for w in chosen)
+
+    def _sync(self, bots: list[SharedBot], waits: list[SharedWait]) -> Matchmaker[Waiter]:
+        """The matchmaker with the database's sessions (their free slots) and queue memberships."""
         matchmaker = self.matchmaker
         if matchmaker is None:
             matchmaker = self.matchmaker = self._new_matchmaker()
@@ -355,28 +422,7 @@ class Cluster:
             member = self.waiters.get((wait.replica, wait.session_id))
             if member is not None and wait.queue in matchmaker.players:
                 matchmaker.join(wait.queue, member, wait.games_left, since=wait.since)
-        seatings = []
-        for queue in matchmaker.players:
-            while (seating := matchmaker.next_game(queue)) is not None:
-                done = set(map(id, seating.done))
-                for waiter in seating.sessions:
-                    waiter.free -= 1
-                seats = tuple(
-                    SharedSeat(
-                        w.replica,
-                        w.session_id,
-                        w.identity.key,
-                        w.identity.name,
-                        w.identity.bot_id,
-                        w.identity.ranked,
-                        w.live_events,
-                        id(w) in done,
-                    )
-                    for w in seating.sessions
-                )
-                host = place([s.replica for s in seats], self.loads or {self.replica: 0})
-                seatings.append(SharedSeating(secrets.token_hex(8), queue, host, seats))
-        return seatings
+        return matchmaker
 
     def _new_matchmaker(self) -> Matchmaker[Waiter]:
         """The lobby's matchmaking over the shared queues, its pairing history read afresh."""
@@ -405,10 +451,18 @@ class Cluster:
     # ------------------------------------------------------------------ hosting
 
     def _host(self, seating: SharedSeating) -> None:
-        """Start a game the matchmaker placed here."""
-        config = self.lobby.queues.get(seating.queue)
+        """Start a game the matchmaker placed here: a queue's, or an appointment's made here."""
+        appointed = [
+            a for a in self.lobby.appointments if seating.appointment and a.key == seating.appointment
+        ]
+        config = appointed[0].queue if appointed else self.lobby.queues.get(seating.queue)
         if config is None:
-            log.error("seating_not_started", game_id=seating.game_id, why=f"no queue {seating.queue!r} here")
+            why = (
+                "its appointment was withdrawn" if seating.appointment else f"no queue {seating.queue!r} here"
+            )
+            log.warning("seating_not_started", game_id=seating.game_id, why=why)
+            for seat in seating.seats:  # the slots the matchmaker took go back
+                self._write(functools.partial(self.store.add_free_slots, seat.replica, seat.session_id, 1))
             return
         players: list[BotPlayer] = []
         dead = self.presumed_dead()
@@ -426,13 +480,16 @@ class Cluster:
                 )
             else:
                 players.append(Absent(identity))
-        runner = self.lobby.seat_bots(config, players, seating.game_id)
+        if appointed:
+            runner = self.lobby.start_appointment(appointed[0], players, seating.game_id)
+        else:
+            runner = self.lobby.seat_bots(config, players, seating.game_id)
         done = {s.session_id for s in seating.seats if s.done}
         for index, held in enumerate(runner.seats):
             connection = held.connection if isinstance(held, RemoteSeat) else None
             if isinstance(connection, RelayedSeat):
                 connection.index = index
-                self.relay.seated(connection, seating.queue, connection.session_id in done)
+                self.relay.seated(connection, config.name, connection.session_id in done)
             elif isinstance(connection, Absent):
                 runner.detach(index)
 

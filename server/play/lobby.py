@@ -282,6 +282,8 @@ class Lobby:
     def appoint(self, appointment: Appointment) -> None:
         """Start ``appointment``'s game as soon as its bots have free slots (now, if they have)."""
         self.appointments.append(appointment)
+        if self.shared is not None:
+            self.shared.appointed(appointment)
         self._seat_appointments()
 
     def withdraw(self, appointment: Appointment, why: str) -> bool:
@@ -290,6 +292,8 @@ class Lobby:
         if appointment not in self.appointments:
             return False
         self.appointments.remove(appointment)
+        if self.shared is not None:
+            self.shared.withdrawn(appointment)
         appointment.on_withdrawn(why)
         log.info("appointment_withdrawn", bots=list(appointment.bots), why=why)
         named = {s for s in self.sessions if s.identity.name in appointment.bots}
@@ -304,10 +308,13 @@ class Lobby:
                 self.withdraw(appointment, f"{identity.name} disconnected")
 
     def connected(self, name: str) -> bool:
-        """A bot of that name has an open session."""
-        return any(s.identity.name == name and not s.closed for s in self.sessions)
+        """A bot of that name has an open session (here, or with ``server.cluster`` on any replica)."""
+        here = any(s.identity.name == name and not s.closed for s in self.sessions)
+        return here or (self.shared is not None and self.shared.connected(name))
 
     def _seat_appointments(self) -> None:
+        if self.shared is not None:  # the cluster's matchmaker seats them, from any replica
+            return
         for appointment in list(self.appointments):
             if not self.accepting or self.paused:
                 return
@@ -322,11 +329,16 @@ class Lobby:
                     break
                 sessions.append(free[0])
             else:
-                self.appointments.remove(appointment)
-                runner = self.start_game(appointment.queue, sessions)
-                self._appointed[runner.game_id] = appointment
-                if self.shared is not None:
-                    self.shared.started(runner)
+                self.start_appointment(appointment, sessions)
+
+    def start_appointment(
+        self, appointment: Appointment, players: Sequence[BotPlayer], game_id: str = ""
+    ) -> AnyRunner:
+        """Start the game of ``appointment`` (waiting here) with these bots in its seat order."""
+        self.appointments.remove(appointment)
+        runner = self.start_game(appointment.queue, players, game_id)
+        self._appointed[runner.game_id] = appointment
+        return runner
 
     def _held(self) -> set[Session]:
         """Sessions whose free slots wait for an appointment: the queues leave them alone meanwhile."""

@@ -5,8 +5,9 @@ sessions, and the cluster's side of a lobby (Protocols the lobby, ``server.play.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from conquest.v1 import bot_pb2
@@ -31,6 +32,10 @@ class BotPlayer(Protocol):
 class Shared(Protocol):
     """The cluster's side of the lobby (``server.play.cluster``, with ``server.cluster``): the queues are
     shared with the other replicas, whose matchmaker seats the games, and some seats are relayed."""
+
+    def connected(self, name: str) -> bool:
+        """A bot of that name has an open session on another replica (as of the last heartbeat)."""
+        ...
 
     def elsewhere(self, key: str) -> list[tuple[str, str]]:
         """The running games of the bot with identity ``key`` hosted by other replicas: (game id, host)."""
@@ -61,8 +66,12 @@ class Shared(Protocol):
         """A game hosted here ended (its players were told)."""
         ...
 
-    def started(self, runner: AnyRunner) -> None:
-        """A game this replica seated itself (an appointment), not the cluster's matchmaker."""
+    def appointed(self, appointment: Appointment) -> None:
+        """An appointment was made here: the cluster's matchmaker seats its bots, on any replica."""
+        ...
+
+    def withdrawn(self, appointment: Appointment) -> None:
+        """An appointment made here was withdrawn before its game started."""
         ...
 
 
@@ -81,3 +90,5 @@ class Appointment:
     withdrawn when that bot has no open session left, so an absent bot keeps no one's slots."""
     on_withdrawn: Callable[[str], None] = lambda why: None
     """Told once if the appointment is withdrawn before its game started (why, in words)."""
+    key: str = field(default_factory=lambda: secrets.token_hex(8))
+    """Its id in the cluster's shared store (``server.cluster``)."""

@@ -12,7 +12,16 @@ from typing import Protocol
 from conquest.v1 import bot_pb2
 from engine.r2210.replay import Replay2210
 from engine.replay import Replay
-from server.records import GameResult, Identity, LiveGame, SharedBot, SharedSeating, SharedWait, Skill
+from server.records import (
+    GameResult,
+    Identity,
+    LiveGame,
+    SharedAppointment,
+    SharedBot,
+    SharedSeating,
+    SharedWait,
+    Skill,
+)
 
 
 class Authenticator(Protocol):
@@ -136,8 +145,20 @@ class SharedQueues(Protocol):
         """A session leaves a queue."""
         ...
 
-    def shared_waiting(self) -> tuple[list[SharedBot], list[SharedWait]]:
-        """The sessions with a queue membership, and every membership."""
+    def shared_waiting(self) -> tuple[list[SharedBot], list[SharedWait], list[SharedAppointment]]:
+        """Every open session, every queue membership and every appointment waiting (oldest first)."""
+        ...
+
+    def appoint_shared(self, appointment: SharedAppointment, now: float) -> None:
+        """Keep an appointment for the matchmaker to seat."""
+        ...
+
+    def withdraw_shared(self, key: str) -> None:
+        """An appointment is withdrawn."""
+        ...
+
+    def connected_bots(self) -> set[str]:
+        """The names of the bots with an open session on any replica."""
         ...
 
     def sessions_of(self, key: str) -> list[tuple[str, str, bool]]:

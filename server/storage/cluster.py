@@ -13,9 +13,18 @@ from __future__ import annotations
 from sqlalchemy import case, delete, select, update
 from sqlalchemy.orm import Session
 
-from server.records import GameHandedOver, Identity, SharedBot, SharedSeat, SharedSeating, SharedWait
+from server.records import (
+    GameHandedOver,
+    Identity,
+    SharedAppointment,
+    SharedBot,
+    SharedSeat,
+    SharedSeating,
+    SharedWait,
+)
 from server.storage.live import LiveStore, _changed
 from server.storage.models import (
+    ClusterAppointmentRow,
     ClusterLeaseRow,
     ClusterReplicaRow,
     ClusterSeatingRow,
@@ -70,7 +79,7 @@ class ClusterStore(LiveStore):
                         .values(free=ClusterSessionRow.free + 1)
                     )
                 session.delete(seating)
-            for table in (ClusterWaitingRow, ClusterSessionRow):
+            for table in (ClusterWaitingRow, ClusterSessionRow, ClusterAppointmentRow):
                 session.execute(delete(table).where(table.replica.in_(replicas)))
             session.execute(delete(ClusterReplicaRow).where(ClusterReplicaRow.id.in_(replicas)))
 
@@ -150,15 +159,17 @@ class ClusterStore(LiveStore):
             f"did not take session {session_id!r} out of queue {queue!r}",
         )
 
-    def shared_waiting(self) -> tuple[list[SharedBot], list[SharedWait]]:
-        """The sessions with a queue membership, and every membership. Raises: DatabaseUnavailable."""
+    def shared_waiting(self) -> tuple[list[SharedBot], list[SharedWait], list[SharedAppointment]]:
+        """Every open session, every queue membership and every appointment waiting (oldest first).
 
-        def read(session: Session) -> tuple[list[SharedBot], list[SharedWait]]:
+        Raises: DatabaseUnavailable.
+        """
+
+        def read(session: Session) -> tuple[list[SharedBot], list[SharedWait], list[SharedAppointment]]:
             waits = [
                 SharedWait(w.replica, w.session_id, w.queue, w.games_left, w.since)
                 for w in session.scalars(select(ClusterWaitingRow))
             ]
-            members = {(w.replica, w.session_id) for w in waits}
             bots = [
                 SharedBot(
                     r.replica,
@@ -168,11 +179,42 @@ class ClusterStore(LiveStore):
                     r.live_events,
                 )
                 for r in session.scalars(select(ClusterSessionRow))
-                if (r.replica, r.session_id) in members
             ]
-            return bots, waits
+            appointments = [
+                SharedAppointment(a.key, a.replica, tuple(a.bots))
+                for a in session.scalars(
+                    select(ClusterAppointmentRow).order_by(ClusterAppointmentRow.made_at)
+                )
+            ]
+            return bots, waits, appointments
 
         return self._live_read(read)
+
+    def appoint_shared(self, appointment: SharedAppointment, now: float) -> None:
+        """Keep an appointment for the matchmaker to seat. Raises: DatabaseUnavailable."""
+        self._live_write(
+            lambda session: session.add(
+                ClusterAppointmentRow(
+                    key=appointment.key, replica=appointment.replica, bots=list(appointment.bots), made_at=now
+                )
+            ),
+            f"did not keep appointment {appointment.key!r}",
+        )
+
+    def withdraw_shared(self, key: str) -> None:
+        """The appointment is withdrawn (or its game started). Raises: DatabaseUnavailable."""
+        self._live_write(
+            lambda session: session.execute(
+                delete(ClusterAppointmentRow).where(ClusterAppointmentRow.key == key)
+            ),
+            f"did not withdraw appointment {key!r}",
+        )
+
+    def connected_bots(self) -> set[str]:
+        """The names of the bots with an open session on any replica. Raises: DatabaseUnavailable."""
+        return self._live_read(
+            lambda session: set(session.scalars(select(ClusterSessionRow.name).distinct()))
+        )
 
     def sessions_of(self, key: str) -> list[tuple[str, str, bool]]:
         """The open sessions of the bot with identity ``key``, as (replica, session id, live_events)."""
@@ -251,13 +293,18 @@ class ClusterStore(LiveStore):
     def seat_shared(self, lease: str, replica: str, term: int, seating: SharedSeating, now: float) -> bool:
         """Keep a seating by the holder of ``lease`` at ``term``, in one transaction: the lease is checked,
         each seat's session gives a free slot, its queue membership's wait restarts at ``now`` (or, when
-        ``done``, the membership goes), and the seating waits for its host. False (nothing written) when
-        the lease was lost or a seat's session is gone or has no free slot left."""
+        ``done``, the membership goes) or, for an appointment's game, the appointment goes; the seating
+        waits for its host. False (nothing written) when the lease was lost, a seat's session is gone or
+        has no free slot left, or the appointment was withdrawn."""
 
         def seat(session: Session) -> None:
             held = session.get(ClusterLeaseRow, lease, with_for_update=True)
             if held is None or held.holder != replica or held.term != term:
                 raise _Refused
+            if seating.appointment:  # it is seated once, unless withdrawn meanwhile
+                gone = delete(ClusterAppointmentRow).where(ClusterAppointmentRow.key == seating.appointment)
+                if _changed(session, gone) != 1:
+                    raise _Refused
             for s in seating.seats:
                 moved = _changed(
                     session,
@@ -270,6 +317,8 @@ class ClusterStore(LiveStore):
                 )
                 if moved != 1:
                     raise _Refused
+                if seating.appointment:
+                    continue
                 membership = (
                     ClusterWaitingRow.replica == s.replica,
                     ClusterWaitingRow.session_id == s.session_id,
@@ -302,6 +351,7 @@ class ClusterStore(LiveStore):
                         }
                         for s in seating.seats
                     ],
+                    appointment=seating.appointment,
                 )
             )
 
@@ -336,6 +386,7 @@ class ClusterStore(LiveStore):
                         )
                         for s in row.seats
                     ),
+                    row.appointment,
                 )
                 for row in rows
             ]

@@ -360,6 +360,20 @@ class ClusterLeaseRow(Base):
     """Renewals so far: the others presume the holder gone when this stands still (their own clocks)."""
 
 
+class ClusterAppointmentRow(Base):
+    """A game between named bots waiting for their free slots on any replica (``SharedAppointment``)."""
+
+    __tablename__ = "cluster_appointments"
+
+    key: Mapped[str] = mapped_column(String(32), primary_key=True)
+    replica: Mapped[str] = mapped_column(String(64))
+    """The replica that made it (its Arena keeps the appointment) and will host its game."""
+    bots: Mapped[list[str]] = mapped_column(JSON)
+    """Bot names in seat order."""
+    made_at: Mapped[float] = mapped_column(Float)
+    """When it was made, in Unix seconds: the oldest is seated first."""
+
+
 class ClusterSeatingRow(Base):
     """A game the matchmaker seated, waiting for its host replica to start it."""
 
@@ -370,3 +384,5 @@ class ClusterSeatingRow(Base):
     host: Mapped[str] = mapped_column(String(64), index=True)
     seats: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     """Each bot seat in seat order: replica, session_id, key, name, bot_id, ranked, live_events, done."""
+    appointment: Mapped[str] = mapped_column(String(32))
+    """The appointment it plays ("": a queue's game)."""

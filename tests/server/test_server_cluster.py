@@ -19,7 +19,7 @@ from serve_process import Serve, free_port
 from sqlalchemy import make_url
 
 from conquest.cluster.v1 import relay_pb2, relay_pb2_grpc
-from conquest.v1 import game_pb2
+from conquest.v1 import arena_pb2, arena_pb2_grpc, game_pb2
 from conquest_bots.random_bot import RandomBot
 from conquest_sdk import Client, Game, Turn
 from server.app import build_lobby
@@ -448,3 +448,41 @@ async def test_the_relay_refuses_a_stream_without_the_cluster_token(tmp_path: Pa
                 assert "bots connect to BotService.Connect" in str(refused.value.details())
     finally:
         await server.stop(None)
+
+
+@postgresql_only
+async def test_a_challenge_seats_bots_connected_to_three_replicas(tmp_path: Path, db_url: str) -> None:
+    """ "a challenge or tournament table (server/play/lobby.py `Appointment`, arena) must seat bots
+    connected to any replica; put appointments in the shared store too, matched by the lease holder"."""
+    tokens = _register(db_url)
+    replicas = Replicas(tmp_path, db_url, 3)
+    try:
+        await replicas.serving()
+        clients = [
+            Client(SlowRandom(i), replicas.address(i), token=tokens[n], games=1) for i, n in enumerate(NAMES)
+        ]
+        playing = asyncio.gather(*(c.run() for c in clients))
+        async with grpc.aio.insecure_channel(replicas.address(0)) as channel:
+            deadline = time.monotonic() + 20
+            while True:  # once the replica knows every bot is connected somewhere
+                try:
+                    reply = await arena_pb2_grpc.ArenaServiceStub(channel).CreateChallenge(
+                        arena_pb2.CreateChallengeRequest(bots=list(NAMES), queue="trio", games=1),
+                        metadata=(("authorization", f"Bearer {ADMIN}"),),
+                    )
+                    break
+                except grpc.aio.AioRpcError as refused:
+                    assert (
+                        refused.code() == grpc.StatusCode.FAILED_PRECONDITION and time.monotonic() < deadline
+                    )
+                    await asyncio.sleep(0.2)
+        results = await asyncio.wait_for(playing, 60)
+    finally:
+        replicas.stop()
+    game_ids = {over.game_id for overs in results for over in overs}
+    assert len(game_ids) == 1 and all(len(overs) == 1 for overs in results), "one game, all three seated"
+    with Store.open(db_url) as store:
+        (game,) = store.games()
+        assert game.queue == reply.queue and not game.rated
+        assert [s.name for s in game.seats] == list(NAMES), "the challenge's seat order"
+    assert (tmp_path / "r0" / "replays" / f"{game.id}.json").exists(), "hosted by the replica that made it"

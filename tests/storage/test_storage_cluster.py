@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import threading
 
-from server.records import SharedBot, SharedSeat, SharedSeating, SharedWait, practice_identity
+from server.records import (
+    SharedAppointment,
+    SharedBot,
+    SharedSeat,
+    SharedSeating,
+    SharedWait,
+    practice_identity,
+)
 from server.storage import Store
 
 LEASE = "matchmaker"
@@ -64,8 +71,8 @@ def test_a_seating_takes_free_slots_and_memberships_in_one_transaction(store: St
     assert store.take_lease(LEASE, "r1", 0)
     seating = SharedSeating("g1", "duel", "r2", (_seat(ann, done=True), _seat(bob)))
     assert store.seat_shared(LEASE, "r1", 1, seating, 20.0)
-    bots, waits = store.shared_waiting()
-    assert [(b.session_id, b.free) for b in bots] == [("s2", 0)]
+    bots, waits, _ = store.shared_waiting()
+    assert sorted((b.session_id, b.free) for b in bots) == [("s1", 1), ("s2", 0)]
     assert waits == [SharedWait("r2", "s2", "duel", 0, 20.0)], "ann left the queue at her games limit"
     assert store.take_seatings("r1") == []
     assert store.take_seatings("r2") == [seating]
@@ -73,15 +80,45 @@ def test_a_seating_takes_free_slots_and_memberships_in_one_transaction(store: St
     again = SharedSeating("g2", "duel", "r2", (_seat(bob), _seat(ann)))
     assert not store.seat_shared(LEASE, "r1", 1, again, 30.0), "bob has no free slot"
     store.add_free_slots("r2", "s2", 1)
-    assert store.shared_waiting()[0][0].free == 1
+    assert _free(store, "s2") == 1
     assert store.seat_shared(LEASE, "r1", 1, SharedSeating("g3", "duel", "r3", (_seat(bob),)), 40.0)
-    assert store.shared_waiting()[0][0].free == 0
+    assert _free(store, "s2") == 0
     store.forget_replicas({"r3"})
-    assert store.shared_waiting()[0][0].free == 1, (
-        "a seating its dead host never started gives its slots back"
-    )
+    assert _free(store, "s2") == 1, "a seating its dead host never started gives its slots back"
     store.forget_replicas({"r2"})
-    assert store.shared_waiting() == ([], [])
+    assert [b.session_id for b in store.shared_waiting()[0]] == ["s1"]
+    assert store.shared_waiting()[1] == []
     assert store.sessions_of(ann.identity.key) == [("r1", "s1", False)]
+    assert store.connected_bots() == {"ann"}
     store.close_shared_session("r1", "s1")
     assert store.sessions_of(ann.identity.key) == []
+
+
+def _free(store: Store, session_id: str) -> int:
+    return next(b.free for b in store.shared_waiting()[0] if b.session_id == session_id)
+
+
+def test_an_appointment_is_seated_once_by_the_holder_unless_withdrawn(store: Store) -> None:
+    """ "put appointments in the shared store too, matched by the lease holder": an appointment's seating
+    takes its bots' slots, leaves their queue memberships alone and removes the appointment, once; a
+    withdrawn one is not seated; a dead replica's appointments go."""
+    ann, bob = _bot("r1", "s1", "ann"), _bot("r2", "s2", "bob")
+    for bot in (ann, bob):
+        store.open_shared_session(bot)
+        store.join_shared_queue(SharedWait(bot.replica, bot.session_id, "duel", 0, 10.0))
+    store.appoint_shared(SharedAppointment("a1", "r1", ("bob", "ann")), 1.0)
+    store.appoint_shared(SharedAppointment("a2", "r1", ("ann", "bob")), 2.0)
+    assert [a.key for a in store.shared_waiting()[2]] == ["a1", "a2"], "oldest first"
+    assert store.take_lease(LEASE, "r2", 0)
+    seating = SharedSeating("g1", "", "r1", (_seat(bob), _seat(ann)), "a1")
+    assert store.seat_shared(LEASE, "r2", 1, seating, 5.0)
+    assert not store.seat_shared(LEASE, "r2", 1, SharedSeating("g2", "", "r1", seating.seats, "a1"), 6.0)
+    assert store.take_seatings("r1") == [seating]
+    assert [w.since for w in store.shared_waiting()[1]] == [10.0, 10.0], "the queue waits are not reset"
+    store.add_free_slots("r1", "s1", 1)
+    store.add_free_slots("r2", "s2", 1)
+    store.withdraw_shared("a2")
+    assert not store.seat_shared(LEASE, "r2", 1, SharedSeating("g3", "", "r1", seating.seats, "a2"), 7.0)
+    store.appoint_shared(SharedAppointment("a3", "r1", ("ann", "bob")), 3.0)
+    store.forget_replicas({"r1"})
+    assert store.shared_waiting()[2] == []

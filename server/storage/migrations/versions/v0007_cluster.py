@@ -1,6 +1,6 @@
 """Many replicas serve one ladder (``server.cluster``): the replicas' relay addresses and loads, the bots'
-sessions and their queue memberships (the shared waiting set), the matchmaker's lease and the seatings it
-hands to host replicas.
+sessions and their queue memberships (the shared waiting set), the appointed games between named bots,
+the matchmaker's lease and the seatings it hands to host replicas.
 
 Revision ID: 0007
 Revises: 0006
@@ -62,12 +62,22 @@ def upgrade() -> None:
         sa.Column("queue", sa.String(length=64), nullable=False),
         sa.Column("host", sa.String(length=64), nullable=False),
         sa.Column("seats", sa.JSON(), nullable=False),
+        sa.Column("appointment", sa.String(length=32), nullable=False),
         sa.PrimaryKeyConstraint("game_id", name=op.f("pk_cluster_seatings")),
+    )
+    op.create_table(
+        "cluster_appointments",
+        sa.Column("key", sa.String(length=32), nullable=False),
+        sa.Column("replica", sa.String(length=64), nullable=False),
+        sa.Column("bots", sa.JSON(), nullable=False),
+        sa.Column("made_at", sa.Float(), nullable=False),
+        sa.PrimaryKeyConstraint("key", name=op.f("pk_cluster_appointments")),
     )
     op.create_index(op.f("ix_cluster_seatings_host"), "cluster_seatings", ["host"], unique=False)
 
 
 def downgrade() -> None:
+    op.drop_table("cluster_appointments")
     op.drop_index(op.f("ix_cluster_seatings_host"), table_name="cluster_seatings")
     op.drop_table("cluster_seatings")
     op.drop_table("cluster_lease")
