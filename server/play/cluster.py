@@ -176,7 +176,7 @@ class Cluster:
 
     def opened(self, session: Session, elsewhere: list[tuple[str, str]]) -> None:
         self.relay.sessions[session.session_id] = session
-        free = session.free_slots() - len(elsewhere)
+        free = session.free_slots()  # a seat taken back elsewhere takes its slot as it is attached
         bot = SharedBot(self.replica, session.session_id, session.identity, free, session.live_events)
         self._write(lambda: self.store.open_shared_session(bot))
         for game_id, host in elsewhere:
