@@ -10,10 +10,11 @@ matchmaker's lease, and the games it hosts for the cluster.
   still for ``replica_timeout_ms`` of their own clock (no two machines' clocks are compared). A holder whose
   renewal is refused stops matching at once; its seatings would be refused anyway (each carries its term).
   The holder runs the lobby's own ``Matchmaker`` (``server.play.pairing``: rating-aware, no starvation,
-  seat rotation, pair caps) over every waiting bot of every live replica, every ``POLL_S``.
-- **Placement.** A game goes to the replica holding most of its seats, unless that replica hosts more than
-  ``BUSIER_FACTOR`` times the games of the least loaded one plus ``BUSIER_MARGIN``: then to the least
-  loaded (each replica reports the games it hosts with its heartbeat).
+  seat rotation, pair caps) over every waiting bot of every live replica, every ``POLL_S``
+  (``server.play.shared_pairing``), appointments first.
+- **Placement.** A game goes to the replica holding most of its seats, unless that replica is markedly
+  busier than the least loaded one (``server.play.shared_pairing.place``; each replica reports the games
+  it hosts with its heartbeat).
 - **Hosting.** Every ``POLL_S`` each replica takes the seatings addressed to it and starts them: its own
   sessions play as ever, the others' through ``server.play.relay``.
 """
@@ -23,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import secrets
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -33,50 +33,26 @@ import structlog
 
 from conquest.v1 import bot_pb2
 from server.play.lobby import Lobby
-from server.play.matchmaker import Matchmaker
 from server.play.players import Appointment, BotPlayer
 from server.play.ports import SharedQueues
 from server.play.relay import Relay, RelayedSeat
 from server.play.runner_2210 import AnyRunner
 from server.play.seats import RemoteSeat
 from server.play.session import Outgoing, Session
+from server.play.shared_pairing import SharedPairing
 from server.records import (
-    INITIAL,
     DatabaseUnavailable,
     Identity,
     SharedAppointment,
     SharedBot,
-    SharedSeat,
     SharedSeating,
     SharedWait,
-    Skill,
 )
 
 log = structlog.get_logger("conquest.cluster")
 LEASE = "matchmaker"
 POLL_S = 0.15
 """How often a replica looks for the seatings addressed to it, and the lease holder pairs the queues."""
-BUSIER_FACTOR = 1.5
-BUSIER_MARGIN = 2
-"""A game's majority replica is "markedly busier" than the least loaded one when it hosts more than
-``BUSIER_FACTOR`` × that one's games + ``BUSIER_MARGIN``."""
-
-
-@dataclass(eq=False)
-class Waiter:
-    """A session of any replica in the shared queues, as the lease holder's matchmaker pairs it."""
-
-    replica: str
-    session_id: str
-    identity: Identity
-    free: int
-    live_events: bool
-    closed: bool = False
-    skills: dict[str, Skill] = field(default_factory=dict)
-    """Its rating per queue, read once and again after each game of its ends (its free slots went up)."""
-
-    def free_slots(self) -> int:
-        return self.free
 
 
 @dataclass(eq=False)
@@ -90,33 +66,6 @@ class Absent:
 
     def send(self, message: Outgoing) -> None:
         pass
-
-
-def _seat(waiter: Waiter, done: bool) -> SharedSeat:
-    """The seat of a new game ``waiter`` is seated in; it has one free slot less now."""
-    waiter.free -= 1
-    identity = waiter.identity
-    return SharedSeat(
-        waiter.replica,
-        waiter.session_id,
-        identity.key,
-        identity.name,
-        identity.bot_id,
-        identity.ranked,
-        waiter.live_events,
-        done,
-    )
-
-
-def place(seats: list[str], loads: dict[str, int]) -> str:
-    """The host of a game whose bot seats are on these replicas (``loads``: each live replica's hosted
-    games): the one holding most seats unless it is markedly busier than the least loaded one."""
-    known = [r for r in seats if r in loads] or list(loads)
-    majority = max(known, key=lambda r: (known.count(r), -loads.get(r, 0)))
-    least = min(loads, key=lambda r: (loads[r], r != majority))
-    if loads.get(majority, 0) > BUSIER_FACTOR * loads[least] + BUSIER_MARGIN:
-        return least
-    return majority
 
 
 class Cluster:
@@ -151,8 +100,8 @@ class Cluster:
         """The lease's term while this replica holds it; 0 when it does not."""
         self._lease_seen: tuple[str, int, int] | None = None
         self._lease_moved = 0.0
-        self.matchmaker: Matchmaker[Waiter] | None = None
-        self.waiters: dict[tuple[str, str], Waiter] = {}
+        self.pairing: SharedPairing | None = None
+        """The matchmaking over the shared queues while this replica holds the lease."""
         self.loads: dict[str, int] = {}
         self.games_by_bot: dict[str, list[tuple[str, str]]] = {}
         """Each bot's running games in the cluster (identity key -> (game id, host)), as of the last
@@ -319,7 +268,7 @@ class Cluster:
             return  # its holder renews it
         if await asyncio.to_thread(self.store.take_lease, LEASE, self.replica, term):
             self.term = term + 1
-            self.matchmaker = None
+            self.pairing = None
             self.lobby.metrics.lease_holder.set(1)
             log.warning("lease_taken", replica=self.replica, term=self.term, previous=seen and seen[0])
 
@@ -327,7 +276,7 @@ class Cluster:
         """This replica holds the lease no more: it stops matching at once."""
         log.warning("lease_lost", replica=self.replica, term=self.term, why=why)
         self.term = 0
-        self.matchmaker = None
+        self.pairing = None
         self.lobby.metrics.lease_holder.set(0)
 
     def stop(self) -> None:
@@ -341,112 +290,25 @@ class Cluster:
     # ------------------------------------------------------------------ matchmaking (the lease holder)
 
     async def _pair(self) -> None:
+        pairing = self.pairing
+        if pairing is None:
+            lobby = self.lobby
+            pairing = self.pairing = await asyncio.to_thread(
+                SharedPairing, lobby.matchmaker.players, lobby.matchmaker.policy, lobby.ratings
+            )
         bots, waits, appointments = await asyncio.to_thread(self.store.shared_waiting)
-        seatings = await asyncio.to_thread(self._seatings, bots, waits, appointments)
+        loads = dict(self.loads) or {self.replica: 0}
+        seatings = await asyncio.to_thread(
+            pairing.seatings, bots, waits, appointments, self.presumed_dead(), loads
+        )
         for seating in seatings:
             if not await asyncio.to_thread(
                 self.store.seat_shared, LEASE, self.replica, self.term, seating, time.time()
             ):
-                self.matchmaker = None  # a session went or the lease was lost: pair again from the database
+                self.pairing = None  # a session went or the lease was lost: pair again from the database
                 return
             self.loads[seating.host] = self.loads.get(seating.host, 0) + 1
             log.info("game_seated", game_id=seating.game_id, queue=seating.queue, host=seating.host)
-
-    def _seatings(
-        self, bots: list[SharedBot], waits: list[SharedWait], appointments: list[SharedAppointment]
-    ) -> list[SharedSeating]:
-        """The games the appointments and the shared queues form now, appointments first (worker thread:
-        ratings may be read)."""
-        matchmaker = self._sync(bots, waits)
-        seatings = []
-        dead = self.presumed_dead()
-        for appointment in appointments:
-            if appointment.replica not in dead and (seats := self._appointed(appointment)) is not None:
-                seatings.append(
-                    SharedSeating(secrets.token_hex(8), "", appointment.replica, seats, appointment.key)
-                )
-        names = {name for appointment in appointments for name in appointment.bots}
-        held = {w for w in self.waiters.values() if w.identity.ranked and w.identity.name in names}
-        for queue in matchmaker.players:
-            while (seating := matchmaker.next_game(queue, held)) is not None:
-                done = set(map(id, seating.done))
-                seats = tuple(_seat(w, id(w) in done) for w in seating.sessions)
-                host = place([s.replica for s in seats], self.loads or {self.replica: 0})
-                seatings.append(SharedSeating(secrets.token_hex(8), queue, host, seats))
-        return seatings
-
-    def _appointed(self, appointment: SharedAppointment) -> tuple[SharedSeat, ...] | None:
-        """The seats of the appointment's game if each of its bots has a session with a free slot (their
-        slots taken), else None."""
-        chosen: list[Waiter] = []
-        for name in appointment.bots:
-            free = [
-                w
-                for w in self.waiters.values()
-                if w.identity.name == name and w.identity.ranked and w.free > 0 and w not in chosen
-            ]
-            if not free:
-                return None
-            chosen.append(free[0])
-        return tuple(_seat(w, False) for w in chosen)
-
-    def _sync(self, bots: list[SharedBot], waits: list[SharedWait]) -> Matchmaker[Waiter]:
-        """The matchmaker with the database's sessions (their free slots) and queue memberships."""
-        matchmaker = self.matchmaker
-        if matchmaker is None:
-            matchmaker = self.matchmaker = self._new_matchmaker()
-            self.waiters = {}
-        dead = self.presumed_dead()
-        current = {(b.replica, b.session_id): b for b in bots if b.replica not in dead}
-        for key, waiter in list(self.waiters.items()):
-            if key not in current:
-                waiter.closed = True
-                matchmaker.leave_all(waiter)
-                del self.waiters[key]
-        for key, bot in current.items():
-            found = self.waiters.get(key)
-            if found is None:
-                self.waiters[key] = Waiter(
-                    bot.replica, bot.session_id, bot.identity, bot.free, bot.live_events
-                )
-                continue
-            if bot.free > found.free:
-                found.skills.clear()  # a game of its ended: its rating may have moved
-            found.free = bot.free
-        members = {(w.queue, w.replica, w.session_id) for w in waits}
-        for queue, waiting in matchmaker.waiting.items():
-            for waiter in list(waiting):
-                if (queue, waiter.replica, waiter.session_id) not in members:
-                    matchmaker.leave(queue, waiter)
-        for wait in waits:
-            member = self.waiters.get((wait.replica, wait.session_id))
-            if member is not None and wait.queue in matchmaker.players:
-                matchmaker.join(wait.queue, member, wait.games_left, since=wait.since)
-        return matchmaker
-
-    def _new_matchmaker(self) -> Matchmaker[Waiter]:
-        """The lobby's matchmaking over the shared queues, its pairing history read afresh."""
-        lobby = self.lobby
-        matchmaker: Matchmaker[Waiter] = Matchmaker(
-            dict(lobby.matchmaker.players),
-            clock=time.time,
-            policy=lobby.matchmaker.policy,
-            skills=self._skill,
-        )
-        if lobby.ratings is not None:
-            for queue in matchmaker.players:
-                matchmaker.remember(queue, lobby.ratings.recent_tables(queue, matchmaker.policy.memory))
-        return matchmaker
-
-    def _skill(self, queue: str, waiter: Waiter) -> Skill:
-        ratings = self.lobby.ratings
-        if ratings is None:
-            return INITIAL
-        if queue not in waiter.skills:
-            if waiter.identity.bot_id is not None:
-                ratings.forget(queue, [waiter.identity.bot_id])
-            waiter.skills[queue] = ratings.skill(queue, waiter.identity)
-        return waiter.skills[queue]
 
     # ------------------------------------------------------------------ hosting
 

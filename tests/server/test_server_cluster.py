@@ -25,9 +25,9 @@ from conquest_sdk import Client, Game, Turn
 from server.app import build_lobby
 from server.cli.main import main
 from server.ops.config import ServerConfig
-from server.play.cluster import place
 from server.play.relay import TOKEN_METADATA, Relay, add_relay_service
 from server.play.replays import load_replay_file, verify_record
+from server.play.shared_pairing import place
 from server.storage import Store
 
 ADMIN = "admin-secret"
