@@ -125,6 +125,32 @@ class LiveGame:
     """Actions logged so far."""
 
 
+@dataclass(frozen=True, slots=True)
+class ActionBatch:
+    """Actions of one running game for the action log: ``count`` of them (their JSON array ``data``) from
+    its action ``first`` on, written at ``epoch``. ``game``: the game's record, sent with its first batch
+    (a game is opened in the same transaction as its first actions; one that ends before has no record)."""
+
+    game_id: str
+    epoch: int
+    first: int
+    count: int
+    data: str
+    game: LiveGame | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """What one heartbeat of a replica wrote and saw, all in one transaction: the registry's heartbeat
+    counts, every other replica's running games (game id, host replica, epoch, actions logged), and the
+    batches it refused, by game id with the reason: another server took the game over, or it is no longer
+    live (those batches wrote nothing; the others were written)."""
+
+    beats: dict[str, int]
+    games: list[tuple[str, str, int, int]]
+    refused: dict[str, str]
+
+
 class HelloError(ValueError):
     """A Hello the server refuses; ``code`` is the Error code sent back."""
 

@@ -22,7 +22,7 @@ A config file looks like this (every key optional; the values shown are the defa
     send_queue_limit = 1000      # messages a stream may have unread; one more closes it
     session_message_rate = 2000  # messages a second a bot's session may send
     takeover = false             # log running games in the database; take over those of dead servers
-    replica_heartbeat_ms = 1000  # with takeover: how often this server beats and looks for dead ones
+    replica_heartbeat_ms = 1000  # with takeover: how often this server beats, logs games, looks for dead ones
     replica_timeout_ms = 5000    # with takeover: a server silent this long is presumed dead
     cluster = false              # share queues with the replicas on this PostgreSQL (implies takeover)
     cluster_token = ""           # with cluster: the secret the replicas' relay streams carry
@@ -192,7 +192,8 @@ class ServerConfig:
     """Keep running games in the database (``server.play.takeover``) and take over the games of servers on
     the same database presumed dead; needs a database (docs/storage.md, "Games taken over")."""
     replica_heartbeat_ms: int = 1_000
-    """With ``takeover``: how often this server beats in the replica registry and looks for dead ones."""
+    """With ``takeover``: how often this server beats in the replica registry, logs its running games' new
+    actions (in the same transaction) and looks for dead ones."""
     replica_timeout_ms: int = 5_000
     """With ``takeover``: a server whose heartbeat has not moved this long is presumed dead."""
     cluster: bool = False

@@ -10,9 +10,12 @@ written per decision on the event loop. The file is removed once the game's repl
 left at start is a game that was live at a crash: ``LiveRecords.recover`` replays it to where it got, ends
 it there as at a turn cap reached then, and hands it on unrated with the reason ``aborted``.
 
-With ``server.takeover`` the running games go to the database's action log instead of ``.live`` files,
-in the same batches (``LiveRecords._log``, through ``server.play.ports.ActionLog``), so that another server
-can take them over (``server.play.takeover``); their results then carry the epoch this server holds.
+With ``server.takeover`` the running games go to the database's action log instead of ``.live`` files
+(``LiveRecords.log``, through ``server.play.ports.ActionLog``), so that another server can take them over
+(``server.play.takeover``): every heartbeat, the batches of all the games this server hosts go in ONE
+transaction with the heartbeat itself, and a game's record goes with its first batch (a game that ends
+before never reaches the log). The results of the games that may have reached it carry the epoch this
+server holds.
 """
 
 from __future__ import annotations
@@ -40,12 +43,7 @@ from server.play.results import aborted_result, seat_outcome
 from server.play.runner import GameRunner
 from server.play.runner_2210 import AnyRunner
 from server.play.seats import HOUSE_POLICIES, RemoteSeat
-from server.records import (
-    DatabaseUnavailable,
-    GameHandedOver,
-    LiveGame,
-    LiveSeat,
-)
+from server.records import ActionBatch, DatabaseUnavailable, Heartbeat, LiveGame, LiveSeat
 
 log = structlog.get_logger("conquest.recorder")
 
@@ -67,7 +65,10 @@ class _Live:
     epoch: int = 1
     """The epoch this server holds the game at in the action log (``server.play.takeover``)."""
     logged: bool = False
-    """Its header is in the action log: its result must carry ``epoch``."""
+    """Its record may be in the action log (a batch carrying it was sent): its result must carry
+    ``epoch``."""
+    unsent: list[ActionBatch] = dataclasses.field(default_factory=list)
+    """Batches the action log did not take yet (the database was down), sent again first."""
 
 
 Batch = tuple[_Live, dict[str, Any] | None, list[Any]]
@@ -83,13 +84,14 @@ class Finished:
     encoded_count: int
     """Actions in ``encoded``: the replay's later ones are not encoded yet."""
     epoch: int | None
-    """The epoch its result must carry (its header is in the action log), else None."""
+    """The epoch its result must carry (its record may be in the action log), else None."""
 
 
 class LiveRecords:
     """The ``.live`` records (or action log entries) of the running games in ``directory``. ``batches`` runs
-    on the event loop, ``flush`` in a worker thread; ``on_unavailable`` and ``on_handed_over`` are told in
-    that thread (the database did not take a batch; another server took a game over, now dropped here)."""
+    on the event loop, ``flush`` and ``log`` in a worker thread; ``on_unavailable`` and ``on_handed_over``
+    are told in that thread (the database did not take a heartbeat; another server took a game over, now
+    dropped here)."""
 
     def __init__(
         self,
@@ -108,7 +110,7 @@ class LiveRecords:
         self._state = threading.Lock()
         """Guards ``_live`` (worker threads and the event loop share it)."""
         self._files = threading.Lock()
-        """Held while a ``.live`` record is appended to or removed."""
+        """Held while a ``.live`` record is appended to or removed, or the action log written."""
 
     def started(self, runner: AnyRunner) -> None:
         """A game started (on the event loop): its header goes with the next batches."""
@@ -122,15 +124,22 @@ class LiveRecords:
         with self._state:
             self._live[runner.game_id] = _Live(runner, count, True, pieces, count, epoch, True)
 
-    def batches(self) -> list[Batch]:
-        """What to append to each ``.live`` record: a new game's header, and the actions since the last
-        batch (a slice of the replay's list, taken on the event loop)."""
+    def logs(self, runner: AnyRunner) -> bool:
+        """Whether the game goes to the action log rather than a ``.live`` record (RISK 2210 A.D. games are
+        not taken over yet)."""
+        return self.action_log is not None and isinstance(runner, GameRunner)
+
+    def batches(self, logged: bool) -> list[Batch]:
+        """What to append to the records of the games the action log keeps (``logged``), or of the others:
+        a new game's header, and the actions since the last batch (a slice of the replay's list, taken on
+        the event loop). A game of the action log has its header sent with its first actions, not before,
+        so one that ends before its first batch never reaches the log."""
         with self._state:
-            lives = list(self._live.items())
+            lives = [live for live in self._live.values() if self.logs(live.runner) == logged]
         batches: list[Batch] = []
-        for _, live in lives:
+        for live in lives:
             actions = live.runner.replay.actions[live.flushed :]
-            if live.header_sent and not actions:
+            if not actions and (live.header_sent or logged) and not live.unsent:
                 continue
             header = None if live.header_sent else live_header(live.runner)
             live.header_sent = True
@@ -138,47 +147,50 @@ class LiveRecords:
             batches.append((live, header, actions))
         return batches
 
-    def flush(self, batches: list[Batch]) -> None:
-        """Each batch to the action log when there is one, else (and for RISK 2210 A.D. games, which are
-        not taken over yet) to the ``.live`` records (worker thread)."""
-        if self.action_log is None:
-            self._append(batches)
-            return
-        self._log([b for b in batches if isinstance(b[0].runner, GameRunner)])
-        self._append([b for b in batches if not isinstance(b[0].runner, GameRunner)])
-
-    def _log(self, batches: list[Batch]) -> None:
-        """``_append``'s work in the action log (worker thread): a batch the database does not take now
-        is rewound to be sent again (``on_unavailable``); a game another server took over is dropped and
-        ``on_handed_over`` told."""
+    def log(self, batches: list[Batch]) -> Heartbeat:
+        """Beat in the action log with these batches (worker thread; ``ActionLog.beat``): a game whose
+        batch was refused was taken over by another server, and is dropped here and ``on_handed_over``
+        told. Batches the database did not take are kept to be sent again first, and ``on_unavailable``
+        told before DatabaseUnavailable is raised."""
         assert self.action_log is not None
         with self._files:
+            sending: list[tuple[_Live, ActionBatch]] = []
             for live, header, actions in batches:
-                game_id = live.runner.game_id
-                if game_id not in self._live:
+                runner = live.runner
+                if runner.game_id not in self._live:  # finished meanwhile: its replay file has it all
                     continue
-                assert isinstance(live.runner, GameRunner)  # flush sends only classic games here
-                first = live.encoded_count
-                try:
-                    if header is not None:
-                        self.action_log.open_live_game(_live_game(header, live.runner), self.replica)
-                        live.logged = True
-                    if actions:
-                        encoded = encode_actions(live.runner.replay, actions)
-                        self.action_log.append_actions(game_id, live.epoch, first, len(actions), encoded)
-                        live.encoded.append(encoded[1:-1])
-                        live.encoded_count += len(actions)
-                except DatabaseUnavailable as down:
-                    live.flushed = first  # read on the loop only once this batch is done
-                    live.header_sent = live.logged
-                    self.on_unavailable(down)
-                except GameHandedOver as moved:
-                    log.warning("game_handed_over", game_id=game_id, error=str(moved))
-                    with self._state:
-                        self._live.pop(game_id, None)
-                    self.on_handed_over(game_id)
+                assert isinstance(runner, GameRunner)  # only classic games are logged
+                if actions:
+                    first = live.flushed - len(actions)
+                    game = _live_game(header, runner) if header is not None else None
+                    encoded = encode_actions(runner.replay, actions)
+                    live.unsent.append(
+                        ActionBatch(runner.game_id, live.epoch, first, len(actions), encoded, game)
+                    )
+                    live.logged = live.logged or game is not None
+                sending.extend((live, batch) for batch in live.unsent)
+            try:
+                heartbeat = self.action_log.beat(self.replica, [batch for _, batch in sending])
+            except DatabaseUnavailable as down:
+                self.on_unavailable(down)
+                raise
+            for live, batch in sending:
+                game_id = batch.game_id
+                why = heartbeat.refused.get(game_id)
+                if why is not None:
+                    if game_id in self._live:
+                        log.warning("game_handed_over", game_id=game_id, error=why)
+                        with self._state:
+                            self._live.pop(game_id, None)
+                        self.on_handed_over(game_id)
+                    continue
+                live.encoded.append(batch.data[1:-1])
+                live.encoded_count += batch.count
+                live.unsent.clear()
+            return heartbeat
 
-    def _append(self, batches: list[Batch]) -> None:
+    def flush(self, batches: list[Batch]) -> None:
+        """Each batch appended to its game's ``.live`` record (worker thread)."""
         self.directory.mkdir(parents=True, exist_ok=True)
         with self._files:
             for live, header, actions in batches:

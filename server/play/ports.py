@@ -13,7 +13,9 @@ from conquest.v1 import bot_pb2
 from engine.r2210.replay import Replay2210
 from engine.replay import Replay
 from server.records import (
+    ActionBatch,
     GameResult,
+    Heartbeat,
     Identity,
     LiveGame,
     SharedAppointment,
@@ -62,8 +64,8 @@ class ResultSink(Protocol):
         self, result: GameResult, replay: Replay | Replay2210, epoch: int | None = None
     ) -> Sequence[object]:
         """Keep the game: result, rating updates and replay at once. Returns its rating changes (none for
-        an unrated game). ``epoch``: the game was logged live at this epoch (``ActionLog``); a stale one
-        raises GameHandedOver and nothing is kept."""
+        an unrated game). ``epoch``: the game may have been logged live at this epoch (``ActionLog``);
+        a stale one raises GameHandedOver and nothing is kept."""
         ...
 
     def check(self) -> None:
@@ -73,31 +75,19 @@ class ResultSink(Protocol):
 
 class ActionLog(Protocol):
     """Running games kept in the database as they are played (``server.play.takeover``): each write about
-    a game carries the writer's epoch and raises ``GameHandedOver`` once another server has taken the game
-    over; every method raises ``DatabaseUnavailable`` when the database did not answer."""
+    a game carries the writer's epoch and is refused once another server has taken the game over; every
+    method raises ``DatabaseUnavailable`` when the database did not answer (and then wrote nothing)."""
 
-    def open_live_game(self, game: LiveGame, host: str) -> None:
-        """Keep a game that just started, hosted by replica ``host``."""
-        ...
-
-    def append_actions(self, game_id: str, epoch: int, first: int, count: int, data: str) -> None:
-        """Log ``count`` actions (their JSON array ``data``) as the game's actions ``first`` on."""
-        ...
-
-    def beat(self, replica: str) -> None:
-        """Replica ``replica`` is alive."""
+    def beat(self, replica: str, batches: Sequence[ActionBatch]) -> Heartbeat:
+        """In ONE transaction: replica ``replica``'s heartbeat, ``batches`` logged in order (a batch
+        carrying its game's record opens the game, hosted by ``replica``), and what the registry holds
+        now. A batch whose game was taken over or is no longer live writes nothing and is named in
+        ``Heartbeat.refused``; the other games' batches are written. A batch written already (by a
+        transaction whose commit was not seen) is not written twice."""
         ...
 
     def leave(self, replica: str) -> None:
         """Replica ``replica`` stopped cleanly."""
-        ...
-
-    def replica_beats(self) -> dict[str, int]:
-        """Each registered replica's heartbeat count."""
-        ...
-
-    def live_games(self) -> list[tuple[str, str, int, int]]:
-        """Every running game as (game id, host replica, epoch, actions logged)."""
         ...
 
     def claim_game(

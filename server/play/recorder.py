@@ -6,7 +6,7 @@ Beside each ``<game_id>.json`` replay file (``server.play.replays``), ``replay_d
 round trips) as JSON, written before the replay file and removed once the database has the game. While the
 server runs, ``Recorder.run`` retries pending results with backoff; at start every marker left is pending
 again. ``record_game`` refuses a game id it has (``GameAlreadyRecorded``), so a retry never rates a game
-twice. ``Recorder.run``'s task also flushes the running games' records (``LiveRecords``), and
+twice. ``Recorder.run``'s task also flushes the running games' ``.live`` records (``LiveRecords``), and
 ``Recorder.recover`` makes the games a crash left live into aborted games, recorded as finished ones are.
 
 While a write fails with ``DatabaseUnavailable`` the database is down: later games skip it and go straight
@@ -103,14 +103,15 @@ class Recorder:
     # ------------------------------------------------------------------ running games
 
     def started(self, runner: AnyRunner) -> None:
-        """A game started (on the event loop): its ``.live`` header is written by the task, at once."""
+        """A game started (on the event loop): its ``.live`` header is written by the task, at once; a game
+        of the action log goes there with its first actions, at a heartbeat (``server.play.takeover``)."""
         self.live.started(runner)
-        self._wake.set()
+        if not self.live.logs(runner):
+            self._wake.set()
 
     def adopted(self, runner: GameRunner, epoch: int, batches: list[str], count: int) -> None:
         """A game taken over from a dead server (``LiveRecords.adopted``), on the event loop."""
         self.live.adopted(runner, epoch, batches, count)
-        self._wake.set()
 
     def _handed_over(self, game_id: str) -> None:
         """The action log refused a game's actions (worker thread): ``on_handed_over``, on the loop."""
@@ -263,9 +264,10 @@ class Recorder:
         self.files.write(record)
 
     async def run(self, on_change: Callable[[bool], Awaitable[None]]) -> None:
-        """Until cancelled: append the running games' actions to their ``.live`` records, retry pending
-        results (at once while the database is up, with backoff while it is down) and tell ``on_change``
-        and ``conquest_database_up`` whenever the database goes down or comes back."""
+        """Until cancelled: append the running games' actions to their ``.live`` records (the action log's
+        games go with the heartbeat: ``server.play.takeover``), retry pending results (at once while the
+        database is up, with backoff while it is down) and tell ``on_change`` and ``conquest_database_up``
+        whenever the database goes down or comes back."""
         self._loop = asyncio.get_running_loop()
         reported = True
         delay = RETRY_FIRST_S
@@ -273,7 +275,7 @@ class Recorder:
         probe_at = time.monotonic() + PROBE_S
         while True:
             self._wake.clear()
-            batches = self.live.batches()
+            batches = self.live.batches(logged=False)
             if batches:
                 await asyncio.to_thread(self.live.flush, batches)
             if self.database is not None and not self.pending() and time.monotonic() >= probe_at:

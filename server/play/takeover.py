@@ -1,9 +1,10 @@
 """No game lost when its server dies: servers on one database take over each other's running games.
 
 With ``server.takeover`` on, each server is a replica: it beats in the database's replica registry every
-``replica_heartbeat_ms``, and its ``Recorder`` logs every running game there (``ActionLog``: the game's
-rules, seed, seats, host and epoch, then its actions in batches) instead of in ``.live`` files. Every
-heartbeat it also looks at the running games of the other replicas: a replica whose heartbeat count has
+``replica_heartbeat_ms``, and in the same transaction logs the actions its running games played since the
+last beat (``ActionLog.beat``; a game's rules, seed, seats, host and epoch go with its first actions)
+instead of writing ``.live`` files. That transaction also reads the registry and the running games of the
+other replicas: a replica whose heartbeat count has
 not moved for ``replica_timeout_ms`` of this server's clock (or that is not registered) is presumed dead,
 and each of its games is claimed (its epoch one up: exactly one claimer wins), rebuilt by replaying its
 logged actions, continued with a fresh seed (``engine.replay.Reseed``: nothing a bot saw of the old dice
@@ -28,6 +29,7 @@ from engine.codec import decode_action
 from engine.replay import Reseed, advance
 from server.ops.config import QueueConfig
 from server.play.clock import SeatClock
+from server.play.live_records import Batch
 from server.play.lobby import Lobby
 from server.play.ports import ActionLog
 from server.play.recorder import Recorder
@@ -97,12 +99,13 @@ class Takeover:
         """Told of each game taken over, once ``adopt`` seated the bots connected here (the cluster
         re-attaches those connected to other replicas)."""
 
-    def _scan(self) -> tuple[list[tuple[str, int, int]], bool]:
-        """Beat, then find the games of replicas presumed dead (worker thread): (game id, epoch, actions
-        logged) each; and whether the fate of some other game's host is still undecided (it has not been
-        seen beating since this server started, nor been silent for the timeout yet)."""
-        self.action_log.beat(self.replica)
-        beats = self.action_log.replica_beats()
+    def _scan(self, batches: list[Batch]) -> tuple[list[tuple[str, int, int]], bool]:
+        """Beat with the running games' ``batches``, and find the games of replicas presumed dead (worker
+        thread): (game id, epoch, actions logged) each; and whether the fate of some other game's host is
+        still undecided (it has not been seen beating since this server started, nor been silent for the
+        timeout yet)."""
+        heartbeat = self.recorder.live.log(batches)
+        beats = heartbeat.beats
         now = time.monotonic()
         for replica, count in beats.items():
             seen = self._seen.get(replica)
@@ -115,9 +118,7 @@ class Takeover:
         self.lobby.metrics.replicas_alive.set(len(self.alive))
         orphans: list[tuple[str, int, int]] = []
         undecided = False
-        for game_id, host, epoch, actions in self.action_log.live_games():
-            if host == self.replica:
-                continue
+        for game_id, host, epoch, actions in heartbeat.games:
             if host not in beats or host in dead:
                 orphans.append((game_id, epoch, actions))
             elif host not in self._beating:
@@ -132,7 +133,8 @@ class Takeover:
 
     async def scan(self) -> bool:
         """One heartbeat and takeover round; True while some other host's fate is undecided."""
-        orphans, undecided = await asyncio.to_thread(self._scan)
+        batches = self.recorder.live.batches(logged=True)
+        orphans, undecided = await asyncio.to_thread(self._scan, batches)
         for game_id, epoch, actions in orphans:
             if game_id in self.lobby.runners:
                 continue

@@ -9,100 +9,55 @@ writes (actions, and its result: ``GameStore.record_game``'s ``epoch``) are refu
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Executable, delete, select, update
-from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
+from sqlalchemy import Connection, CursorResult, Executable, Table, bindparam, delete, insert, select, update
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
-from server.records import DatabaseUnavailable, GameHandedOver, LiveGame, LiveSeat
+from server.records import ActionBatch, DatabaseUnavailable, GameHandedOver, Heartbeat, LiveGame, LiveSeat
 from server.storage.database import Database, T, utc_now
 from server.storage.models import LiveActionsRow, LiveGameRow, ReplicaRow
+
+LIVE_GAMES = cast(Table, LiveGameRow.__table__)
+LIVE_ACTIONS = cast(Table, LiveActionsRow.__table__)
+REPLICAS = cast(Table, ReplicaRow.__table__)
+"""The tables the heartbeat writes, reached through SQLAlchemy Core: once a second per replica, for all
+its games at once, without the ORM's unit of work."""
 
 
 class LiveStore(Database):
     """Running games and the replicas that play them."""
 
-    def open_live_game(self, game: LiveGame, host: str) -> None:
-        """Keep a game that just started, hosted by replica ``host`` at ``game.epoch``.
+    def beat(self, replica: str, batches: Sequence[ActionBatch]) -> Heartbeat:
+        """In ONE transaction: one more heartbeat of ``replica`` (its row is made at its first), each of
+        ``batches`` logged in order, and the registry read back. A batch carrying its game's record opens
+        the game, hosted by ``replica``. A batch is refused, writing nothing, when its game is not live at
+        its epoch with its ``first`` actions logged (another server took the game over, or it ended
+        elsewhere), and so are that game's later batches (a game's batches follow each other: the first
+        of them is the one refused, and nothing of the game is written); the other games' are written. A
+        batch whose actions are logged already (a transaction whose commit was not seen) is not written
+        again.
 
-        Raises: DatabaseUnavailable.
+        Raises: DatabaseUnavailable (nothing was written).
         """
 
-        def add(session: Session) -> None:
-            session.add(
-                LiveGameRow(
-                    id=game.game_id,
-                    queue=game.queue,
-                    rules=dict(game.rules),
-                    board=game.board,
-                    seed=game.seed,
-                    dice_version=game.dice_version,
-                    seats=[
-                        {
-                            "name": s.name,
-                            "key": s.key,
-                            "bot_id": s.bot_id,
-                            "ranked": s.ranked,
-                            "house": s.house,
-                        }
-                        for s in game.seats
-                    ],
-                    seed_commitment=game.seed_commitment,
-                    started_at=game.started_at,
-                    host=host,
-                    epoch=game.epoch,
-                    actions=0,
-                    reseeds=[],
-                )
-            )
-
-        self._live_write(add, f"did not keep game {game.game_id!r} running")
-
-    def append_actions(self, game_id: str, epoch: int, first: int, count: int, data: str) -> None:
-        """Log ``count`` actions (``data``: their JSON array) as the game's actions ``first`` on.
-
-        Raises:
-            GameHandedOver: the game's epoch is no longer ``epoch`` (or the game is gone): another server
-                took it over; nothing was written.
-            DatabaseUnavailable: nothing was written; the same call may succeed later.
-        """
-
-        def append(session: Session) -> None:
-            moved = _changed(
-                session,
-                update(LiveGameRow)
-                .where(LiveGameRow.id == game_id, LiveGameRow.epoch == epoch, LiveGameRow.actions == first)
-                .values(actions=first + count),
-            )
-            if moved != 1:
-                row = session.get(LiveGameRow, game_id)
-                if row is not None and row.epoch == epoch and row.actions == first + count:
-                    return  # this very batch was written by an attempt whose commit was not seen
-                raise GameHandedOver(_handed_over(game_id, epoch, row))
-            session.add(LiveActionsRow(game_id=game_id, first=first, data=data))
-
-        self._live_write(append, f"did not log the actions of game {game_id!r}")
-
-    def beat(self, replica: str) -> None:
-        """Replica ``replica`` is alive: one more heartbeat (its row is made at its first).
-
-        Raises: DatabaseUnavailable.
-        """
-
-        def beat(session: Session) -> None:
+        def beat(session: Session) -> Heartbeat:
+            connection = session.connection()
             now = utc_now()
-            moved = _changed(
-                session,
-                update(ReplicaRow)
-                .where(ReplicaRow.id == replica)
-                .values(beats=ReplicaRow.beats + 1, beat_at=now),
+            counted = connection.execute(
+                update(REPLICAS)
+                .where(REPLICAS.c.id == replica)
+                .values(beats=REPLICAS.c.beats + 1, beat_at=now)
             )
-            if moved == 0:
-                session.add(ReplicaRow(id=replica, beats=1, beat_at=now))
+            if counted.rowcount == 0:
+                connection.execute(insert(REPLICAS).values(id=replica, beats=1, beat_at=now))
+            refused = _log(connection, replica, batches) if batches else {}
+            beats = {r.id: r.beats for r in connection.execute(select(REPLICAS.c.id, REPLICAS.c.beats))}
+            return Heartbeat(beats, _live_games(connection, other_than=replica), refused)
 
-        self._live_write(beat, f"did not take replica {replica!r}'s heartbeat")
+        return self._live_write(beat, f"did not take replica {replica!r}'s heartbeat")
 
     def leave(self, replica: str) -> None:
         """Replica ``replica`` stopped cleanly (its games are over): its row goes."""
@@ -111,23 +66,12 @@ class LiveStore(Database):
             f"did not remove replica {replica!r}",
         )
 
-    def replica_beats(self) -> dict[str, int]:
-        """Every registered replica's heartbeats so far. Raises: DatabaseUnavailable."""
-        return self._live_read(
-            lambda session: {r.id: r.beats for r in session.scalars(select(ReplicaRow))},
-        )
-
     def live_games(self) -> list[tuple[str, str, int, int]]:
         """Every running game as (game id, host replica, epoch, actions logged), oldest first.
 
         Raises: DatabaseUnavailable.
         """
-        return self._live_read(
-            lambda session: [
-                (row.id, row.host, row.epoch, row.actions)
-                for row in session.scalars(select(LiveGameRow).order_by(LiveGameRow.started_at))
-            ]
-        )
+        return self._live_read(lambda session: _live_games(session.connection()))
 
     def claim_game(
         self, game_id: str, epoch: int, actions: int, replica: str, seed: int, commitment: str
@@ -184,8 +128,6 @@ class LiveStore(Database):
     def _live_write(self, work: Callable[[Session], T], what: str) -> T:
         try:
             return self._write(work, attempts=1)
-        except IntegrityError as clash:  # a second open of one game id
-            raise GameHandedOver(f"the database {what}: {clash.orig}") from None
         except (OperationalError, InterfaceError) as down:
             raise DatabaseUnavailable(f"the {self.dialect} database {what}: {down.orig or down}") from down
 
@@ -198,32 +140,125 @@ class LiveStore(Database):
             ) from down
 
 
+def _log(connection: Connection, host: str, batches: Sequence[ActionBatch]) -> dict[str, str]:
+    """``beat``'s batches: each game's row is locked and checked once, then the new games, the action
+    counts and the batches are written with one statement each (many rows at once). Returns the refused
+    games, each with the reason."""
+    held = {
+        r.id: (r.host, r.epoch, r.actions)
+        for r in connection.execute(
+            select(LIVE_GAMES.c.id, LIVE_GAMES.c.host, LIVE_GAMES.c.epoch, LIVE_GAMES.c.actions)
+            .where(LIVE_GAMES.c.id.in_({b.game_id for b in batches}))
+            .order_by(LIVE_GAMES.c.id)  # locked in one order: two writers never wait for each other
+            .with_for_update()
+        )
+    }
+    opened: list[dict[str, Any]] = []
+    logged: dict[str, int] = {}
+    rows: list[dict[str, Any]] = []
+    refused: dict[str, str] = {}
+    for batch in batches:
+        game_id = batch.game_id
+        if game_id in refused:
+            continue
+        row = held.get(game_id)
+        if row is None and batch.game is not None:
+            opened.append(_opened(batch.game, host, batch.epoch))
+            row = (host, batch.epoch, batch.first)
+        if row is None or row[1] != batch.epoch or row[2] not in (batch.first, batch.first + batch.count):
+            refused[game_id] = _handed_over(game_id, batch.epoch, row)
+            continue
+        held[game_id] = (row[0], row[1], batch.first + batch.count)
+        if row[2] == batch.first:  # else: written already by a transaction whose commit was not seen
+            logged[game_id] = batch.first + batch.count
+            rows.append({"game_id": game_id, "first": batch.first, "data": batch.data})
+    if opened:
+        connection.execute(insert(LIVE_GAMES), opened)
+    if logged:
+        connection.execute(
+            update(LIVE_GAMES).where(LIVE_GAMES.c.id == bindparam("game")).values(actions=bindparam("count")),
+            [{"game": game_id, "count": count} for game_id, count in logged.items()],
+        )
+    if rows:
+        connection.execute(insert(LIVE_ACTIONS), rows)
+    return refused
+
+
+def _opened(game: LiveGame, host: str, epoch: int) -> dict[str, Any]:
+    """A new game's ``live_games`` row, its actions counted as its first batch is written."""
+    return {
+        "id": game.game_id,
+        "queue": game.queue,
+        "rules": dict(game.rules),
+        "board": game.board,
+        "seed": game.seed,
+        "dice_version": game.dice_version,
+        "seats": [
+            {"name": s.name, "key": s.key, "bot_id": s.bot_id, "ranked": s.ranked, "house": s.house}
+            for s in game.seats
+        ],
+        "seed_commitment": game.seed_commitment,
+        "started_at": game.started_at,
+        "host": host,
+        "epoch": epoch,
+        "actions": 0,
+        "reseeds": [],
+    }
+
+
+def _live_games(connection: Connection, other_than: str | None = None) -> list[tuple[str, str, int, int]]:
+    """The running games as (game id, host, epoch, actions logged), oldest first; those of replica
+    ``other_than`` left out."""
+    query = select(LIVE_GAMES.c.id, LIVE_GAMES.c.host, LIVE_GAMES.c.epoch, LIVE_GAMES.c.actions)
+    if other_than is not None:
+        query = query.where(LIVE_GAMES.c.host != other_than)
+    return [
+        (r.id, r.host, r.epoch, r.actions)
+        for r in connection.execute(query.order_by(LIVE_GAMES.c.started_at))
+    ]
+
+
 def _changed(session: Session, statement: Executable) -> int:
     """Run an UPDATE; the rows it changed."""
     return cast(CursorResult[Any], session.execute(statement)).rowcount
 
 
 def fence(session: Session, game_id: str, epoch: int) -> None:
-    """In a result's transaction: the game must still be live at ``epoch`` (this writer still hosts it);
-    its live record and logged actions go, as the result takes their place.
+    """In a result's transaction: a game whose live record is there must still be live at ``epoch`` (this
+    writer still hosts it), and its live record and logged actions go as the result takes their place. A
+    game with no live record was never logged (it ended before its first batch, or the transaction that
+    would have opened it did not commit): there is nothing to fence, as no other server can have claimed
+    it, and the game id's primary key still keeps its result once.
 
     Raises:
         GameHandedOver: another server took the game over.
     """
-    row = session.get(LiveGameRow, game_id, with_for_update=True)
-    if row is None or row.epoch != epoch:
-        raise GameHandedOver(_handed_over(game_id, epoch, row))
-    session.execute(delete(LiveActionsRow).where(LiveActionsRow.game_id == game_id))
-    session.delete(row)
+    connection = session.connection()
+    row = connection.execute(
+        select(LIVE_GAMES.c.host, LIVE_GAMES.c.epoch).where(LIVE_GAMES.c.id == game_id).with_for_update()
+    ).first()
+    if row is None:
+        return
+    if row.epoch != epoch:
+        raise GameHandedOver(_handed_over(game_id, epoch, (row.host, row.epoch, 0)))
+    connection.execute(delete(LIVE_ACTIONS).where(LIVE_ACTIONS.c.game_id == game_id))
+    connection.execute(delete(LIVE_GAMES).where(LIVE_GAMES.c.id == game_id))
 
 
-def _handed_over(game_id: str, epoch: int, row: LiveGameRow | None) -> str:
+def _handed_over(game_id: str, epoch: int, row: tuple[str, int, int] | None) -> str:
+    """Why a write about ``game_id`` at ``epoch`` is refused; ``row``: its (host, epoch, actions logged)."""
     if row is None:
         return (
             f"game {game_id!r} is not live in the database (finished or ended elsewhere): epoch {epoch} "
             "is stale"
         )
+    host, held, _ = row
+    if held == epoch:
+        return (
+            f"game {game_id!r} has {row[2]} actions logged at epoch {epoch}, not what this server sent: "
+            "another writer holds its epoch, so this server records nothing more of it"
+        )
     return (
-        f"game {game_id!r} was taken over by replica {row.host!r} (epoch {row.epoch}); this server's epoch "
+        f"game {game_id!r} was taken over by replica {host!r} (epoch {held}); this server's epoch "
         f"{epoch} is stale, so it records nothing more of the game"
     )

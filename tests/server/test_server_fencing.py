@@ -1,18 +1,22 @@
 """Issue 20, fencing: "a replica that comes back after being presumed dead does not play games that were
 handed over". A server whose game another server claimed (its epoch moved on in the database) stops it at
-its next log write: its bots are told, and it records nothing of the game."""
+its next log write: its bots are told, and it records nothing of the game. And a game that ends before its
+first batch never reaches the action log: its result is recorded once, with nothing to fence."""
 
 from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
 from live_server import no_timebank, serving
 from raw_client import RawBot
 
 from engine import preset
 from server.ops.config import QueueConfig
+from server.records import ActionBatch, Heartbeat
 from server.storage import Store
 
 DUEL = QueueConfig("duel", preset("classic_two_player", turn_cap=200), 2, no_timebank(20_000))
@@ -46,6 +50,7 @@ async def test_a_server_whose_game_was_claimed_stops_it_and_records_nothing(tmp_
                     break
                 await asyncio.sleep(0.1)
             game_id, _, epoch, actions = live[0]
+            other.beat("the-other-server", [])  # registered and beating: this server does not claim it back
             assert other.claim_game(game_id, epoch, actions, "the-other-server", 7, "c") is not None
             codes = await asyncio.wait_for(asyncio.gather(*plays), 20)
             assert codes == ["game_handed_over", "game_handed_over"]
@@ -54,3 +59,46 @@ async def test_a_server_whose_game_was_claimed_stops_it_and_records_nothing(tmp_
             assert other.games() == [], "the fenced server recorded no result"
             assert other.live_games() == [(game_id, "the-other-server", epoch + 1, actions)]
         assert not (replays / f"{game_id}.json").exists()
+
+
+async def test_a_game_that_ends_before_its_first_batch_never_reaches_the_action_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "open a game's record lazily in the same transaction as its first batch (a game that ends before
+    its first batch never touches the live tables, and its result transaction has nothing to fence beyond a
+    missing row)": a duel played out between two heartbeats is recorded once, and no heartbeat, not even
+    the next one, carries anything of it."""
+    url = f"sqlite:///{tmp_path / 'conquest.sqlite3'}"
+    quick = QueueConfig("quick", preset("classic_two_player", turn_cap=2), 2, no_timebank(20_000))
+    async with serving(
+        [quick],
+        tmp_path / "replays",
+        database_url=url,
+        takeover=True,
+        replica_heartbeat_ms=60_000,  # one beat at the start, and none during the game
+        replica_timeout_ms=120_000,
+    ) as server:
+        assert server.takeover is not None and server.store is not None
+        store = server.store
+        real_beat = store.beat  # the action log the server writes to
+        sent: list[str] = []
+
+        def beat(replica: str, batches: Sequence[ActionBatch]) -> Heartbeat:
+            sent.extend(b.game_id for b in batches)
+            return real_beat(replica, batches)
+
+        monkeypatch.setattr(store, "beat", beat)
+        bots = [server.bot(), server.bot()]
+        for name, bot in zip(("ann", "bob"), bots, strict=True):
+            await bot.hello(name)
+            await bot.join("quick", games=1)
+        overs = await asyncio.gather(*(b.play_until_over(random.Random(i)) for i, b in enumerate(bots)))
+        game_id = overs[0].game_id
+        for _ in range(100):
+            if store.games():
+                break
+            await asyncio.sleep(0.05)
+        await server.takeover[0].scan()  # the next heartbeat: the game is over, nothing of it is due
+        assert sent == []
+        assert [g.id for g in store.games()] == [game_id]
+        assert store.live_games() == []

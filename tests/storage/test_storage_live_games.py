@@ -1,5 +1,6 @@
-"""Running games in the database (issue 20): logged in batches, claimed by exactly one server when their
-host is presumed dead, and fenced: the old host's actions and result are refused once the epoch moved."""
+"""Running games in the database (issue 20): logged in batches with each heartbeat, claimed by exactly one
+server when their host is presumed dead, and fenced: the old host's actions and result are refused once
+the epoch moved."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import threading
 import pytest
 from storage_support import ADMIN, START, play
 
-from server.records import GameHandedOver, LiveGame, LiveSeat
+from server.records import ActionBatch, GameHandedOver, LiveGame, LiveSeat
 from server.storage import Store
 from server.storage.errors import GameRecordedError
 
@@ -27,13 +28,19 @@ def live(game_id: str, names: list[str], bot_ids: list[int | None]) -> LiveGame:
     )
 
 
+def opening(game_id: str, data: str = '["x"]', names: list[str] | None = None) -> ActionBatch:
+    """A game's first batch, carrying its record (three practice seats unless ``names``)."""
+    names = names or ["a", "b", "c"]
+    count = data.count('"') // 2
+    return ActionBatch(game_id, 1, 0, count, data, live(game_id, names, [None] * len(names)))
+
+
 def test_actions_logged_in_batches_come_back_in_order_to_the_claimer(store: Store) -> None:
     """ "Persist each game's actions as they happen (batched, so the database is not hit once per
-    decision)": two batches are two rows; the claim returns them in order, the game as it was kept, its
-    epoch one up and the fresh seed kept at the action count."""
-    store.open_live_game(live("g1", ["a", "b", "c"], [None, None, None]), "host-1")
-    store.append_actions("g1", 1, 0, 2, '["x","y"]')
-    store.append_actions("g1", 1, 2, 1, '["z"]')
+    decision)": the game is opened with its first batch; two batches are two rows; the claim returns them
+    in order, the game as it was kept, its epoch one up and the fresh seed kept at the action count."""
+    store.beat("host-1", [opening("g1", '["x","y"]')])
+    store.beat("host-1", [ActionBatch("g1", 1, 2, 1, '["z"]')])
     assert store.live_games() == [("g1", "host-1", 1, 3)]
     claimed = store.claim_game("g1", 1, 3, "host-2", 77, "commit")
     assert claimed is not None
@@ -46,15 +53,16 @@ def test_actions_logged_in_batches_come_back_in_order_to_the_claimer(store: Stor
 
 def test_the_old_host_is_fenced_once_the_game_is_claimed(store: Store) -> None:
     """ "a replica whose game was taken over must not record anything for it (its writes carry the epoch
-    and are refused when stale)": actions and the result at the old epoch raise GameHandedOver and write
-    nothing; the new host's result is recorded, and its live record goes with it."""
+    and are refused when stale)": actions and the result at the old epoch are refused and write nothing;
+    the new host's result is recorded, and its live record goes with it."""
     bots = [store.register_bot(n, admin_token=ADMIN).bot for n in ("alice", "bob", "carol")]
     result, replay = play("g2", bots)
-    store.open_live_game(live("g2", [b.name for b in bots], [b.id for b in bots]), "old")
-    store.append_actions("g2", 1, 0, 1, '["x"]')
+    first = ActionBatch("g2", 1, 0, 1, '["x"]', live("g2", [b.name for b in bots], [b.id for b in bots]))
+    store.beat("old", [first])
     assert store.claim_game("g2", 1, 1, "new", 5, "c") is not None
-    with pytest.raises(GameHandedOver, match="taken over by replica 'new' \\(epoch 2\\)"):
-        store.append_actions("g2", 1, 1, 1, '["y"]')
+    refused = store.beat("old", [ActionBatch("g2", 1, 1, 1, '["y"]')]).refused
+    assert list(refused) == ["g2"]
+    assert "taken over by replica 'new' (epoch 2)" in refused["g2"]
     with pytest.raises(GameHandedOver):
         store.record_game(result, replay, epoch=1)
     assert store.games() == []
@@ -68,17 +76,58 @@ def test_the_old_host_is_fenced_once_the_game_is_claimed(store: Store) -> None:
     assert rated == {"alice": 1, "bob": 1, "carol": 1}
 
 
+def test_batches_of_several_games_in_one_heartbeat_are_each_fenced_by_their_own_epoch(store: Store) -> None:
+    """ "write all running games' due batches in ONE transaction per interval": one heartbeat carries
+    three games' batches; the one another server took over is refused without losing the others', which
+    are written, and a game opened in the same heartbeat is kept too."""
+    store.beat("host", [opening("a"), opening("b")])
+    assert store.claim_game("b", 1, 1, "thief", 9, "c") is not None
+    heartbeat = store.beat(
+        "host",
+        [ActionBatch("a", 1, 1, 1, '["a2"]'), ActionBatch("b", 1, 1, 1, '["b2"]'), opening("c", '["c1"]')],
+    )
+    assert list(heartbeat.refused) == ["b"]
+    assert sorted(store.live_games()) == [("a", "host", 1, 2), ("b", "thief", 2, 1), ("c", "host", 1, 1)]
+    claimed = store.claim_game("a", 1, 2, "other", 1, "c")
+    assert claimed is not None and claimed[1] == ['["x"]', '["a2"]']
+
+
+def test_a_batch_whose_commit_was_not_seen_is_not_written_twice(store: Store) -> None:
+    """ "A batch the database does not take is sent again with the next one": when the database did
+    take it (only its answer was lost), sending it again with the next batch writes the next one only."""
+    store.beat("host", [opening("g5", '["x","y"]')])
+    again = store.beat("host", [opening("g5", '["x","y"]'), ActionBatch("g5", 1, 2, 1, '["z"]')])
+    assert again.refused == {}
+    claimed = store.claim_game("g5", 1, 3, "other", 1, "c")
+    assert claimed is not None and claimed[1] == ['["x","y"]', '["z"]']
+
+
+def test_a_game_that_ends_before_its_first_batch_is_recorded_once_without_a_live_record(store: Store) -> None:
+    """ "a game that ends before its first batch never touches the live tables, and its result
+    transaction has nothing to fence beyond a missing row": its result is recorded whether it carries no
+    epoch or the epoch of a first batch whose transaction did not commit, and only once."""
+    bots = [store.register_bot(n, admin_token=ADMIN).bot for n in ("alice", "bob", "carol")]
+    for game_id, epoch in (("short", None), ("unsent", 1)):
+        result, replay = play(game_id, bots)
+        store.record_game(result, replay, epoch=epoch)
+        with pytest.raises(GameRecordedError):
+            store.record_game(result, replay, epoch=epoch)
+    assert sorted(g.id for g in store.games()) == ["short", "unsent"]
+    assert store.live_games() == []
+    assert {s.bot: s.games for s in store.leaderboard("classic-3")} == {"alice": 2, "bob": 2, "carol": 2}
+
+
 def test_exactly_one_of_many_claimers_wins(store: Store) -> None:
     """ "claims each game by bumping its epoch (an UPDATE ... WHERE epoch = old, so exactly one claimer
     wins)": eight threads claim at once; one gets the game."""
-    store.open_live_game(live("g3", ["a", "b", "c"], [None, None, None]), "dead")
+    store.beat("dead", [opening("g3")])
     wins: list[str] = []
     barrier = threading.Barrier(8)
 
     def claim(name: str) -> None:
         barrier.wait()
         try:
-            if store.claim_game("g3", 1, 0, name, 1, "c") is not None:
+            if store.claim_game("g3", 1, 1, name, 1, "c") is not None:
                 wins.append(name)
         except Exception as lost:  # a lock race the database reports: the claim did not happen
             assert "lock" in str(lost).lower() or "serializ" in str(lost).lower(), lost
@@ -89,22 +138,24 @@ def test_exactly_one_of_many_claimers_wins(store: Store) -> None:
     for t in threads:
         t.join(10)
     assert len(wins) == 1
-    assert store.live_games() == [("g3", wins[0], 2, 0)]
+    assert store.live_games() == [("g3", wins[0], 2, 1)]
 
 
 def test_a_claim_loses_to_actions_logged_since_it_looked(store: Store) -> None:
     """The fresh seed must start where the logged actions end: a claim that saw fewer actions than are
     logged now changes nothing (its host was alive after all)."""
-    store.open_live_game(live("g4", ["a", "b", "c"], [None, None, None]), "slow")
-    store.append_actions("g4", 1, 0, 2, '["x","y"]')
+    store.beat("slow", [opening("g4", '["x","y"]')])
     assert store.claim_game("g4", 1, 1, "eager", 3, "c") is None
     assert store.live_games() == [("g4", "slow", 1, 2)]
 
 
-def test_the_replica_registry_counts_heartbeats(store: Store) -> None:
-    store.beat("r1")
-    store.beat("r1")
-    store.beat("r2")
-    assert store.replica_beats() == {"r1": 2, "r2": 1}
+def test_a_heartbeat_counts_and_sees_the_other_replicas_and_their_games(store: Store) -> None:
+    """ "fold the heartbeat into that same transaction": each beat counts one and reads back every
+    registered replica's count and the other replicas' running games (not the beating one's own)."""
+    store.beat("r1", [opening("mine")])
+    store.beat("r2", [opening("theirs")])
+    heartbeat = store.beat("r1", [])
+    assert heartbeat.beats == {"r1": 2, "r2": 1}
+    assert heartbeat.games == [("theirs", "r2", 1, 1)]
     store.leave("r1")
-    assert store.replica_beats() == {"r2": 1}
+    assert store.beat("r2", []).beats == {"r2": 2}

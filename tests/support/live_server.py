@@ -18,9 +18,10 @@ import grpc
 from raw_client import RawBot
 
 from conquest.v1 import arena_pb2_grpc
-from server.app import build_lobby, build_server, open_store, start_recorder
+from server.app import build_lobby, build_server, open_store, start_recorder, start_takeover
 from server.ops.config import QueueConfig, ServerConfig, TimeControl
 from server.play.lobby import Lobby
+from server.play.takeover import Takeover
 from server.storage import Store
 from server.web.dashboard import RunningDashboard, start_dashboard
 from server.web.live import LiveFeed
@@ -52,6 +53,8 @@ class LiveServer:
     grpc_server: grpc.aio.Server
     recording: asyncio.Task[None] | None = None
     """The Recorder's task (``server.app.start_recorder``): live records, pending results, health."""
+    takeover: tuple[Takeover, asyncio.Task[None]] | None = None
+    """With ``takeover=True``: its heartbeat, which logs the running games (``server.app.start_takeover``)."""
     _bots: list[RawBot] = dataclasses.field(default_factory=list)
     _channels: list[grpc.aio.Channel] = dataclasses.field(default_factory=list)
     stopped: bool = False
@@ -83,6 +86,9 @@ class LiveServer:
         for channel in self._channels:
             await channel.close()
         await self.lobby.shutdown(0)
+        if self.takeover is not None:
+            self.takeover[1].cancel()
+            await asyncio.to_thread(self.takeover[0].stop)
         if self.recording is not None:
             self.recording.cancel()
         if self.dashboard is not None:  # after the games: their spectators' streams have ended
@@ -120,6 +126,7 @@ async def serving(
     lobby = build_lobby(config, store)
     grpc_server, port, health_servicer, arena = build_server(config, "localhost:0", lobby, store)
     recording = await start_recorder(lobby, health_servicer)
+    takeover = await start_takeover(config, lobby)
     await grpc_server.start()
     # The dashboard's code as its process runs it (server.web.process), here in the test's process: the
     # server's own Arena for the records (a second one would run a second tournament director), the live
@@ -129,7 +136,7 @@ async def serving(
         if dashboard
         else None
     )
-    server = LiveServer(port, lobby, replay_dir, store, web, grpc_server, recording)
+    server = LiveServer(port, lobby, replay_dir, store, web, grpc_server, recording, takeover)
     try:
         yield server
     finally:
