@@ -11,10 +11,10 @@ lost the lease finds both refused.
 from __future__ import annotations
 
 from sqlalchemy import case, delete, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from server.records import (
-    GameHandedOver,
     Identity,
     SharedAppointment,
     SharedBot,
@@ -269,7 +269,7 @@ class ClusterStore(LiveStore):
 
         try:
             return self._live_write(take, f"did not let {replica!r} take the {name} lease")
-        except GameHandedOver:  # the first holder's row raced another's insert: that one won
+        except IntegrityError:  # the first holder's row raced another's insert: that one won
             return False
 
     def renew_lease(self, name: str, replica: str, term: int) -> bool:
