@@ -33,7 +33,7 @@ run: install
 # on 2 cores), and each kit's replay verifier agrees with `conquest replay verify` on every rule set.
 test: install proto-check lint unit test-pure kits interop
 
-PROTOS := $(wildcard proto/conquest/v1/*.proto)
+PROTOS := $(wildcard proto/conquest/v1/*.proto proto/conquest/cluster/v1/*.proto)
 PROTOC = $(PY) -m grpc_tools.protoc -Iproto --plugin=protoc-gen-mypy=$(VENV)/bin/protoc-gen-mypy \
 	--plugin=protoc-gen-mypy_grpc=$(VENV)/bin/protoc-gen-mypy_grpc
 

@@ -31,9 +31,11 @@ from server.ops.calls import MAX_REQUEST_BYTES, CallGuard, cut_off, log_failure,
 from server.ops.config import ConfigError, ServerConfig
 from server.ops.metrics import Metrics
 from server.play.admission import Refused
+from server.play.cluster import Cluster
 from server.play.lobby import Lobby
 from server.play.mailbox import deliver
 from server.play.recorder import Recorder
+from server.play.relay import Relay, add_relay_service
 from server.play.replays import DatabaseReplayWriter
 from server.play.session import Outgoing, Session
 from server.play.stream import read_stream, serialize_response
@@ -239,10 +241,13 @@ async def start_recorder(lobby: Lobby, health_servicer: Health) -> asyncio.Task[
     return asyncio.create_task(recorder.run(database_changed), name="recorder")
 
 
-async def start_takeover(config: ServerConfig, lobby: Lobby) -> tuple[Takeover, asyncio.Task[None]] | None:
+async def start_takeover(
+    config: ServerConfig, lobby: Lobby, cluster: Cluster | None = None
+) -> tuple[Takeover, asyncio.Task[None]] | None:
     """With ``server.takeover``: before the server takes bots, beat in the replica registry and take over
-    the games of the servers presumed dead (``Takeover.start``); then the task that goes on doing so.
-    None without takeover."""
+    the games of the servers presumed dead (``Takeover.start``; with ``cluster``, their seats whose bots
+    are connected to other replicas are re-attached through the relay); then the task that goes on doing
+    so. None without takeover."""
     recorder = lobby.writer
     if not isinstance(recorder, Recorder) or recorder.action_log is None:
         return None
@@ -254,8 +259,51 @@ async def start_takeover(config: ServerConfig, lobby: Lobby) -> tuple[Takeover, 
         config.replica_heartbeat_ms / 1000,
         config.replica_timeout_ms / 1000,
     )
+    if cluster is not None:
+        takeover.on_adopted = cluster.adopt
+        cluster.presumed_dead = lambda: takeover.dead
+        cluster.alive = lambda: takeover.alive
     await takeover.start()
     return takeover, asyncio.create_task(takeover.run(), name="takeover")
+
+
+async def start_cluster(
+    config: ServerConfig, lobby: Lobby, store: Store, health_servicer: Health
+) -> tuple[Cluster, grpc.aio.Server]:
+    """With ``server.cluster``: this replica's relay service on ``relay_port`` (started), and its side of
+    the shared queues, set as the lobby's (``run`` and ``write`` are started once the takeover watches the
+    replicas). While the cluster's database does not answer, the lobby seats nothing and health says
+    NOT_SERVING."""
+    recorder = lobby.writer
+    assert isinstance(recorder, Recorder)
+    relay = Relay(lobby, recorder.replica, config.cluster_token)
+    relay_server = grpc.aio.server()
+    add_relay_service(relay, relay_server)
+    relay_port = relay_server.add_insecure_port(f"[::]:{config.relay_port}")
+    if relay_port == 0:
+        raise OSError(f"cannot listen on relay_port {config.relay_port}")
+    await relay_server.start()
+    host = config.advertise_host or socket.gethostbyname(socket.gethostname())
+    cluster = Cluster(
+        lobby,
+        store,
+        relay,
+        f"{host}:{relay_port}",
+        config.replica_heartbeat_ms / 1000,
+        config.replica_timeout_ms / 1000,
+    )
+
+    def database(why: str) -> None:
+        if why:
+            lobby.pause(why)
+        elif recorder.up:
+            lobby.resume()
+        if lobby.accepting:
+            asyncio.get_running_loop().create_task(health_servicer.serving(not why and recorder.up))
+
+    cluster.on_database = database
+    lobby.shared = cluster
+    return cluster, relay_server
 
 
 def build_server(
@@ -266,7 +314,11 @@ def build_server(
     tournament's tables twice)."""
     server = grpc.aio.server(
         interceptors=[CallGuard()],
-        options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES)],
+        # replicas of one cluster on one machine share the bots' port (``conquest serve --processes``)
+        options=[
+            ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+            ("grpc.so_reuseport", int(config.cluster)),
+        ],
     )
     add_bot_service(BotService(lobby), server)
     arena = Arena(lobby, store)
@@ -316,7 +368,12 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
     metrics_http = lobby.metrics.serve(config.metrics_port) if config.metrics_port else None
     dashboard = await start_web(config, port, store, lobby.metrics) if config.dashboard_port else None
     recording = await start_recorder(lobby, health_servicer)
-    takeover = await start_takeover(config, lobby)
+    cluster = await start_cluster(config, lobby, store, health_servicer) if config.cluster and store else None
+    takeover = await start_takeover(config, lobby, cluster[0] if cluster else None)
+    clustering: list[asyncio.Task[None]] = []
+    if cluster is not None:
+        await cluster[0].start()
+        clustering = [asyncio.create_task(cluster[0].write()), asyncio.create_task(cluster[0].run())]
     await server.start()
     log.info(
         "serving",
@@ -328,11 +385,19 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
         queues=[q.name for q in config.queues],
         event_loop=type(loop).__module__.split(".")[0],  # "uvloop" (server/ops/runtime.py), else "asyncio"
         replica=takeover[0].replica if takeover else None,
+        relay=cluster[0].address if cluster else None,
     )
     await stop.wait()
     log.info("shutting_down", games=len(lobby.runners), grace_ms=config.shutdown_grace_ms)
     await health_servicer.enter_graceful_shutdown()
     await lobby.shutdown(config.shutdown_grace_ms / 1000)
+    if cluster is not None:
+        await cluster[0].flushed(5.0)
+        for task in clustering:
+            task.cancel()
+        cluster[0].relay.stop()
+        await cluster[1].stop(grace=0.5)
+        await asyncio.to_thread(cluster[0].stop)
     if takeover is not None:
         takeover[1].cancel()
         await asyncio.to_thread(takeover[0].stop)

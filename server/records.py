@@ -252,3 +252,68 @@ class GameResult:
     reason: str
     rated: bool = True
     """Rated games move ratings: every seat must then be a distinct registered bot."""
+
+
+@dataclass(frozen=True, slots=True)
+class SharedBot:
+    """A bot's session as the cluster's shared queues know it (``server.play.cluster``): on which replica,
+    who it is and how many more games it may be seated in now."""
+
+    replica: str
+    session_id: str
+    identity: Identity
+    free: int
+    """Its free game slots (capacity less the games it holds), kept by relative updates only."""
+    live_events: bool = False
+    """Its Hello asked for GameEvents as each turn passes."""
+
+
+@dataclass(frozen=True, slots=True)
+class SharedWait:
+    """A session's membership of a queue in the shared waiting set."""
+
+    replica: str
+    session_id: str
+    queue: str
+    games_left: int
+    """Games it may still be seated in from this queue (JoinQueue.games); 0: no limit."""
+    since: float
+    """When it joined or was last seated from the queue, in Unix seconds (the writer's clock)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SharedSeat:
+    """One bot's seat in a game the matchmaker seated: the session playing it and where that is."""
+
+    replica: str
+    session_id: str
+    key: str
+    name: str
+    bot_id: int | None
+    ranked: bool
+    live_events: bool = False
+    done: bool = False
+    """The session reached its JoinQueue.games limit with this game and left the queue."""
+
+
+@dataclass(frozen=True, slots=True)
+class SharedSeating:
+    """A game the cluster's matchmaker seated: its id, queue, host replica and bot seats in seat order."""
+
+    game_id: str
+    queue: str
+    host: str
+    seats: tuple[SharedSeat, ...]
+    appointment: str = ""
+    """The shared appointment it plays ("": a queue's game); its host is the replica that made it."""
+
+
+@dataclass(frozen=True, slots=True)
+class SharedAppointment:
+    """A game between named bots (a challenge's or a tournament table's) waiting for their free slots on
+    any replica; the replica that made it hosts its game."""
+
+    key: str
+    replica: str
+    bots: tuple[str, ...]
+    """Bot names in seat order."""

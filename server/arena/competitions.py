@@ -30,7 +30,8 @@ from server.arena.tournaments import (
     validate,
 )
 from server.ops.config import QueueConfig, ServerConfig, TimeControl
-from server.play.lobby import Appointment, Lobby
+from server.play.lobby import Lobby
+from server.play.players import Appointment
 from server.play.runner_2210 import AnyRunner
 from server.records import NAME_PATTERN, SHUTDOWN, shown
 from server.storage import (

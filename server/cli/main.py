@@ -5,7 +5,7 @@ health), ``practice.py``, ``match.py``, ``demo.py``, ``replay.py`` (replay show,
 Every subcommand, as in docs/cli.md (tests/cli/test_cli_docs.py keeps both in step):
 
 conquest serve [--config FILE] [--address HOST:PORT] [--replay-dir DIR] [--log-format console|json]
-        [--no-practice]
+        [--no-practice] [--processes N]
 conquest health [--address HOST:PORT] [--timeout SECONDS]
 conquest practice [--address HOST:PORT] [--queue NAME ...] [--opponent aggressive|random] [--games N]
         [--turn-cap T] [--replay-dir DIR]

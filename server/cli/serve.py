@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from server.ops import runtime
-from server.ops.config import LOG_FORMATS, ConfigError, load_config
+from server.ops.config import LOG_FORMATS, ConfigError, check_cluster, load_config
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -31,8 +31,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
         overrides["log_format"] = args.log_format
     if args.no_practice:
         overrides["practice"] = False
+    if args.processes is not None:
+        overrides["processes"] = args.processes
     config = dataclasses.replace(config, **overrides)
+    try:
+        check_cluster(config)
+    except ConfigError as bad:
+        print(f"conquest serve: {bad}", file=sys.stderr)
+        return 2
     configure_logging(config.log_format)
+    if config.processes > 1:
+        from server.cli.processes import supervise
+
+        return supervise(config, serve_flags(args))
     try:
         store = open_store(config)
     except ConfigError as bad:
@@ -44,6 +55,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if store is not None:
             store.close()
     return 0
+
+
+def serve_flags(args: argparse.Namespace) -> list[str]:
+    """The flags of this ``conquest serve``, for its children (``--processes``)."""
+    flags = []
+    if args.config:
+        flags += ["--config", str(args.config)]
+    if args.address:
+        flags += ["--address", args.address]
+    if args.log_format:
+        flags += ["--log-format", args.log_format]
+    if args.no_practice:
+        flags.append("--no-practice")
+    return flags
 
 
 def cmd_health(args: argparse.Namespace) -> int:
@@ -74,6 +99,11 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     serve.add_argument("--replay-dir", type=Path, help="directory for replay files (default ./replays)")
     serve.add_argument("--log-format", choices=LOG_FORMATS, help="log output (default console)")
     serve.add_argument("--no-practice", action="store_true", help="refuse bots without a token")
+    serve.add_argument(
+        "--processes",
+        type=int,
+        help="replicas to run here on one port (server.processes; more than 1 needs PostgreSQL)",
+    )
     serve.set_defaults(run=cmd_serve)
 
     health = commands.add_parser(

@@ -24,6 +24,11 @@ A config file looks like this (every key optional; the values shown are the defa
     takeover = false             # log running games in the database; take over those of dead servers
     replica_heartbeat_ms = 1000  # with takeover: how often this server beats, logs games, looks for dead ones
     replica_timeout_ms = 5000    # with takeover: a server silent this long is presumed dead
+    cluster = false              # share queues with the replicas on this PostgreSQL (implies takeover)
+    cluster_token = ""           # with cluster: the secret the replicas' relay streams carry
+    relay_port = 0               # with cluster: this replica's relay port (0: any free port)
+    advertise_host = ""          # with cluster: the host other replicas reach the relay at ("": own IP)
+    processes = 1                # replicas `conquest serve` runs on this machine, sharing the port
 
     [time_control]               # defaults for every queue
     decision_ms = 1000
@@ -191,6 +196,19 @@ class ServerConfig:
     actions (in the same transaction) and looks for dead ones."""
     replica_timeout_ms: int = 5_000
     """With ``takeover``: a server whose heartbeat has not moved this long is presumed dead."""
+    cluster: bool = False
+    """Serve one ladder with the other replicas on the same PostgreSQL (``server.play.cluster``): shared
+    queues, one matchmaker holding a lease, seats relayed between replicas; implies ``takeover``."""
+    cluster_token: str = ""
+    """With ``cluster``: the shared secret every relay stream between replicas must carry."""
+    relay_port: int = 0
+    """With ``cluster``: the port of this replica's relay service (0: any free port)."""
+    advertise_host: str = ""
+    """With ``cluster``: the host name or IP the other replicas reach this one's relay at ("": this
+    host's IP; in Kubernetes, the pod IP)."""
+    processes: int = 1
+    """Replicas ``conquest serve`` runs on this machine (``server.cli.processes``), all in cluster mode on
+    the bots' one port; more than 1 needs PostgreSQL."""
     queues: tuple[QueueConfig, ...] = field(default_factory=default_queues)
 
     def queue(self, name: str) -> QueueConfig | None:
@@ -219,6 +237,11 @@ _SERVER_KEYS = {
     "takeover",
     "replica_heartbeat_ms",
     "replica_timeout_ms",
+    "cluster",
+    "cluster_token",
+    "relay_port",
+    "advertise_host",
+    "processes",
 }
 _TOP_KEYS = {"server", "time_control", "queues"}
 _QUEUE_KEYS = {"rules", "players", "rules_options", "time_control"}
@@ -334,7 +357,10 @@ def parse_config(data: dict[str, Any]) -> ServerConfig:
     log_format = server.get("log_format", defaults.log_format)
     if log_format not in LOG_FORMATS:
         raise ConfigError(f"server.log_format = {log_format!r} is not one of: {', '.join(LOG_FORMATS)}")
-    takeover = _typed(server, "takeover", bool, defaults.takeover, "server")
+    cluster = _typed(server, "cluster", bool, defaults.cluster, "server")
+    cluster_token = _typed(server, "cluster_token", str, defaults.cluster_token, "server")
+    processes = _positive(server, "processes", defaults.processes)
+    takeover = cluster or _typed(server, "takeover", bool, defaults.takeover, "server")
     if takeover and not _typed(server, "database_url", str, defaults.database_url, "server"):
         raise ConfigError(
             "server.takeover = true keeps running games in the database, but server.database_url is empty: "
@@ -371,8 +397,37 @@ def parse_config(data: dict[str, Any]) -> ServerConfig:
         takeover=takeover,
         replica_heartbeat_ms=heartbeat,
         replica_timeout_ms=timeout,
+        cluster=cluster,
+        cluster_token=cluster_token,
+        relay_port=_port(server, "relay_port", defaults.relay_port),
+        advertise_host=_typed(server, "advertise_host", str, defaults.advertise_host, "server"),
+        processes=processes,
         queues=queues,
     )
+
+
+def check_cluster(config: ServerConfig) -> None:
+    """The whole configuration, as ``conquest serve`` runs it (file, variables and flags): ``cluster`` and
+    ``processes`` > 1 need PostgreSQL; a cluster of separately started replicas needs their shared token
+    (``processes`` makes one for its own children). Raises: ConfigError."""
+    processes, database_url = config.processes, config.database_url
+    if processes < 1:
+        raise ConfigError(f"--processes {processes} must be at least 1")
+    if not config.cluster and processes == 1:
+        return
+    what = "server.cluster = true" if processes == 1 else f"server.processes = {processes}"
+    if not database_url.startswith("postgresql"):
+        raise ConfigError(
+            f"{what} needs PostgreSQL: more than one server shares one ladder only through it, and "
+            f"server.database_url is {database_url.split(':')[0] or 'empty'!r}; set database_url = "
+            '"postgresql+psycopg://user:password@host:5432/conquest" (or CONQUEST_DATABASE_URL), or run one '
+            "process on SQLite"
+        )
+    if processes == 1 and not config.cluster_token:
+        raise ConfigError(
+            "server.cluster = true needs server.cluster_token: the same secret on every replica, carried "
+            "by their relay streams (e.g. CONQUEST_SERVER_CLUSTER_TOKEN=$(openssl rand -hex 32))"
+        )
 
 
 def parse_time_control(table: dict[str, Any], base: TimeControl, where: str) -> TimeControl:

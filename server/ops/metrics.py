@@ -148,6 +148,21 @@ class Metrics:
             "(server.takeover; 0 without it).",
             registry=r,
         )
+        self.lease_holder = Gauge(
+            "conquest_lease_holder",
+            "1 while this replica holds the cluster's matchmaker lease, else 0 (server.cluster).",
+            registry=r,
+        )
+        self.relayed_decisions = Counter(
+            "conquest_relayed_decisions_total",
+            "Decisions of bots connected to another replica, played here through the relay (server.cluster).",
+            registry=r,
+        )
+        self.games_hosted = Gauge(
+            "conquest_games_hosted",
+            "Games running on this replica, as of its last heartbeat (server.cluster; 0 without it).",
+            registry=r,
+        )
         self.reconnects = Counter(
             "conquest_reconnects_total", "Bots that reconnected and resumed their seats.", registry=r
         )

@@ -11,7 +11,6 @@ import asyncio
 import secrets
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import structlog
 
@@ -26,6 +25,7 @@ from server.play.hello import admit, queue_infos, welcome
 from server.play.mailbox import Mailbox
 from server.play.matchmaker import Matchmaker
 from server.play.pairing import LADDER, MatchPolicy
+from server.play.players import Appointment, BotPlayer, Shared
 from server.play.ports import Authenticator, Ratings
 from server.play.replays import ReplayWriter
 from server.play.runner import GameRunner
@@ -40,23 +40,6 @@ MATCH_RETRY_S = 1.0
 """How often a queue whose ready bots are too far apart in rating is matched again (windows widen)."""
 ENDED_GAMES_KEPT = 4096
 """How many ended games the lobby remembers, to tell a late Decision for one that its game is over."""
-
-
-@dataclass(eq=False)
-class Appointment:
-    """A game between named bots (a challenge or a tournament table), started as soon as every one of them
-    is connected with a free game slot; until then their free slots are kept for it."""
-
-    queue: QueueConfig
-    bots: tuple[str, ...]
-    """Bot names in seat order."""
-    on_over: Callable[[AnyRunner], None] = lambda runner: None
-    """Told once the game is over and recorded."""
-    owner: str = ""
-    """The bot that asked for it (a challenge made with a bot's token), if any: the appointment is
-    withdrawn when that bot has no open session left, so an absent bot keeps no one's slots."""
-    on_withdrawn: Callable[[str], None] = lambda why: None
-    """Told once if the appointment is withdrawn before its game started (why, in words)."""
 
 
 class Lobby:
@@ -76,7 +59,7 @@ class Lobby:
         self.queues = {q.name: q for q in config.queues}
         self.ratings = ratings
         """The ladder's ratings and recent games (None: no store, every bot has the default rating)."""
-        self.matchmaker = Matchmaker(
+        self.matchmaker: Matchmaker[Session] = Matchmaker(
             {q.name: q.players - len(q.house_opponents) for q in config.queues},
             policy=policy,
             skills=self._skill,
@@ -114,6 +97,8 @@ class Lobby:
         self.on_game_start: Callable[[AnyRunner], None] = lambda runner: None
         """Told of every game as it starts (the server keeps a record of it running)."""
         self._welcome_queues = queue_infos(config.queues)
+        self.shared: Shared | None = None
+        """With ``server.cluster``: the shared queues and the relay (None: this server alone)."""
 
     # ------------------------------------------------------------------ sessions
 
@@ -145,11 +130,14 @@ class Lobby:
             if runner.game_id not in taken:  # one seat per game and session
                 taken[runner.game_id] = runner
                 session.games[runner.game_id] = seat
-        session.send(welcome(session, self._welcome_queues, list(taken)))
+        elsewhere = self.shared.elsewhere(identity.key) if self.shared is not None else []
+        session.send(welcome(session, self._welcome_queues, [*taken, *(game_id for game_id, _ in elsewhere)]))
         for game_id, runner in taken.items():
             runner.attach(session.games[game_id], session)
             self.metrics.reconnects.inc()
         self._seat_appointments()
+        if self.shared is not None:
+            self.shared.opened(session, elsewhere)
         SAMPLED.info(
             log,
             "session_opened",
@@ -171,7 +159,7 @@ class Lobby:
             seat = session.games.get(decision.game_id)
             if isinstance(runner, Runner2210) and seat is not None:
                 runner.submit(seat, decision, time.monotonic())
-            else:
+            elif self.shared is None or not self.shared.forward(session, decision):
                 self._refuse_decision(session, decision)
         elif kind in ("join_queue", "leave_queue"):
             joining = kind == "join_queue"
@@ -196,9 +184,13 @@ class Lobby:
             if joining:
                 self.matchmaker.join(name, session, request.join_queue.games)
                 session.queues.add(name)
+                if self.shared is not None:
+                    self.shared.joined(name, session, request.join_queue.games)
             else:
                 self.matchmaker.leave(name, session)
                 session.queues.discard(name)
+                if self.shared is not None:
+                    self.shared.left(name, session)
             SAMPLED.info(log, kind, bot=session.identity.name, session_id=session.session_id, queue=name)
             self.metrics.queue_depth.labels(name).set(self.matchmaker.waiting_count(name))
             session.send(self.news.status(name, session, joining))
@@ -269,6 +261,8 @@ class Lobby:
             if runner is not None and isinstance(held, RemoteSeat) and held.connection is session:
                 runner.detach(seat)
         self._withdraw_owned(session.identity)
+        if self.shared is not None:
+            self.shared.closed(session)
         SAMPLED.info(log, "session_closed", bot=session.identity.name, session_id=session.session_id)
 
     def close_bot_sessions(self, bot_id: int, code: str, message: str) -> int:
@@ -288,6 +282,8 @@ class Lobby:
     def appoint(self, appointment: Appointment) -> None:
         """Start ``appointment``'s game as soon as its bots have free slots (now, if they have)."""
         self.appointments.append(appointment)
+        if self.shared is not None:
+            self.shared.appointed(appointment)
         self._seat_appointments()
 
     def withdraw(self, appointment: Appointment, why: str) -> bool:
@@ -296,6 +292,8 @@ class Lobby:
         if appointment not in self.appointments:
             return False
         self.appointments.remove(appointment)
+        if self.shared is not None:
+            self.shared.withdrawn(appointment)
         appointment.on_withdrawn(why)
         log.info("appointment_withdrawn", bots=list(appointment.bots), why=why)
         named = {s for s in self.sessions if s.identity.name in appointment.bots}
@@ -310,10 +308,13 @@ class Lobby:
                 self.withdraw(appointment, f"{identity.name} disconnected")
 
     def connected(self, name: str) -> bool:
-        """A bot of that name has an open session."""
-        return any(s.identity.name == name and not s.closed for s in self.sessions)
+        """A bot of that name has an open session (here, or with ``server.cluster`` on any replica)."""
+        here = any(s.identity.name == name and not s.closed for s in self.sessions)
+        return here or (self.shared is not None and self.shared.connected(name))
 
     def _seat_appointments(self) -> None:
+        if self.shared is not None:  # the cluster's matchmaker seats them, from any replica
+            return
         for appointment in list(self.appointments):
             if not self.accepting or self.paused:
                 return
@@ -328,9 +329,16 @@ class Lobby:
                     break
                 sessions.append(free[0])
             else:
-                self.appointments.remove(appointment)
-                runner = self.start_game(appointment.queue, sessions)
-                self._appointed[runner.game_id] = appointment
+                self.start_appointment(appointment, sessions)
+
+    def start_appointment(
+        self, appointment: Appointment, players: Sequence[BotPlayer], game_id: str = ""
+    ) -> AnyRunner:
+        """Start the game of ``appointment`` (waiting here) with these bots in its seat order."""
+        self.appointments.remove(appointment)
+        runner = self.start_game(appointment.queue, players, game_id)
+        self._appointed[runner.game_id] = appointment
+        return runner
 
     def _held(self) -> set[Session]:
         """Sessions whose free slots wait for an appointment: the queues leave them alone meanwhile."""
@@ -338,6 +346,8 @@ class Lobby:
         return {s for s in self.sessions if s.identity.ranked and s.identity.name in names}
 
     def _match(self, queue: str) -> None:
+        if self.shared is not None:  # the cluster's matchmaker seats the shared queues
+            return
         config = self.queues[queue]
         held = self._held()
         while (
@@ -350,33 +360,51 @@ class Lobby:
                 self.metrics.queue_wait.labels(queue).observe(waited)
             self.metrics.queue_depth.labels(queue).set(self.matchmaker.waiting_count(queue))
             for session in seating.done:  # reached its JoinQueue.games limit
-                session.queues.discard(queue)
-                session.send(self.news.status(queue, session, False))
-            players: list[Session | HouseSeat] = [*seating.sessions, *house_seats(config.house_opponents)]
-            if config.house_opponents:
-                secrets.SystemRandom().shuffle(players)  # the bots' seats among the house's are random too
+                self.left_queue(queue, session)
             if self.games_left is not None:
                 self.games_left -= 1
-            self.start_game(config, players)
+            self.seat_bots(config, seating.sessions)
         if self.paused:
             return
         if self.accepting and queue not in self._retries and self.matchmaker.stalled(queue, held):
             self._retries[queue] = asyncio.get_running_loop().call_later(MATCH_RETRY_S, self._retry, queue)
 
+    def seat_bots(self, config: QueueConfig, bots: Sequence[BotPlayer], game_id: str = "") -> AnyRunner:
+        """Start a game of ``config`` the matchmaker seated: these bots in this order, with the queue's
+        house opponents among them at random."""
+        players: list[BotPlayer | HouseSeat] = [*bots, *house_seats(config.house_opponents)]
+        if config.house_opponents:
+            secrets.SystemRandom().shuffle(players)  # the bots' seats among the house's are random too
+        return self.start_game(config, players, game_id)
+
+    def left_queue(self, queue: str, session: Session) -> None:
+        """``session`` reached its JoinQueue.games limit in ``queue``: it is told it left."""
+        self.matchmaker.leave(queue, session)
+        session.queues.discard(queue)
+        session.send(self.news.status(queue, session, False))
+
+    def slot_freed(self, session: Session) -> None:
+        """A game of ``session``'s hosted by another replica ended: it may wait in its queues again."""
+        if self.accepting and session.queues:
+            self.news.watch()
+
     def _retry(self, queue: str) -> None:
         del self._retries[queue]
         self._match(queue)
 
-    def start_game(self, queue: QueueConfig, players: Sequence[Session | HouseSeat]) -> AnyRunner:
+    def start_game(
+        self, queue: QueueConfig, players: Sequence[BotPlayer | HouseSeat], game_id: str = ""
+    ) -> AnyRunner:
         """Start a game of ``queue`` with these players in seat order (sessions play remotely, house seats
-        in process) and return its runner."""
-        game_id = secrets.token_hex(8)
+        in process) and return its runner. ``game_id``: the id the cluster's matchmaker gave it ("": a
+        new one)."""
+        game_id = game_id or secrets.token_hex(8)
         seats: list[Seat] = [
-            RemoteSeat.for_bot(p.identity, p, queue.time_control) if isinstance(p, Session) else p
+            p if isinstance(p, HouseSeat) else RemoteSeat.for_bot(p.identity, p, queue.time_control)
             for p in players
         ]
         for index, player in enumerate(players):
-            if isinstance(player, Session):
+            if not isinstance(player, HouseSeat):
                 player.games[game_id] = index
         kind = GameRunner if queue.r2210 is None else Runner2210
         runner: AnyRunner = kind(
@@ -458,6 +486,8 @@ class Lobby:
             if isinstance(session, Session):
                 session.games.pop(runner.game_id, None)
                 queues |= session.queues
+        if self.shared is not None:
+            self.shared.ended(runner)
         self.on_game_over(runner)
         appointment = self._appointed.pop(runner.game_id, None)
         if appointment is not None:

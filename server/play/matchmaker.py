@@ -11,66 +11,83 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Callable, Hashable, Sequence, Set
 from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
 
 from server.play.pairing import LADDER, MatchPolicy, PairingHistory, Waiting, pick_table
-from server.play.session import Session
-from server.records import INITIAL, Skill
+from server.records import INITIAL, Identity, Skill
 
 _system_random = secrets.SystemRandom()
 
 
+class Member(Hashable, Protocol):
+    """What the matchmaker needs of a queue member: a local ``Session``, or a session of another replica
+    as the cluster's shared queues know it (``server.play.cluster``)."""
+
+    @property
+    def identity(self) -> Identity: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    def free_slots(self) -> int: ...
+
+
+M = TypeVar("M", bound=Member)
+
+
 @dataclass(frozen=True, slots=True)
-class Seating:
-    sessions: list[Session]
+class Seating(Generic[M]):
+    sessions: list[M]
     """The new game's players, in seat order."""
     waited_s: list[float]
     """How long each waited since it joined or was last seated in this queue, in seconds."""
-    done: list[Session]
+    done: list[M]
     """Sessions that reached their JoinQueue.games limit with this game and left the queue."""
 
 
-class Matchmaker:
+class Matchmaker(Generic[M]):
     def __init__(
         self,
         queue_players: dict[str, int],
         clock: Callable[[], float] = time.monotonic,
         policy: MatchPolicy = LADDER,
-        skills: Callable[[str, Session], Skill] = lambda queue, session: INITIAL,
+        skills: Callable[[str, M], Skill] = lambda queue, session: INITIAL,
     ) -> None:
         self.players = dict(queue_players)
-        self.waiting: dict[str, list[Session]] = {name: [] for name in queue_players}
+        self.waiting: dict[str, list[M]] = {name: [] for name in queue_players}
         self.clock = clock
         self.policy = policy
         self.skills = skills
         """The session's rating in the queue."""
         self.history = {name: PairingHistory(policy.memory) for name in queue_players}
-        self._since: dict[tuple[str, Session], float] = {}
-        self._games_left: dict[tuple[str, Session], int] = {}
+        self._since: dict[tuple[str, M], float] = {}
+        self._games_left: dict[tuple[str, M], int] = {}
 
     def remember(self, queue: str, tables: Sequence[Sequence[str]]) -> None:
         """Earlier games of ``queue`` (identity keys in seat order, oldest first), e.g. from the store."""
         for table in tables:
             self.history[queue].record(table)
 
-    def join(self, queue: str, session: Session, games: int = 0) -> None:
-        """Standing membership; ``games`` > 0 seats the session in at most that many more games."""
+    def join(self, queue: str, session: M, games: int = 0, since: float | None = None) -> None:
+        """Standing membership; ``games`` > 0 seats the session in at most that many more games. ``since``:
+        when it began to wait, on the matchmaker's clock (None: now)."""
         if session not in self.waiting[queue]:
             self.waiting[queue].append(session)
-            self._since[queue, session] = self.clock()
+            self._since[queue, session] = self.clock() if since is None else since
         if games > 0:
             self._games_left[queue, session] = games
         else:
             self._games_left.pop((queue, session), None)
 
-    def leave(self, queue: str, session: Session) -> None:
+    def leave(self, queue: str, session: M) -> None:
         if session in self.waiting[queue]:
             self.waiting[queue].remove(session)
             del self._since[queue, session]
             self._games_left.pop((queue, session), None)
 
-    def leave_all(self, session: Session) -> None:
+    def leave_all(self, session: M) -> None:
         for queue in self.waiting:
             self.leave(queue, session)
 
@@ -81,21 +98,21 @@ class Matchmaker:
         """Members with a free game slot: the seats of the next game filled so far."""
         return len(self._ready(queue, frozenset()))
 
-    def waited_s(self, queue: str, session: Session) -> float:
+    def waited_s(self, queue: str, session: M) -> float:
         """How long ``session`` has waited since it joined ``queue`` or was last seated from it (0: not a
         member)."""
         since = self._since.get((queue, session))
         return 0.0 if since is None else self.clock() - since
 
-    def _ready(self, queue: str, held: Set[Session]) -> list[Session]:
+    def _ready(self, queue: str, held: Set[M]) -> list[M]:
         return [s for s in self.waiting[queue] if s.free_slots() > 0 and not s.closed and s not in held]
 
-    def stalled(self, queue: str, held: Set[Session] = frozenset()) -> bool:
+    def stalled(self, queue: str, held: Set[M] = frozenset()) -> bool:
         """Enough bots are ready to fill a table, but none could be formed (their rating windows widen
         with time, so asking again later may form one)."""
         return len(self._ready(queue, held)) >= self.players[queue]
 
-    def next_game(self, queue: str, held: Set[Session] = frozenset()) -> Seating | None:
+    def next_game(self, queue: str, held: Set[M] = frozenset()) -> Seating[M] | None:
         """Seats of a new game (seat order rotated, docs/matchmaking.md) if a table can be formed now;
         ``held`` sessions keep their free slots for something else."""
         free = self._ready(queue, held)

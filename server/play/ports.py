@@ -12,7 +12,18 @@ from typing import Protocol
 from conquest.v1 import bot_pb2
 from engine.r2210.replay import Replay2210
 from engine.replay import Replay
-from server.records import ActionBatch, GameResult, Heartbeat, Identity, LiveGame, Skill
+from server.records import (
+    ActionBatch,
+    GameResult,
+    Heartbeat,
+    Identity,
+    LiveGame,
+    SharedAppointment,
+    SharedBot,
+    SharedSeating,
+    SharedWait,
+    Skill,
+)
 
 
 class Authenticator(Protocol):
@@ -85,4 +96,85 @@ class ActionLog(Protocol):
         """Take the game over if its epoch is still ``epoch`` and ``actions`` are logged: the game as
         claimed (epoch + 1, the fresh seed kept from action ``actions`` on) and its logged batches; None
         when another server got there first."""
+        ...
+
+
+class SharedQueues(Protocol):
+    """The cluster's shared queues and matchmaker lease (``server.play.cluster``); every method raises
+    ``DatabaseUnavailable`` when the database did not answer."""
+
+    def publish_replica(self, replica: str, relay: str, games: int) -> None:
+        """This replica's relay address and the games it hosts now."""
+        ...
+
+    def cluster_replicas(self) -> dict[str, tuple[str, int]]:
+        """Each replica's relay address and hosted games."""
+        ...
+
+    def forget_replicas(self, replicas: set[str]) -> None:
+        """These replicas are gone: their sessions, memberships and address go."""
+        ...
+
+    def open_shared_session(self, bot: SharedBot) -> None:
+        """A bot's session opened."""
+        ...
+
+    def close_shared_session(self, replica: str, session_id: str) -> None:
+        """A bot's session closed."""
+        ...
+
+    def add_free_slots(self, replica: str, session_id: str, step: int) -> None:
+        """A session's free slots change by ``step``."""
+        ...
+
+    def join_shared_queue(self, wait: SharedWait) -> None:
+        """A session joins a queue."""
+        ...
+
+    def leave_shared_queue(self, replica: str, session_id: str, queue: str) -> None:
+        """A session leaves a queue."""
+        ...
+
+    def shared_waiting(self) -> tuple[list[SharedBot], list[SharedWait], list[SharedAppointment]]:
+        """Every open session, every queue membership and every appointment waiting (oldest first)."""
+        ...
+
+    def appoint_shared(self, appointment: SharedAppointment, now: float) -> None:
+        """Keep an appointment for the matchmaker to seat."""
+        ...
+
+    def withdraw_shared(self, key: str) -> None:
+        """An appointment is withdrawn."""
+        ...
+
+    def connected_bots(self) -> set[str]:
+        """The names of the bots with an open session on any replica."""
+        ...
+
+    def sessions_of(self, key: str) -> list[tuple[str, str, bool]]:
+        """The open sessions of a bot, as (replica, session id, live_events)."""
+        ...
+
+    def games_by_bot(self) -> dict[str, list[tuple[str, str]]]:
+        """Each bot's running games (by identity key), as (game id, host replica)."""
+        ...
+
+    def lease(self, name: str) -> tuple[str, int, int] | None:
+        """The lease's (holder, term, renewals), None if never held."""
+        ...
+
+    def take_lease(self, name: str, replica: str, term: int) -> bool:
+        """Take the lease if its term is still ``term``; exactly one taker wins."""
+        ...
+
+    def renew_lease(self, name: str, replica: str, term: int) -> bool:
+        """Renew the lease held at ``term``; False once lost."""
+        ...
+
+    def seat_shared(self, lease: str, replica: str, term: int, seating: SharedSeating, now: float) -> bool:
+        """Keep a seating by the lease's holder at ``term``; False (nothing written) when refused."""
+        ...
+
+    def take_seatings(self, host: str) -> list[SharedSeating]:
+        """The seatings for replica ``host`` to start, taken once."""
         ...

@@ -20,6 +20,7 @@ import dataclasses
 import json
 import secrets
 import time
+from collections.abc import Callable
 
 import structlog
 
@@ -34,6 +35,7 @@ from server.play.ports import ActionLog
 from server.play.recorder import Recorder
 from server.play.replays import reseed_commitment
 from server.play.runner import GameRunner
+from server.play.runner_2210 import AnyRunner
 from server.play.seats import HOUSE_POLICIES, HouseSeat, RemoteSeat, Seat
 from server.play.session import Session
 from server.records import DatabaseUnavailable, LiveGame
@@ -89,6 +91,13 @@ class Takeover:
         """Each other replica's heartbeat count and when this server first saw it (``time.monotonic``)."""
         self._beating: set[str] = set()
         """The replicas seen beating since this server started."""
+        self.dead: set[str] = set()
+        """The registered replicas presumed dead, as of the last heartbeat."""
+        self.alive: set[str] = set()
+        """The registered replicas not presumed dead (this one included), as of the last heartbeat."""
+        self.on_adopted: Callable[[AnyRunner], None] = lambda runner: None
+        """Told of each game taken over, once ``adopt`` seated the bots connected here (the cluster
+        re-attaches those connected to other replicas)."""
 
     def _scan(self, batches: list[Batch]) -> tuple[list[tuple[str, int, int]], bool]:
         """Beat with the running games' ``batches``, and find the games of replicas presumed dead (worker
@@ -105,7 +114,8 @@ class Takeover:
                 if seen is not None:
                     self._beating.add(replica)
         dead = {r for r in beats if now - self._seen[r][1] >= self.timeout_s} - {self.replica}
-        self.lobby.metrics.replicas_alive.set(len(beats) - len(dead))
+        self.dead, self.alive = dead, set(beats) - dead
+        self.lobby.metrics.replicas_alive.set(len(self.alive))
         orphans: list[tuple[str, int, int]] = []
         undecided = False
         for game_id, host, epoch, actions in heartbeat.games:
@@ -192,6 +202,7 @@ class Takeover:
         seats = [_seat(s.name, s.key, s.bot_id, s.house, queue) for s in game.seats]
         runner = self.lobby.take_over(game.game_id, queue, seats, game.seed, prepare)
         asyncio.get_running_loop().call_soon(adopt, self.lobby, runner)
+        asyncio.get_running_loop().call_soon(self.on_adopted, runner)
         self.lobby.metrics.games_taken_over.inc()
         log.warning(
             "game_taken_over", game_id=game.game_id, epoch=game.epoch, actions=len(actions), queue=game.queue

@@ -17,7 +17,7 @@ QUEUE_STATUS_INTERVAL_S = 10.0
 class QueueNews:
     """The QueueStatus messages of one lobby's queues, and the timer that repeats them."""
 
-    def __init__(self, matchmaker: Matchmaker) -> None:
+    def __init__(self, matchmaker: Matchmaker[Session]) -> None:
         self.matchmaker = matchmaker
         self._timer: asyncio.TimerHandle | None = None
         """Set while some bot waits in a queue: it is told how the queue stands when the timer fires."""

@@ -304,3 +304,85 @@ class LiveActionsRow(Base):
     first: Mapped[int] = mapped_column(Integer, primary_key=True)
     """Index of the batch's first action in the game."""
     data: Mapped[str] = mapped_column(Text)
+
+
+class ClusterReplicaRow(Base):
+    """A replica in cluster mode (``server.cluster``): where its relay listens and its load."""
+
+    __tablename__ = "cluster_replicas"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    relay: Mapped[str] = mapped_column(String(255))
+    """``advertise_host:relay_port``: where the other replicas reach its relay service."""
+    games: Mapped[int] = mapped_column(Integer)
+    """Games it hosts, as of its last heartbeat."""
+
+
+class ClusterSessionRow(Base):
+    """A bot's open session on some replica, and its free game slots (relative updates only)."""
+
+    __tablename__ = "cluster_sessions"
+
+    replica: Mapped[str] = mapped_column(String(64), primary_key=True)
+    session_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    key: Mapped[str] = mapped_column(String(64), index=True)
+    name: Mapped[str] = mapped_column(String(40))
+    bot_id: Mapped[int | None] = mapped_column(Integer)
+    ranked: Mapped[bool] = mapped_column(Boolean)
+    live_events: Mapped[bool] = mapped_column(Boolean)
+    free: Mapped[int] = mapped_column(Integer)
+
+
+class ClusterWaitingRow(Base):
+    """A session's membership of a queue: the shared waiting set the matchmaker pairs."""
+
+    __tablename__ = "cluster_waiting"
+
+    replica: Mapped[str] = mapped_column(String(64), primary_key=True)
+    session_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    queue: Mapped[str] = mapped_column(String(64), primary_key=True)
+    games_left: Mapped[int] = mapped_column(Integer)
+    """Games it may still be seated in from this queue; 0: no limit."""
+    since: Mapped[float] = mapped_column(Float)
+    """When it joined or was last seated from the queue, in Unix seconds."""
+
+
+class ClusterLeaseRow(Base):
+    """A lease one replica holds at a time (``matchmaker``): its holder, term and renewals."""
+
+    __tablename__ = "cluster_lease"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(64))
+    term: Mapped[int] = mapped_column(Integer)
+    """One more at each change of holder: a renewal or a seating carries the term its holder won."""
+    renewals: Mapped[int] = mapped_column(Integer)
+    """Renewals so far: the others presume the holder gone when this stands still (their own clocks)."""
+
+
+class ClusterAppointmentRow(Base):
+    """A game between named bots waiting for their free slots on any replica (``SharedAppointment``)."""
+
+    __tablename__ = "cluster_appointments"
+
+    key: Mapped[str] = mapped_column(String(32), primary_key=True)
+    replica: Mapped[str] = mapped_column(String(64))
+    """The replica that made it (its Arena keeps the appointment) and will host its game."""
+    bots: Mapped[list[str]] = mapped_column(JSON)
+    """Bot names in seat order."""
+    made_at: Mapped[float] = mapped_column(Float)
+    """When it was made, in Unix seconds: the oldest is seated first."""
+
+
+class ClusterSeatingRow(Base):
+    """A game the matchmaker seated, waiting for its host replica to start it."""
+
+    __tablename__ = "cluster_seatings"
+
+    game_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    queue: Mapped[str] = mapped_column(String(64))
+    host: Mapped[str] = mapped_column(String(64), index=True)
+    seats: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    """Each bot seat in seat order: replica, session_id, key, name, bot_id, ranked, live_events, done."""
+    appointment: Mapped[str] = mapped_column(String(32))
+    """The appointment it plays ("": a queue's game)."""

@@ -15,14 +15,14 @@ from sqlalchemy import create_engine
 
 from server.storage.bots import BotStore
 from server.storage.challenges import ChallengeStore
+from server.storage.cluster import ClusterStore
 from server.storage.database import configure_postgresql, configure_sqlite
 from server.storage.games import GameStore
-from server.storage.live import LiveStore
 from server.storage.ratings import RatingStore
 from server.storage.tournaments import TournamentStore
 
 
-class Store(BotStore, GameStore, LiveStore, RatingStore, ChallengeStore, TournamentStore):
+class Store(BotStore, GameStore, ClusterStore, RatingStore, ChallengeStore, TournamentStore):
     """Bots, games (finished and running), replays, ratings, challenges and tournaments in one database.
     Use ``Store.open(url)``."""
 

@@ -13,7 +13,15 @@ from pathlib import Path
 import pytest
 
 from server.cli.main import main
-from server.ops.config import ConfigError, ServerConfig, TimeControl, env_variables, load_config, parse_config
+from server.ops.config import (
+    ConfigError,
+    ServerConfig,
+    TimeControl,
+    check_cluster,
+    env_variables,
+    load_config,
+    parse_config,
+)
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 
@@ -177,3 +185,17 @@ def test_takeover_settings_that_cannot_work_are_refused(server: dict[str, object
     with pytest.raises(ConfigError, match=re.escape(error)):
         parse_config({"server": server})
     assert parse_config({"server": {"takeover": True}}).takeover
+
+
+def test_cluster_needs_postgresql_and_a_token_and_implies_takeover():
+    """Issue 20: "SQLite stays the embedded default for one process; more than one needs PostgreSQL, and
+    the error says so"."""
+    with pytest.raises(ConfigError, match=r"server\.cluster = true needs PostgreSQL.*postgresql\+psycopg://"):
+        check_cluster(parse_config({"server": {"cluster": True, "cluster_token": "t"}}))
+    url = "postgresql+psycopg://u:p@db:5432/conquest"
+    with pytest.raises(ConfigError, match=r"needs server\.cluster_token: the same secret on every replica"):
+        check_cluster(parse_config({"server": {"cluster": True, "database_url": url}}))
+    config = parse_config({"server": {"cluster": True, "database_url": url, "cluster_token": "t"}})
+    check_cluster(config)
+    assert config.cluster and config.takeover and config.relay_port == 0
+    check_cluster(parse_config({"server": {"processes": 2, "database_url": url}}))  # its token is made up

@@ -1,0 +1,359 @@
+"""Seats played across replicas (``server.cluster``): a game runs on its host replica; a seat whose bot is
+connected to another replica is a ``RelayedSeat`` there (a ``seats.Connection``), whose messages travel,
+already serialized, over one bidirectional stream per pair of replicas (proto/conquest/cluster/v1/
+relay.proto) to the bot's replica, which puts them on the bot's session as they are. The bot's Decisions
+for that game travel back to the host's runner. The bot never knows: its stream is the one it opened.
+
+Every stream carries the cluster's shared secret (``cluster_token``); one without it is refused. A stream
+that drops leaves the host's relayed seats disconnected (their reconnect grace starts), and the bot's
+replica asks for them back over a new stream (``SeatResume``). docs/architecture.md, "The cluster".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import time
+from collections.abc import AsyncIterator, Callable
+
+import grpc
+import structlog
+
+from conquest.cluster.v1 import relay_pb2, relay_pb2_grpc
+from conquest.v1 import bot_pb2
+from server.play.lobby import Lobby
+from server.play.runner_2210 import AnyRunner
+from server.play.seats import RemoteSeat
+from server.play.session import Outgoing, Session
+from server.records import Identity
+
+TOKEN_METADATA = "x-conquest-cluster-token"
+"""The metadata key of the cluster's shared secret, on every relay stream."""
+log = structlog.get_logger("conquest.relay")
+
+
+class Link:
+    """One relay stream with another replica; frames are queued, never awaited (no game waits on it)."""
+
+    def __init__(self, peer: str) -> None:
+        self.peer = peer
+        self.outbox: asyncio.Queue[relay_pb2.RelayFrame | None] = asyncio.Queue()
+        self.closed = False
+
+    def send(self, frame: relay_pb2.RelayFrame) -> None:
+        if not self.closed:
+            self.outbox.put_nowait(frame)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.outbox.put_nowait(None)
+
+    async def frames(self) -> AsyncIterator[relay_pb2.RelayFrame]:
+        while (frame := await self.outbox.get()) is not None:
+            yield frame
+
+
+class RelayedSeat:
+    """The host's side of a seat whose bot is connected to another replica (a ``seats.Connection``)."""
+
+    def __init__(self, link: Link, game_id: str, index: int, session_id: str, identity: Identity, live: bool):
+        self.link = link
+        self.game_id = game_id
+        self.index = index
+        self.session_id = session_id
+        self.identity = identity
+        self.live_events = live
+        self.games: dict[str, int] = {}
+        """The lobby's seating writes here as into a Session's (this seat's game -> its index)."""
+
+    def send(self, message: Outgoing) -> None:
+        response = message if isinstance(message, bytes) else message.SerializeToString()
+        self.link.send(
+            relay_pb2.RelayFrame(
+                seat_message=relay_pb2.SeatMessage(
+                    game_id=self.game_id, session_id=self.session_id, response=response
+                )
+            )
+        )
+
+
+class Relay:
+    """This replica's relay: its streams with the other replicas, the seats it hosts for bots connected
+    elsewhere, and the games hosted elsewhere that its own sessions play."""
+
+    def __init__(self, lobby: Lobby, replica: str, token: str) -> None:
+        self.lobby = lobby
+        self.replica = replica
+        self.token = token
+        self.addresses: dict[str, str] = {}
+        """Each other replica's relay address (``advertise_host:relay_port``), kept by the heartbeat."""
+        self.links: dict[str, Link] = {}
+        self.sessions: dict[str, Session] = {}
+        """This replica's open sessions by id."""
+        self.hosted: dict[tuple[str, str], RelayedSeat] = {}
+        """(game id, session id) -> a seat hosted here whose bot is connected elsewhere."""
+        self.remote: dict[tuple[str, str], Link] = {}
+        """(game id, session id) -> the stream to the host of a game one of this replica's sessions plays."""
+        self.on_free: Callable[[Session, int], None] = lambda session, step: None
+        """A session's free slots changed by a game hosted elsewhere (the shared queues count them)."""
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    # ------------------------------------------------------------------ streams
+
+    def link(self, peer: str) -> Link | None:
+        """The stream with replica ``peer``, dialled if there is none yet (None: its address is unknown)."""
+        link = self.links.get(peer)
+        if link is not None and not link.closed:
+            return link
+        address = self.addresses.get(peer)
+        if address is None:
+            return None
+        link = self.links[peer] = Link(peer)
+        self._spawn(self._dial(link, address), f"relay-to-{peer}")
+        return link
+
+    def _spawn(self, work: object, name: str) -> None:
+        assert asyncio.iscoroutine(work)
+        task = asyncio.get_running_loop().create_task(work, name=name)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _dial(self, link: Link, address: str) -> None:
+        async def requests() -> AsyncIterator[relay_pb2.RelayRequest]:
+            yield relay_pb2.RelayRequest(hello=relay_pb2.RelayHello(replica=self.replica))
+            async for frame in link.frames():
+                yield relay_pb2.RelayRequest(frame=frame)
+
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = relay_pb2_grpc.RelayServiceStub(channel).Relay(
+                requests(), metadata=((TOKEN_METADATA, self.token),)
+            )
+            try:
+                async for response in call:
+                    self.on_frame(link, response.frame)
+            except grpc.aio.AioRpcError as failed:
+                log.warning("relay_dropped", peer=link.peer, address=address, error=failed.details())
+            finally:
+                self.dropped(link)
+
+    async def Relay(
+        self,
+        requests: AsyncIterator[relay_pb2.RelayRequest],
+        context: grpc.aio.ServicerContext[relay_pb2.RelayRequest, relay_pb2.RelayResponse],
+    ) -> None:
+        """conquest.cluster.v1.RelayService.Relay: a stream another replica dialled."""
+        sent = dict(context.invocation_metadata() or ()).get(TOKEN_METADATA, "")
+        if not hmac.compare_digest(str(sent).encode(), self.token.encode()):
+            await context.abort(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "the relay service is for the replicas of a cluster only: a stream must carry the cluster's "
+                f"server.cluster_token in metadata {TOKEN_METADATA!r}; bots connect to BotService.Connect",
+            )
+        first = await anext(aiter(requests), None)
+        if first is None or first.WhichOneof("message") != "hello":
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "send RelayRequest{hello} first")
+            return
+        assert first is not None
+        link = Link(first.hello.replica)
+        self.links.setdefault(link.peer, link)
+        reader = asyncio.create_task(self._read(link, requests))
+        try:
+            async for frame in link.frames():
+                await context.write(relay_pb2.RelayResponse(frame=frame))
+        finally:
+            reader.cancel()
+            self.dropped(link)
+
+    async def _read(self, link: Link, requests: AsyncIterator[relay_pb2.RelayRequest]) -> None:
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            async for request in requests:
+                self.on_frame(link, request.frame)
+        link.close()
+
+    def dropped(self, link: Link) -> None:
+        """The stream ended: the seats it carried here are disconnected (their grace starts), and the games
+        this replica's bots play over it are asked for again over a new stream."""
+        link.close()
+        if self.links.get(link.peer) is link:
+            del self.links[link.peer]
+        for key, seat in list(self.hosted.items()):
+            if seat.link is link:
+                self._detach(key)
+        for (game_id, session_id), over in list(self.remote.items()):
+            if over is link:
+                del self.remote[game_id, session_id]
+                session = self.sessions.get(session_id)
+                if session is not None and session.games.pop(game_id, None) is not None:
+                    self.on_free(session, 1)
+                    self.resume(link.peer, game_id, session)
+
+    def stop(self) -> None:
+        for link in list(self.links.values()):
+            link.close()
+
+    # ------------------------------------------------------------------ frames
+
+    def on_frame(self, link: Link, frame: relay_pb2.RelayFrame) -> None:
+        kind = frame.WhichOneof("message")
+        if kind == "seat_message":
+            message = frame.seat_message
+            session = self.sessions.get(message.session_id)
+            if session is not None:
+                session.send(message.response)
+        elif kind == "decision":
+            self._decided(frame.decision)
+        elif kind == "attached":
+            self._attached(link, frame.attached)
+        elif kind == "released":
+            self._released(frame.released.game_id, frame.released.session_id)
+        elif kind == "resume":
+            self._resume_asked(link, frame.resume)
+
+    def _decided(self, decision: relay_pb2.SeatDecision) -> None:
+        """Host: a relayed bot's Decision, to its game's runner as from the seat it holds."""
+        seat = self.hosted.get((decision.game_id, decision.session_id))
+        runner = self.lobby.runners.get(decision.game_id)
+        if seat is None or runner is None:
+            return
+        held = runner.seats[seat.index]
+        if isinstance(held, RemoteSeat) and held.connection is seat:
+            self.lobby.metrics.relayed_decisions.inc()
+            runner.submit(seat.index, bot_pb2.Decision.FromString(decision.decision), time.monotonic())
+
+    def _attached(self, link: Link, attached: relay_pb2.SeatAttached) -> None:
+        """Bot's replica: one of its sessions now plays a seat of a game hosted over ``link``."""
+        session = self.sessions.get(attached.session_id)
+        if session is None or session.closed:
+            link.send(_released(attached.game_id, attached.session_id))
+            return
+        session.games[attached.game_id] = attached.seat
+        self.remote[attached.game_id, attached.session_id] = link
+        if attached.resumed:
+            self.on_free(session, -1)
+        if attached.left_queue:
+            self.lobby.left_queue(attached.queue, session)
+
+    def _released(self, game_id: str, session_id: str) -> None:
+        """The seat is relayed no more: on the host, the bot's session closed (its grace starts); on the
+        bot's replica, the game ended (its slot is free again)."""
+        if (game_id, session_id) in self.hosted:
+            self._detach((game_id, session_id))
+            return
+        self.remote.pop((game_id, session_id), None)
+        session = self.sessions.get(session_id)
+        if session is not None and session.games.pop(game_id, None) is not None:
+            self.on_free(session, 1)
+            self.lobby.slot_freed(session)
+
+    def _detach(self, key: tuple[str, str]) -> None:
+        seat = self.hosted.pop(key)
+        runner = self.lobby.runners.get(seat.game_id)
+        held = runner.seats[seat.index] if runner is not None else None
+        if runner is not None and isinstance(held, RemoteSeat) and held.connection is seat:
+            runner.detach(seat.index)
+
+    def _resume_asked(self, link: Link, resume: relay_pb2.SeatResume) -> None:
+        """Host: a bot that reconnected to ``link``'s replica asks for its seat back."""
+        runner = self.lobby.runners.get(resume.game_id)
+        if runner is None:
+            return
+        for index in range(len(runner.seats)):
+            if runner.is_resumable(index, resume.key):
+                identity = Identity(resume.key, runner.seats[index].name, False)
+                self.attach(
+                    link, runner, index, resume.session_id, identity, resume.live_events, resumed=True
+                )
+                return
+
+    # ------------------------------------------------------------------ seats
+
+    def attach(
+        self,
+        link: Link,
+        runner: AnyRunner,
+        index: int,
+        session_id: str,
+        identity: Identity,
+        live_events: bool,
+        resumed: bool,
+    ) -> None:
+        """Host: a seat of ``runner`` (resumable, so waiting for its bot) is played over ``link`` now."""
+        seat = RelayedSeat(link, runner.game_id, index, session_id, identity, live_events)
+        self.hosted[runner.game_id, session_id] = seat
+        attached = relay_pb2.SeatAttached(
+            game_id=runner.game_id,
+            seat=index,
+            session_id=session_id,
+            queue=runner.queue.name,
+            resumed=resumed,
+        )
+        link.send(relay_pb2.RelayFrame(attached=attached))
+        runner.attach(index, seat)
+
+    def seated(self, seat: RelayedSeat, queue: str, left_queue: bool) -> None:
+        """Host: a new game seated ``seat``: its bot's replica learns which game and seat its session holds
+        (before the game's first message, which follows on the same stream)."""
+        self.hosted[seat.game_id, seat.session_id] = seat
+        attached = relay_pb2.SeatAttached(
+            game_id=seat.game_id,
+            seat=seat.index,
+            session_id=seat.session_id,
+            queue=queue,
+            left_queue=left_queue,
+        )
+        seat.link.send(relay_pb2.RelayFrame(attached=attached))
+
+    def ended(self, runner: AnyRunner) -> None:
+        """Host: the game is over (its GameOver went out): its relayed seats are released."""
+        for seat in runner.seats:
+            connection = seat.connection if isinstance(seat, RemoteSeat) else None
+            if isinstance(connection, RelayedSeat):
+                self.hosted.pop((connection.game_id, connection.session_id), None)
+                connection.link.send(_released(connection.game_id, connection.session_id))
+
+    def forward(self, session: Session, decision: bot_pb2.Decision) -> bool:
+        """Bot's replica: send ``decision`` to its game's host; False when the game is not relayed."""
+        link = self.remote.get((decision.game_id, session.session_id))
+        if link is None:
+            return False
+        link.send(
+            relay_pb2.RelayFrame(
+                decision=relay_pb2.SeatDecision(
+                    game_id=decision.game_id,
+                    session_id=session.session_id,
+                    decision=decision.SerializeToString(),
+                )
+            )
+        )
+        return True
+
+    def resume(self, host: str, game_id: str, session: Session) -> None:
+        """Bot's replica: ask ``host`` for the seat ``session``'s bot holds in ``game_id``."""
+        link = self.link(host)
+        if link is not None and not session.closed:
+            resume = relay_pb2.SeatResume(
+                game_id=game_id,
+                session_id=session.session_id,
+                key=session.identity.key,
+                live_events=session.live_events,
+            )
+            link.send(relay_pb2.RelayFrame(resume=resume))
+
+    def closed(self, session: Session) -> None:
+        """Bot's replica: the session closed; the hosts of its relayed games are told (its grace starts)."""
+        self.sessions.pop(session.session_id, None)
+        for (game_id, session_id), link in list(self.remote.items()):
+            if session_id == session.session_id:
+                del self.remote[game_id, session_id]
+                link.send(_released(game_id, session_id))
+
+
+def _released(game_id: str, session_id: str) -> relay_pb2.RelayFrame:
+    return relay_pb2.RelayFrame(released=relay_pb2.SeatReleased(game_id=game_id, session_id=session_id))
+
+
+def add_relay_service(relay: Relay, server: grpc.aio.Server) -> None:
+    """Serve ``relay`` as conquest.cluster.v1.RelayService on ``server`` (the replica's relay port)."""
+    relay_pb2_grpc.add_RelayServiceServicer_to_server(relay, server)  # type: ignore[arg-type]

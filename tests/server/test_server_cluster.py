@@ -1,0 +1,488 @@
+"""Issue 20, "Any number of replicas serve one ladder": three `conquest serve` replicas in cluster mode on
+one PostgreSQL share the queues; bots connected to different replicas are seated together by the one
+matchmaker holding the lease, and play through the relay (real processes, real PostgreSQL)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import time
+import urllib.request
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from serve_process import Serve, free_port
+from sqlalchemy import make_url
+
+from conquest.cluster.v1 import relay_pb2, relay_pb2_grpc
+from conquest.v1 import arena_pb2, arena_pb2_grpc, game_pb2
+from conquest_bots.random_bot import RandomBot
+from conquest_sdk import Client, Game, Turn
+from server.app import build_lobby
+from server.cli.main import main
+from server.ops.config import ServerConfig
+from server.play.relay import TOKEN_METADATA, Relay, add_relay_service
+from server.play.replays import load_replay_file, verify_record
+from server.play.shared_pairing import place
+from server.storage import Store
+
+ADMIN = "admin-secret"
+CONFIG = """
+[server]
+address = "127.0.0.1:{port}"
+log_format = "json"
+metrics_port = {metrics}
+replay_dir = "{replays}"
+database_url = "{url}"
+admin_token = "{admin}"
+shutdown_grace_ms = 0
+cluster = true
+cluster_token = "cluster-secret"
+advertise_host = "127.0.0.1"
+replica_heartbeat_ms = 200
+replica_timeout_ms = 1000
+
+[queues.trio]
+rules = "classic"
+players = 3
+rules_options = {{ turn_cap = {turn_cap} }}
+time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
+"""
+NAMES = ("ann", "bob", "cat")
+ON_POSTGRESQL = os.environ.get("CONQUEST_TEST_POSTGRES_URL") or os.environ.get("CI", "").lower() in (
+    "true",
+    "1",
+)
+postgresql_only = pytest.mark.parametrize("db_url", ["postgresql"] if ON_POSTGRESQL else [], indirect=True)
+"""A cluster needs PostgreSQL (the server refuses SQLite): these run where the storage tests run on it."""
+
+
+class SlowRandom(RandomBot):
+    """Random legal play, ``delay_s`` a decision: a game lasts long enough to be killed in the middle."""
+
+    def __init__(self, seed: int, delay_s: float = 0.0) -> None:
+        super().__init__(seed)
+        self.delay_s = delay_s
+
+    def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
+        time.sleep(self.delay_s)
+        return super().decide(game, turn)
+
+
+class Replicas:
+    """``count`` replicas in cluster mode, each with its own bot port, metrics port and replay dir."""
+
+    def __init__(self, tmp_path: Path, db_url: str, count: int, turn_cap: int = 12) -> None:
+        self.tmp_path = tmp_path
+        self.db_url = db_url
+        self.turn_cap = turn_cap
+        self.ports = [free_port() for _ in range(count)]
+        self.metrics = [free_port() for _ in range(count)]
+        self.servers = [self.start(i) for i in range(count)]
+
+    def start(self, index: int, name: str = "") -> Serve:
+        where = self.tmp_path / (name or f"r{index}")
+        where.mkdir()
+        config = CONFIG.format(
+            port=self.ports[index],
+            metrics=self.metrics[index],
+            replays=where / "replays",
+            url=self.db_url,
+            admin=ADMIN,
+            turn_cap=self.turn_cap,
+        )
+        return Serve(where, config)
+
+    async def serving(self) -> list[str]:
+        return [(await s.serving())["replica"] for s in self.servers]
+
+    def address(self, index: int) -> str:
+        return f"127.0.0.1:{self.ports[index]}"
+
+    def scrape(self, index: int) -> str:
+        return (
+            urllib.request.urlopen(f"http://127.0.0.1:{self.metrics[index]}/metrics", timeout=5)
+            .read()
+            .decode()
+        )
+
+    def stop(self) -> None:
+        for server in self.servers:
+            if server.process.poll() is None:
+                assert server.stop(timeout=30) == 0, server.log_path.read_text()[-3000:]
+
+
+def _metric(text: str, name: str) -> float:
+    found = re.search(rf"^{name} (\S+)$", text, re.MULTILINE)
+    return float(found.group(1)) if found else 0.0
+
+
+def _register(db_url: str) -> dict[str, str]:
+    with Store.open(db_url, admin_token=ADMIN) as store:
+        return {name: store.register_bot(name, admin_token=ADMIN).token for name in NAMES}
+
+
+def _check_recorded(db_url: str, game_ids: set[str], replay_dirs: list[Path], games_each: int) -> None:
+    """Each game's result recorded once, ratings changed once per game, the replay file verifies."""
+    with Store.open(db_url) as store:
+        games = store.games()
+        assert sorted(g.id for g in games) == sorted(game_ids), "each result recorded once"
+        assert all(g.rated for g in games)
+        assert {s.bot: s.games for s in store.leaderboard("trio")} == dict.fromkeys(NAMES, games_each)
+        assert store.live_games() == []
+    for game_id in game_ids:
+        paths = [d / f"{game_id}.json" for d in replay_dirs if (d / f"{game_id}.json").exists()]
+        assert len(paths) == 1, f"game {game_id} has one replay file, by the replica that finished it"
+        replay, data = load_replay_file(paths[0])
+        verify_record(replay, data)
+        assert main(["replay", "verify", str(paths[0])]) == 0
+
+
+@postgresql_only
+async def test_bots_on_three_replicas_play_rated_games_together(tmp_path: Path, db_url: str) -> None:
+    """ "N `conquest serve` processes pointed at one PostgreSQL share the queues ... A bot connects to any
+    replica ... and is seated with bots connected to any other replica. The bot protocol and the starter
+    kits do not change" and "bots connected to different replicas play rated games together (results
+    recorded once, ratings change once, replays verify)"."""
+    tokens = _register(db_url)
+    replicas = Replicas(tmp_path, db_url, 3)
+    try:
+        await replicas.serving()
+        clients = [
+            Client(SlowRandom(i), replicas.address(i), token=tokens[n], queues=["trio"], games=2)
+            for i, n in enumerate(NAMES)
+        ]
+        results = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
+        scraped = [replicas.scrape(i) for i in range(3)]
+    finally:
+        replicas.stop()
+    assert all(len(overs) == 2 for overs in results), "every bot played its two games"
+    game_ids = {over.game_id for overs in results for over in overs}
+    assert len(game_ids) == 2, "the three bots, one on each replica, were seated together"
+    assert sum(_metric(s, "conquest_lease_holder") for s in scraped) == 1, "one matchmaker"
+    relayed = sum(_metric(s, "conquest_relayed_decisions_total") for s in scraped)
+    assert relayed > 0, "two of each game's three seats were played through the relay"
+    _check_recorded(db_url, game_ids, [tmp_path / f"r{i}" / "replays" for i in range(3)], 2)
+
+
+async def _lease_holder(replicas: Replicas, timeout: float) -> int:
+    """The index of the replica whose metrics say it holds the matchmaker lease."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for index, server in enumerate(replicas.servers):
+            if server.process.poll() is None:
+                text = await asyncio.to_thread(replicas.scrape, index)
+                if _metric(text, "conquest_lease_holder") == 1:
+                    return index
+        await asyncio.sleep(0.2)
+    raise AssertionError("no replica took the matchmaker lease")
+
+
+@postgresql_only
+async def test_matchmaking_resumes_elsewhere_when_the_matchmakers_replica_is_killed(
+    tmp_path: Path, db_url: str
+) -> None:
+    """ "kill -9 the matchmaker's replica: matchmaking resumes elsewhere; no bot waits forever" and
+    "another replica takes over within a few seconds when its holder dies"."""
+    tokens = _register(db_url)
+    replicas = Replicas(tmp_path, db_url, 3)
+    try:
+        await replicas.serving()
+        holder = await _lease_holder(replicas, 30)
+        replicas.servers[holder].process.kill()
+        replicas.servers[holder].process.wait(timeout=10)
+        killed_at = time.monotonic()
+        rest = [i for i in range(3) if i != holder]
+        clients = [
+            Client(SlowRandom(i), replicas.address(rest[i % 2]), token=tokens[n], queues=["trio"], games=1)
+            for i, n in enumerate(NAMES)
+        ]
+        results = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 60)
+        seated_in = time.monotonic() - killed_at
+        new_holder = await _lease_holder(replicas, 5)
+        taken = [r for i in rest for r in replicas.servers[i].records() if r["event"] == "lease_taken"]
+    finally:
+        replicas.stop()
+    assert new_holder in rest
+    assert [r["term"] for r in taken] == [2], "one survivor took the lease over, once"
+    assert seated_in < 30, f"the bots were seated and played {seated_in:.1f} s after the kill"
+    game_ids = {over.game_id for overs in results for over in overs}
+    assert len(game_ids) == 1 and all(len(overs) == 1 for overs in results)
+    _check_recorded(db_url, game_ids, [tmp_path / f"r{i}" / "replays" for i in rest], 1)
+
+
+async def _hosted(url: str, actions: int, timeout: float) -> tuple[str, str]:
+    """The one running game (id, host replica) once it has ``actions`` logged actions."""
+    deadline = time.monotonic() + timeout
+    with Store.open(url) as store:
+        while time.monotonic() < deadline:
+            live = store.live_games()
+            if len(live) == 1 and live[0][3] >= actions:
+                return live[0][0], live[0][1]
+            await asyncio.sleep(0.1)
+    raise AssertionError(f"no game with {actions} logged actions appeared")
+
+
+@postgresql_only
+async def test_a_killed_host_s_game_with_relayed_seats_finishes_on_another_replica(
+    tmp_path: Path, db_url: str
+) -> None:
+    """ "kill -9 a replica hosting games mid-turn: every one of its games finishes on another replica with
+    a replay that verifies, each result is recorded once and ratings change once", its relayed seats
+    re-attached through the relay, and "when the bot reconnects to ANY replica, that replica finds the
+    bot's running game ... and re-attaches the seat through a relay"."""
+    tokens = _register(db_url)
+    replicas = Replicas(tmp_path, db_url, 3, turn_cap=25)
+    try:
+        ids = await replicas.serving()
+        clients = [
+            Client(
+                SlowRandom(i, 0.015),
+                replicas.address(i),
+                token=tokens[n],
+                queues=["trio"],
+                games=1,
+                max_backoff_s=0.5,
+            )
+            for i, n in enumerate(NAMES)
+        ]
+        playing = asyncio.gather(*(c.run() for c in clients))
+        game_id, host = await _hosted(db_url, actions=40, timeout=60)
+        killed = ids.index(host)
+        replicas.servers[killed].process.kill()  # SIGKILL mid-game: nothing recorded, nothing said
+        replicas.servers[killed].process.wait(timeout=10)
+        # Its bot reconnects to the replica started on its address; the others stay where they are.
+        replicas.servers.append(replicas.start(killed, "restarted"))
+        results = await asyncio.wait_for(playing, 120)
+        scraped = [replicas.scrape(i) for i in range(3)]
+        records = [r for s in replicas.servers for r in _records(s)]
+    finally:
+        replicas.stop()
+    assert all([over.game_id for over in overs] == [game_id] for overs in results), (
+        "the game finished for all"
+    )
+    taken = [r for r in records if r["event"] == "game_taken_over"]
+    assert [r["game_id"] for r in taken] == [game_id], "taken over once"
+    assert sum(_metric(s, "conquest_relayed_decisions_total") for s in scraped) > 0
+    dirs = [tmp_path / d / "replays" for d in ("r0", "r1", "r2", "restarted")]
+    assert not (tmp_path / f"r{killed}" / "replays" / f"{game_id}.json").exists(), (
+        "the killed host recorded nothing"
+    )
+    _check_recorded(db_url, {game_id}, dirs, 1)
+
+
+def _records(server: Serve) -> list[dict[str, object]]:
+    return server.records() if server.log_path.exists() else []
+
+
+def test_a_game_goes_to_the_replica_holding_most_seats_unless_markedly_busier():
+    """ "Games are placed on a replica by load (each replica reports its running-game count with its
+    heartbeat; prefer the replica that holds most of the seats unless it is markedly busier than the least
+    loaded)"."""
+    assert place(["a", "b", "a"], {"a": 2, "b": 0, "c": 0}) == "a", "2 games is not markedly busier than 0"
+    assert place(["a", "b", "a"], {"a": 3, "b": 0, "c": 0}) == "b", "3 > 1.5 x 0 + 2: the least loaded"
+    assert place(["a", "b", "a"], {"a": 8, "b": 4, "c": 6}) == "a", "8 <= 1.5 x 4 + 2"
+    assert place(["a", "b", "a"], {"a": 9, "b": 4, "c": 3}) == "c", "9 > 1.5 x 3 + 2: the least loaded"
+    assert place(["a", "b"], {"a": 2, "b": 1}) == "b", "a tie of seats goes to the less loaded"
+    assert place(["gone", "gone"], {"a": 5, "b": 1}) == "b", "no seat on a live replica: the least loaded"
+
+
+class CuttableProxy:
+    """A TCP proxy to the database that the test can cut, as a network partition would."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.target = (host, port)
+        self.writers: list[asyncio.StreamWriter] = []
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._pipe, "127.0.0.1", 0)
+        port: int = self.server.sockets[0].getsockname()[1]
+        return port
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        upstream_reader, upstream_writer = await asyncio.open_connection(*self.target)
+        self.writers += [writer, upstream_writer]
+
+        async def copy(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            while data := await source.read(65536):
+                sink.write(data)
+                await sink.drain()
+            sink.close()
+
+        await asyncio.gather(
+            copy(reader, upstream_writer), copy(upstream_reader, writer), return_exceptions=True
+        )
+
+    def cut(self) -> None:
+        assert self.server is not None
+        self.server.close()
+        for writer in self.writers:
+            writer.transport.abort()
+
+
+async def _health(address: str) -> int:
+    async with grpc.aio.insecure_channel(address) as channel:
+        answer = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service=""))
+        return answer.status
+
+
+@postgresql_only
+async def test_a_replica_that_loses_the_database_stops_taking_games_and_says_why(
+    tmp_path: Path, db_url: str
+) -> None:
+    """ "a replica that loses the database stops taking games and says why in its health status"."""
+    url = make_url(db_url)
+    proxy = CuttableProxy(url.host or "127.0.0.1", url.port or 5432)
+    proxied = url.set(host="127.0.0.1", port=await proxy.start()).render_as_string(hide_password=False)
+    replicas = Replicas(tmp_path, db_url, 1)
+    replicas.ports.append(free_port())
+    replicas.metrics.append(free_port())
+    replicas.db_url = proxied
+    replicas.servers.append(replicas.start(1))
+    try:
+        await replicas.serving()
+        assert await _health(replicas.address(1)) == health_pb2.HealthCheckResponse.SERVING
+        proxy.cut()
+        deadline = time.monotonic() + 20
+        while await _health(replicas.address(1)) != health_pb2.HealthCheckResponse.NOT_SERVING:
+            assert time.monotonic() < deadline, "the replica cut from its database still says SERVING"
+            await asyncio.sleep(0.2)
+        down = [r for r in replicas.servers[1].records() if r["event"] == "cluster_database_down"]
+        paused = [r for r in replicas.servers[1].records() if r["event"] == "seating_paused"]
+        assert await _health(replicas.address(0)) == health_pb2.HealthCheckResponse.SERVING, (
+            "the other serves on"
+        )
+    finally:
+        replicas.servers[1].process.kill()
+        replicas.servers[1].process.wait(timeout=10)
+        replicas.stop()
+    assert down and "takes no new games" in str(down[0]["why"]), "the log says why"
+    assert paused and "database" in str(paused[0]["why"])
+
+
+async def _records_of(server: Serve, event: str, count: int, timeout: float) -> list[dict[str, object]]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [r for r in server.records() if r["event"] == event]
+        if len(found) >= count:
+            return found
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"fewer than {count} {event!r} lines: {server.log_path.read_text()[-3000:]}")
+
+
+@postgresql_only
+async def test_serve_processes_runs_replicas_on_one_port_and_restarts_a_dead_one(
+    tmp_path: Path, db_url: str
+) -> None:
+    """ "`conquest serve --processes N` (or a config key) runs N replicas on one machine sharing the port"
+    and "the parent supervises them (restarts a dead child, SIGTERM drains all)"."""
+    tokens = _register(db_url)
+    port, metrics = free_port(), free_port()
+    toml = CONFIG.format(
+        port=port, metrics=metrics, replays=tmp_path / "replays", url=db_url, admin=ADMIN, turn_cap=12
+    ).replace('cluster = true\ncluster_token = "cluster-secret"\n', "")
+    server = Serve(tmp_path, toml, args=("--processes", "2"))
+    try:
+        await _records_of(server, "serving", 2, 60)
+        clients = [
+            Client(SlowRandom(i), f"127.0.0.1:{port}", token=tokens[n], queues=["trio"], games=1)
+            for i, n in enumerate(NAMES)
+        ]
+        results = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
+        started = await _records_of(server, "process_started", 2, 1)
+        victim = int(str(started[1]["pid"]))
+        os.kill(victim, signal.SIGKILL)
+        died = await _records_of(server, "process_died", 1, 10)
+        await _records_of(server, "process_started", 3, 10)
+        await _records_of(server, "serving", 3, 60)
+        children = [int(str(r["pid"])) for r in server.records() if r["event"] == "process_started"]
+    finally:
+        returncode = server.stop(timeout=60)
+    assert returncode == 0, "SIGTERM drained every child and the parent"
+    assert died[0]["pid"] == victim and died[0]["index"] == 1
+    for pid in children:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    game_ids = {over.game_id for overs in results for over in overs}
+    assert len(game_ids) == 1
+    _check_recorded(db_url, game_ids, [tmp_path / "replays" / f"process-{i}" for i in range(2)], 1)
+
+
+def test_serve_processes_on_sqlite_says_it_needs_postgresql(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    """ "SQLite stays the embedded default for one process; more than one needs PostgreSQL, and the error
+    says so"."""
+    config = tmp_path / "conquest.toml"
+    config.write_text(f'[server]\ndatabase_url = "sqlite:///{tmp_path}/c.sqlite3"\n')
+    assert main(["serve", "--config", str(config), "--processes", "3"]) == 2
+    error = capsys.readouterr().err
+    assert "server.processes = 3 needs PostgreSQL" in error and "postgresql+psycopg://" in error
+
+
+async def test_the_relay_refuses_a_stream_without_the_cluster_token(tmp_path: Path) -> None:
+    """ "Guard the internal service (a shared cluster secret ...); a bot calling it is refused with an
+    actionable error"."""
+    lobby = build_lobby(ServerConfig(database_url="", replay_dir=tmp_path), None)
+    server = grpc.aio.server()
+    add_relay_service(Relay(lobby, "me", "cluster-secret"), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            for metadata in ((), ((TOKEN_METADATA, "guess"),)):
+                call = relay_pb2_grpc.RelayServiceStub(channel).Relay(
+                    iter([relay_pb2.RelayRequest(hello=relay_pb2.RelayHello(replica="bot"))]),
+                    metadata=metadata,
+                )
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    async for _ in call:
+                        pass
+                assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+                assert "server.cluster_token" in str(refused.value.details())
+                assert "bots connect to BotService.Connect" in str(refused.value.details())
+    finally:
+        await server.stop(None)
+
+
+@postgresql_only
+async def test_a_challenge_seats_bots_connected_to_three_replicas(tmp_path: Path, db_url: str) -> None:
+    """ "a challenge or tournament table (server/play/lobby.py `Appointment`, arena) must seat bots
+    connected to any replica; put appointments in the shared store too, matched by the lease holder"."""
+    tokens = _register(db_url)
+    replicas = Replicas(tmp_path, db_url, 3)
+    try:
+        await replicas.serving()
+        clients = [
+            Client(SlowRandom(i), replicas.address(i), token=tokens[n], games=1) for i, n in enumerate(NAMES)
+        ]
+        playing = asyncio.gather(*(c.run() for c in clients))
+        async with grpc.aio.insecure_channel(replicas.address(0)) as channel:
+            deadline = time.monotonic() + 20
+            while True:  # once the replica knows every bot is connected somewhere
+                try:
+                    reply = await arena_pb2_grpc.ArenaServiceStub(channel).CreateChallenge(
+                        arena_pb2.CreateChallengeRequest(bots=list(NAMES), queue="trio", games=1),
+                        metadata=(("authorization", f"Bearer {ADMIN}"),),
+                    )
+                    break
+                except grpc.aio.AioRpcError as refused:
+                    assert (
+                        refused.code() == grpc.StatusCode.FAILED_PRECONDITION and time.monotonic() < deadline
+                    )
+                    await asyncio.sleep(0.2)
+        results = await asyncio.wait_for(playing, 60)
+    finally:
+        replicas.stop()
+    game_ids = {over.game_id for overs in results for over in overs}
+    assert len(game_ids) == 1 and all(len(overs) == 1 for overs in results), "one game, all three seated"
+    with Store.open(db_url) as store:
+        (game,) = store.games()
+        assert game.queue == reply.queue and not game.rated
+        assert [s.name for s in game.seats] == list(NAMES), "the challenge's seat order"
+    assert (tmp_path / "r0" / "replays" / f"{game.id}.json").exists(), "hosted by the replica that made it"
