@@ -31,12 +31,12 @@ def _mounts(service: str) -> dict[str, str]:
 
 
 def test_compose_runs_the_server_with_postgresql_prometheus_and_grafana():
-    assert set(SERVICES) == {"conquest", "postgres", "prometheus", "grafana"}
+    assert set(SERVICES) == {"conquest", "gateway", "postgres", "prometheus", "grafana"}
     for name, service in SERVICES.items():
         assert "image" in service, f"{name} names its image"
         assert set(service) <= {
             "build", "image", "command", "environment", "ports", "volumes", "depends_on", "healthcheck",
-            "restart", "stop_grace_period",
+            "restart", "stop_grace_period", "deploy",
         }, f"{name} uses a key this test does not know"  # fmt: skip
     build = SERVICES["conquest"]["build"]
     assert (DEPLOY / build["context"] / build["dockerfile"]).resolve() == DEPLOY / "Dockerfile"
@@ -55,7 +55,8 @@ def test_compose_ports_volumes_and_files_line_up():
     server = _mounts("conquest")
     assert server["/etc/conquest/conquest.toml"] == "./conquest.toml"
     assert str(config.replay_dir) in server
-    published = SERVICES["conquest"]["ports"]
+    assert "ports" not in SERVICES["conquest"], "replicas are reached through the gateway"
+    published = SERVICES["gateway"]["ports"]
     assert f"{port_of(config.address)}:{port_of(config.address)}" in published
     assert f"{config.dashboard_port}:{config.dashboard_port}" in published  # issue 8: the web dashboard
     assert _mounts("prometheus")["/etc/prometheus/prometheus.yml"] == "./prometheus/prometheus.yml"
@@ -78,13 +79,47 @@ def test_the_server_gets_its_database_and_time_to_drain():
 
 
 def test_prometheus_scrapes_the_servers_metrics_port():
-    """Issue 6: "Prometheus (scrape config included)": the target is the compose service on the
-    server.metrics_port of deploy/conquest.toml."""
+    """Issue 6: "Prometheus (scrape config included)"; issue 20: "Metrics ... see the whole cluster": every
+    replica of the compose service is found by its DNS name and scraped on server.metrics_port."""
     scrape = yaml_file("prometheus/prometheus.yml")["scrape_configs"]
     [job] = [j for j in scrape if j["job_name"] == "conquest"]
     assert job.get("metrics_path", "/metrics") == "/metrics"
-    targets = [t for group in job["static_configs"] for t in group["targets"]]
-    assert targets == [f"conquest:{image_config().metrics_port}"]
+    [lookup] = job["dns_sd_configs"]
+    assert (lookup["names"], lookup["type"], lookup["port"]) == (["conquest"], "A", image_config().metrics_port)
+
+
+def test_several_replicas_run_in_cluster_mode_behind_the_gateway():
+    """Issue 20: "compose can run several": the replicas share PostgreSQL in cluster mode, and the gateway
+    forwards the bots' gRPC (HTTP/2, no timeout on their long streams) and the dashboard to all of them."""
+    server = SERVICES["conquest"]
+    assert int(re.sub(r"\$\{\w+:-(\d+)\}", r"\1", str(server["deploy"]["replicas"]))) >= 2
+    environment = {k: re.sub(r"\$\{(\w+)[^}]*\}", r"<\1>", v) for k, v in server["environment"].items()}
+    config = load_config(DEPLOY / "conquest.toml", environment)
+    assert config.cluster and config.relay_port == int(environment["CONQUEST_SERVER_RELAY_PORT"])
+    envoy = yaml_file("envoy/envoy.yaml")["static_resources"]
+    assert _mounts("gateway")["/etc/envoy/envoy.yaml"] == "./envoy/envoy.yaml"
+    clusters = {c["name"]: c for c in envoy["clusters"]}
+    routes = {}
+    for listener in envoy["listeners"]:
+        [chain] = listener["filter_chains"]
+        [manager] = chain["filters"]
+        [host] = manager["typed_config"]["route_config"]["virtual_hosts"]
+        [route] = host["routes"]
+        assert route["route"]["timeout"] == manager["typed_config"]["stream_idle_timeout"] == "0s"
+        upstream = clusters[route["route"]["cluster"]]
+        assert upstream["type"] == "STRICT_DNS", "follows --scale without a restart"
+        [endpoints] = upstream["load_assignment"]["endpoints"]
+        [endpoint] = endpoints["lb_endpoints"]
+        address = endpoint["endpoint"]["address"]["socket_address"]
+        routes[listener["address"]["socket_address"]["port_value"]] = (address["address"], address["port_value"])
+    config = image_config()
+    assert routes == {
+        port_of(config.address): ("conquest", port_of(config.address)),
+        config.dashboard_port: ("conquest", config.dashboard_port),
+    }
+    grpc_options = clusters["conquest_grpc"]["typed_extension_protocol_options"]
+    [http] = grpc_options.values()
+    assert "http2_protocol_options" in http["explicit_http_config"]
 
 
 def test_grafana_is_provisioned_with_the_datasource_and_dashboard_it_uses():

@@ -21,23 +21,25 @@ KUBERNETES = "1.30.0"
 """The oldest Kubernetes minor still in upstream support when this was written; gRPC probes are GA."""
 
 
-@pytest.mark.parametrize("kind", ["Deployment", "Service", "ConfigMap", "Secret", "PersistentVolumeClaim"])
+@pytest.mark.parametrize(
+    "kind", ["StatefulSet", "Service", "ConfigMap", "Secret", "PodDisruptionBudget", "HorizontalPodAutoscaler"]
+)
 def test_each_manifest_matches_the_kubernetes_schema(kind):
     """The schemas ship inside the kubernetes-validate package: no cluster and no network needed."""
     kubernetes_validate.validate(manifests()[kind], KUBERNETES, strict=True)
 
 
 def test_the_schema_check_catches_a_misspelt_field():
-    """The validator is strict: a typo in the Deployment would be reported, not ignored."""
-    deployment = copy.deepcopy(manifests()["Deployment"])
-    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    """The validator is strict: a typo in the StatefulSet would be reported, not ignored."""
+    replicas = copy.deepcopy(manifests()["StatefulSet"])
+    container = replicas["spec"]["template"]["spec"]["containers"][0]
     container["readinesProbe"] = container.pop("readinessProbe")
     with pytest.raises(kubernetes_validate.ValidationError, match="readinesProbe"):
-        kubernetes_validate.validate(deployment, KUBERNETES, strict=True)
+        kubernetes_validate.validate(replicas, KUBERNETES, strict=True)
 
 
 def _container() -> dict:
-    return manifests()["Deployment"]["spec"]["template"]["spec"]["containers"][0]
+    return manifests()["StatefulSet"]["spec"]["template"]["spec"]["containers"][0]
 
 
 def test_probes_ask_grpc_health_and_outlast_the_drain():
@@ -49,6 +51,7 @@ def test_probes_ask_grpc_health_and_outlast_the_drain():
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
     assert ports == {
         "grpc": port_of(config.address),
+        "relay": int(_env()["CONQUEST_SERVER_RELAY_PORT"]),
         "metrics": config.metrics_port,
         "dashboard": config.dashboard_port,
     }
@@ -56,7 +59,7 @@ def test_probes_ask_grpc_health_and_outlast_the_drain():
     assert readiness["grpc"]["port"] == liveness["grpc"]["port"] == ports["grpc"]
     assert readiness["failureThreshold"] == 1
     assert liveness["periodSeconds"] * liveness["failureThreshold"] * 1000 > config.shutdown_grace_ms
-    pod = manifests()["Deployment"]["spec"]["template"]["spec"]
+    pod = manifests()["StatefulSet"]["spec"]["template"]["spec"]
     assert pod["terminationGracePeriodSeconds"] * 1000 > config.shutdown_grace_ms
 
 
@@ -65,7 +68,7 @@ def test_resources_are_requested_and_the_pod_runs_as_the_images_user():
     container = _container()
     assert {"cpu", "memory"} <= set(container["resources"]["requests"])
     assert {"memory"} <= set(container["resources"]["limits"])
-    pod = manifests()["Deployment"]["spec"]["template"]["spec"]
+    pod = manifests()["StatefulSet"]["spec"]["template"]["spec"]
     user = re.search(r"^USER (\d+):(\d+)$", (DEPLOY / "Dockerfile").read_text(), flags=re.MULTILINE)
     assert user is not None
     assert pod["securityContext"]["runAsNonRoot"] is True
@@ -86,16 +89,15 @@ def test_the_configmap_carries_the_image_config_where_the_entrypoint_reads_it():
     entrypoint = re.search(r"^ENTRYPOINT \[(.*)\]$", (DEPLOY / "Dockerfile").read_text(), flags=re.MULTILINE)
     assert entrypoint is not None
     config_path = entrypoint.group(1).split(", ")[-1].strip('"')
-    pod = objects["Deployment"]["spec"]["template"]["spec"]
+    pod = objects["StatefulSet"]["spec"]["template"]["spec"]
     volumes = {v["name"]: v for v in pod["volumes"]}
     mounts = {m["mountPath"]: m["name"] for m in _container()["volumeMounts"]}
     config_volume = volumes[mounts[config_path.rsplit("/", 1)[0]]]
     assert config_volume["configMap"]["name"] == objects["ConfigMap"]["metadata"]["name"]
     assert config_path.rsplit("/", 1)[1] in objects["ConfigMap"]["data"]
-    replays = volumes[mounts[str(image_config().replay_dir)]]
-    assert (
-        replays["persistentVolumeClaim"]["claimName"] == objects["PersistentVolumeClaim"]["metadata"]["name"]
-    )
+    assert mounts[str(image_config().replay_dir)] not in volumes, "the replay volume is the pod's own claim"
+    [claim] = objects["StatefulSet"]["spec"]["volumeClaimTemplates"]
+    assert claim["metadata"]["name"] == mounts[str(image_config().replay_dir)]
 
 
 def test_the_secret_holds_the_database_url_and_admin_token_for_the_pod():
@@ -118,10 +120,50 @@ def test_the_service_selects_the_pods_and_exposes_grpc_metrics_and_the_dashboard
     port the server config gives it."""
     objects = manifests()
     service = objects["Service"]["spec"]
-    labels = objects["Deployment"]["spec"]["template"]["metadata"]["labels"]
+    labels = objects["StatefulSet"]["spec"]["template"]["metadata"]["labels"]
     assert service["selector"].items() <= labels.items()
-    assert objects["Deployment"]["spec"]["selector"]["matchLabels"].items() <= labels.items()
-    container_ports = {p["name"] for p in _container()["ports"]}
+    assert objects["StatefulSet"]["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    container_ports = {p["name"] for p in _container()["ports"]} - {"relay"}  # replica to replica only
     assert {p["targetPort"] for p in service["ports"]} == container_ports
-    by_name = {p["name"]: p["containerPort"] for p in _container()["ports"]}
+    by_name = {p["name"]: p["containerPort"] for p in _container()["ports"] if p["name"] != "relay"}
     assert {p["targetPort"]: p["port"] for p in service["ports"]} == by_name
+
+
+def _env() -> dict[str, str]:
+    """The container's plain environment values (the pod IP's reference shown as ``<status.podIP>``)."""
+    values = {}
+    for variable in _container()["env"]:
+        source = variable.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
+        values[variable["name"]] = f"<{source}>" if source else variable["value"]
+    return values
+
+
+def test_the_replicas_run_in_cluster_mode_and_advertise_their_relay():
+    """Issue 20: "`deploy/k8s` runs several replicas with rolling updates": every pod is a replica of one
+    cluster on the Secret's PostgreSQL, reachable by the others at its own IP on the relay port."""
+    objects = manifests()
+    spec = objects["StatefulSet"]["spec"]
+    assert spec["replicas"] >= 3 and spec["updateStrategy"]["type"] == "RollingUpdate"
+    environment = _env() | objects["Secret"]["stringData"]
+    config = load_config(DEPLOY / "conquest.toml", environment)  # names the server really reads
+    assert config.cluster and config.database_url.startswith("postgresql")
+    assert environment["CONQUEST_SERVER_ADVERTISE_HOST"] == "<status.podIP>"
+    assert config.relay_port == int(environment["CONQUEST_SERVER_RELAY_PORT"])
+
+
+def test_disruptions_take_one_replica_at_a_time_and_cpu_scales_them():
+    """Issue 20: "a PodDisruptionBudget and an autoscaler on CPU", both aimed at the replicas' pods."""
+    objects = manifests()
+    replicas = objects["StatefulSet"]
+    labels = replicas["spec"]["template"]["metadata"]["labels"]
+    budget = objects["PodDisruptionBudget"]["spec"]
+    assert budget["selector"]["matchLabels"].items() <= labels.items()
+    assert budget["maxUnavailable"] == 1
+    scaler = objects["HorizontalPodAutoscaler"]["spec"]
+    target = scaler["scaleTargetRef"]
+    assert (target["kind"], target["name"]) == ("StatefulSet", replicas["metadata"]["name"])
+    assert scaler["minReplicas"] == replicas["spec"]["replicas"] < scaler["maxReplicas"]
+    assert budget["maxUnavailable"] < scaler["minReplicas"], "a disruption leaves replicas to hand games to"
+    [metric] = scaler["metrics"]
+    assert metric["resource"]["name"] == "cpu"
+    assert "cpu" in _container()["resources"]["requests"], "CPU utilisation is a share of the request"
