@@ -130,6 +130,12 @@ bench-capacity: install
 bench-action-log: install test-db
 	url=$$(.ci/postgres.sh url) && CONQUEST_TEST_POSTGRES_URL=$$url $(PY) -m benchmarks.bench_action_log
 
+# Several replicas on one PostgreSQL: one against two, a relayed decision's CPU against a local one's, the
+# action log's cost, PostgreSQL's per decision, a kill -9's takeover, replicas per PostgreSQL (issue 20).
+.PHONY: bench-scale
+bench-scale: install test-db
+	url=$$(.ci/postgres.sh url) && CONQUEST_TEST_POSTGRES_URL=$$url $(PY) -m benchmarks.bench_scale
+
 # Honest bots' missed 250 ms deadlines and decisions/s under floods of web and Arena requests (docs/benchmarks.md).
 .PHONY: bench-web-flood
 bench-web-flood: install

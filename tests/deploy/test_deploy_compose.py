@@ -96,6 +96,7 @@ def test_several_replicas_run_in_cluster_mode_behind_the_gateway():
     environment = {k: re.sub(r"\$\{(\w+)[^}]*\}", r"<\1>", v) for k, v in server["environment"].items()}
     config = load_config(DEPLOY / "conquest.toml", environment)
     assert config.cluster and config.relay_port == int(environment["CONQUEST_SERVER_RELAY_PORT"])
+    assert config.cluster_token == "<CONQUEST_CLUSTER_TOKEN>"
     envoy = yaml_file("envoy/envoy.yaml")["static_resources"]
     assert _mounts("gateway")["/etc/envoy/envoy.yaml"] == "./envoy/envoy.yaml"
     clusters = {c["name"]: c for c in envoy["clusters"]}

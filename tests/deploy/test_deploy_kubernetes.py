@@ -104,7 +104,7 @@ def test_the_secret_holds_the_database_url_and_admin_token_for_the_pod():
     """Issue 6: "Secret for the database URL and admin token"."""
     objects = manifests()
     secret = objects["Secret"]
-    assert set(secret["stringData"]) == {"CONQUEST_DATABASE_URL", "CONQUEST_ADMIN_TOKEN"}
+    assert set(secret["stringData"]) == {"CONQUEST_DATABASE_URL", "CONQUEST_ADMIN_TOKEN", "CONQUEST_SERVER_CLUSTER_TOKEN"}
     assert secret["stringData"]["CONQUEST_DATABASE_URL"].startswith("postgresql+psycopg://")
     sources = _container()["envFrom"]
     assert [s["secretRef"]["name"] for s in sources] == [secret["metadata"]["name"]]
@@ -147,6 +147,7 @@ def test_the_replicas_run_in_cluster_mode_and_advertise_their_relay():
     environment = _env() | objects["Secret"]["stringData"]
     config = load_config(DEPLOY / "conquest.toml", environment)  # names the server really reads
     assert config.cluster and config.database_url.startswith("postgresql")
+    assert config.cluster_token == environment["CONQUEST_SERVER_CLUSTER_TOKEN"]
     assert environment["CONQUEST_SERVER_ADVERTISE_HOST"] == "<status.podIP>"
     assert config.relay_port == int(environment["CONQUEST_SERVER_RELAY_PORT"])
 

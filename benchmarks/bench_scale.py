@@ -1,0 +1,293 @@
+"""What serving one ladder from several replicas costs (``make bench-scale``; issue 20, docs/benchmarks.md
+"Scale-out").
+
+On the throwaway PostgreSQL of ``make test-db``, with ``conquest serve`` replicas in cluster mode
+(``server.cluster``) as real processes and SDK random bots in this process:
+
+1. **One replica against two on the same load**: 8 bots play ``--games`` duels each (``classic_two_player``,
+   turn cap 60), all connected to one replica; then the same on two replicas, half the bots on each, so
+   the matchmaker seats bots of both together and part of each game's decisions travel through the relay.
+   Each run gives the wall time, the decisions, the replicas' CPU time (user + system, /proc) and the
+   decisions relayed (``conquest_relayed_decisions_total``).
+2. **Relayed against local**: a decision on one replica costs ``local`` = its CPU / its decisions. In the
+   two-replica run the local decisions are charged that, and the rest of both replicas' CPU is charged to
+   the relayed ones: ``relayed`` = (CPU − local × local decisions) / relayed decisions. The second replica's
+   own fixed costs (heartbeats, polls) fall on the relayed decisions too: the figure is an upper bound.
+3. **The action log**: ``benchmarks.bench_action_log``'s runs with ``server.takeover`` off and on
+   (``--rounds`` each, alternately): the server's CPU per decision with and without the log.
+4. **PostgreSQL per decision** in the two-replica run: rows written (inserts, updates, deletes of the run's
+   schema), WAL bytes and the CPU time of every PostgreSQL process; and the database's CPU per second of two
+   idle replicas (their heartbeats and polls).
+5. **Takeover**: two replicas with the default heartbeat (1 s) and timeout (5 s); the one hosting 4 games
+   is killed with SIGKILL in their middle: the time until the other has claimed them all.
+6. **Replicas per PostgreSQL**: a replica at full speed takes 1 / ``local`` decisions a second on its core;
+   its database load is then the idle replica's CPU per second plus that many decisions' PostgreSQL CPU. One
+   PostgreSQL core serves 1 s / that load of replicas.
+
+The last line sums it up: ``scale: relayed/local = ..., action-log overhead = ...%, takeover = ... s,
+replicas per PostgreSQL = ...``. Needs a PostgreSQL URL in CONQUEST_TEST_POSTGRES_URL (``.ci/postgres.sh
+start`` prints one) on this machine (its processes' CPU is read from /proc); only 127.0.0.1 servers.
+
+    python -m benchmarks.bench_scale [--games N] [--rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import statistics
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import create_engine, text
+
+from benchmarks.bench_action_log import LIMIT_S, Thinking, cpu_seconds, load, schema
+from conquest_bots.random_bot import RandomBot
+from conquest_sdk import Client
+from server.storage import Store
+from serve_process import Serve, free_port  # type: ignore[import-not-found]  # tests/support, put on the path by bench_action_log
+
+BOTS = 8
+TOKEN = "bench-scale-cluster-token"
+CONFIG = """
+[server]
+address = "127.0.0.1:{port}"
+log_format = "json"
+metrics_port = {metrics}
+replay_dir = "{replays}"
+database_url = "{url}"
+shutdown_grace_ms = 0
+cluster = true
+cluster_token = "{token}"
+advertise_host = "127.0.0.1"
+
+[queues.duel]
+rules = "classic_two_player"
+players = 2
+rules_options = {{ turn_cap = {turn_cap} }}
+time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
+"""
+
+
+@dataclass
+class Replica:
+    """One ``conquest serve`` in cluster mode: its process, bot port and metrics port."""
+
+    serve: Serve
+    port: int
+    metrics: int
+
+    @staticmethod
+    def start(work: Path, url: str, turn_cap: int = 60) -> Replica:
+        work.mkdir()
+        port, metrics = free_port(), free_port()
+        config = CONFIG.format(
+            port=port, metrics=metrics, replays=work / "replays", url=url, token=TOKEN, turn_cap=turn_cap
+        )
+        return Replica(Serve(work, config), port, metrics)
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def cpu(self) -> float:
+        return cpu_seconds(self.serve.process.pid)
+
+    def metric(self, name: str) -> float:
+        page = urllib.request.urlopen(f"http://127.0.0.1:{self.metrics}/metrics", timeout=5).read().decode()
+        found = re.search(rf"^{name} (\S+)$", page, re.MULTILINE)
+        return float(found.group(1)) if found else 0.0
+
+
+@dataclass
+class Database:
+    """The PostgreSQL under test, read for what one run cost it."""
+
+    url: str
+    schema: str
+
+    def rows_written(self) -> int:
+        with create_engine(self.url).connect() as connection:
+            return int(
+                connection.execute(
+                    text(
+                        "SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) FROM pg_stat_user_tables "
+                        "WHERE schemaname = :s"
+                    ),
+                    {"s": self.schema},
+                ).scalar_one()
+            )
+
+    def wal_bytes(self) -> int:
+        with create_engine(self.url).connect() as connection:
+            return int(connection.execute(text("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")).scalar_one())
+
+    @staticmethod
+    def cpu() -> float:
+        """CPU seconds of every PostgreSQL process on this machine (the server, its backends, its workers)."""
+        total = 0.0
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                if (entry / "comm").read_text().strip() in ("postgres", "postmaster"):
+                    total += cpu_seconds(int(entry.name))
+            except (FileNotFoundError, ProcessLookupError, PermissionError):
+                continue  # a process that ended meanwhile
+        return total
+
+
+@dataclass
+class Run:
+    seconds: float
+    decisions: int
+    cpu_s: float
+    relayed: int
+    database_cpu_s: float = 0.0
+    rows: int = 0
+    wal_bytes: int = 0
+
+
+async def play(url: str, replicas: int, games: int, work: Path) -> Run:
+    """``BOTS`` random bots playing ``games`` duels each, spread evenly over ``replicas`` replicas."""
+    with schema(url) as (db, name):
+        database = Database(db, name)
+        servers = [Replica.start(work / f"r{i}", db) for i in range(replicas)]
+        for server in servers:
+            await server.serve.serving()
+        await asyncio.sleep(2.0)  # every replica has beaten and the lease is held
+        cpu, database_cpu = sum(s.cpu() for s in servers), database.cpu()
+        rows, wal = database.rows_written(), database.wal_bytes()
+        started = time.monotonic()
+        clients = [
+            Client(RandomBot(i), servers[i % replicas].address, name=f"bot{i}", queues=["duel"], games=games)
+            for i in range(BOTS)
+        ]
+        await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), LIMIT_S)
+        seconds = time.monotonic() - started
+        await asyncio.sleep(1.5)  # the last results are recorded, the statistics collector catches up
+        run = Run(
+            seconds=seconds,
+            decisions=0,
+            cpu_s=sum(s.cpu() for s in servers) - cpu,
+            relayed=int(sum(s.metric("conquest_relayed_decisions_total") for s in servers)),
+            database_cpu_s=database.cpu() - database_cpu,
+            rows=database.rows_written() - rows,
+            wal_bytes=database.wal_bytes() - wal,
+        )
+        for server in servers:
+            server.serve.stop(30)
+        with Store.open(db) as store:
+            run.decisions = sum(len(store.replay(g.id).actions) for g in store.games(limit=100_000))
+        return run
+
+
+async def idle_database_cpu(url: str, work: Path, seconds: float = 10.0) -> float:
+    """PostgreSQL CPU seconds per second that one idle replica costs (two measured, halved)."""
+    with schema(url) as (db, _):
+        servers = [Replica.start(work / f"idle{i}", db) for i in range(2)]
+        for server in servers:
+            await server.serve.serving()
+        await asyncio.sleep(2.0)
+        before = Database.cpu()
+        await asyncio.sleep(seconds)
+        used = Database.cpu() - before
+        for server in servers:
+            server.serve.stop(30)
+        return used / seconds / 2
+
+
+async def takeover_time(url: str, work: Path) -> float:
+    """Seconds from a SIGKILL of the replica hosting 4 games in their middle until the other replica has
+    claimed them all."""
+    with schema(url) as (db, _):
+        first = Replica.start(work / "first", db, turn_cap=40)
+        host = (await first.serve.serving())["replica"]
+        clients = [
+            Client(Thinking(i, 0.01), first.address, name=f"bot{i}", queues=["duel"], games=1)
+            for i in range(8)
+        ]
+        playing = asyncio.gather(*(c.run() for c in clients))
+        second = Replica.start(work / "second", db, turn_cap=40)
+        await second.serve.serving()
+        with Store.open(db) as store:
+            deadline = time.monotonic() + 60
+            while not (len(live := store.live_games()) == 4 and all(n >= 30 for *_, n in live)):
+                assert time.monotonic() < deadline, f"4 games with 30 logged actions never appeared: {live}"
+                await asyncio.sleep(0.2)
+            assert {h for _, h, *_ in live} == {host}, f"the games are not all on {host}: {live}"
+            first.serve.process.kill()
+            killed = time.monotonic()
+            while any(h == host for _, h, *_ in store.live_games()):
+                assert time.monotonic() < killed + 60, "the killed replica's games were not taken over"
+                await asyncio.sleep(0.05)
+            taken = time.monotonic() - killed
+        await asyncio.wait_for(playing, LIMIT_S)
+        second.serve.stop(30)
+        return taken
+
+
+async def main(games: int, rounds: int) -> None:
+    url = os.environ.get("CONQUEST_TEST_POSTGRES_URL", "")
+    if not url:
+        raise SystemExit(
+            "bench_scale: set CONQUEST_TEST_POSTGRES_URL to a PostgreSQL URL (`.ci/postgres.sh start` starts "
+            "a throwaway cluster and prints one)"
+        )
+    with tempfile.TemporaryDirectory(prefix="conquest-bench-scale-") as tmp:
+        one = await play(url, 1, games, Path(tmp) / "one")
+        two = await play(url, 2, games, Path(tmp) / "two")
+        log_runs: dict[bool, list[float]] = {False: [], True: []}
+        for i in range(rounds):
+            for takeover in (False, True):
+                work = Path(tmp) / f"log-{i}-{takeover}"
+                work.mkdir()
+                log_runs[takeover].append((await load(url, takeover, games, work))[0])
+        idle = await idle_database_cpu(url, Path(tmp))
+        work = Path(tmp) / "takeover"
+        work.mkdir()
+        taken = await takeover_time(url, work)
+
+    local = one.cpu_s / one.decisions * 1e6
+    local_in_two = two.decisions - two.relayed
+    relayed = (two.cpu_s * 1e6 - local * local_in_two) / two.relayed if two.relayed else float("nan")
+    overhead = statistics.median(log_runs[True]) / statistics.median(log_runs[False]) - 1
+    database = two.database_cpu_s / two.decisions * 1e6
+    full_speed = 1e6 / local  # decisions a second one replica takes on its core
+    per_replica = idle + full_speed * database / 1e6  # PostgreSQL CPU seconds a second
+    for label, run in (("one replica ", one), ("two replicas", two)):
+        print(
+            f"{label}: {run.decisions} decisions in {run.seconds:.1f} s ({run.decisions / run.seconds:,.0f}/s), "
+            f"replicas' CPU {run.cpu_s / run.decisions * 1e6:.0f} µs a decision, {run.relayed} relayed"
+        )
+    print(f"CPU a decision: local {local:.0f} µs, relayed {relayed:.0f} µs (upper bound)")
+    print(
+        f"action log: server CPU {statistics.median(log_runs[True]):.0f} vs "
+        f"{statistics.median(log_runs[False]):.0f} µs a decision (medians of {rounds} runs each)"
+    )
+    print(
+        f"PostgreSQL a decision (two replicas): {two.rows / two.decisions:.4f} rows, "
+        f"{two.wal_bytes / two.decisions:.0f} WAL bytes, {database:.1f} µs CPU; an idle replica costs it "
+        f"{idle * 1000:.1f} ms CPU a second"
+    )
+    print(
+        f"replicas per PostgreSQL core: 1 / ({idle * 1000:.1f} ms + {full_speed:,.0f} decisions/s × "
+        f"{database:.1f} µs) a second = {1 / per_replica:.0f}"
+    )
+    print(
+        f"scale: relayed/local = {relayed / local:.2f}, action-log overhead = {overhead * 100:.1f}%, "
+        f"takeover = {taken:.1f} s, replicas per PostgreSQL = {1 / per_replica:.0f}"
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=10, help=f"duels per bot and run ({BOTS} bots)")
+    parser.add_argument("--rounds", type=int, default=3, help="action-log runs with takeover off and on")
+    arguments = parser.parse_args()
+    asyncio.run(main(arguments.games, arguments.rounds))
