@@ -38,6 +38,7 @@ import asyncio
 import os
 import re
 import statistics
+import sys
 import tempfile
 import time
 import urllib.request
@@ -50,7 +51,10 @@ from benchmarks.bench_action_log import LIMIT_S, Thinking, cpu_seconds, load, sc
 from conquest_bots.random_bot import RandomBot
 from conquest_sdk import Client
 from server.storage import Store
-from serve_process import Serve, free_port  # type: ignore[import-not-found]  # tests/support, put on the path by bench_action_log
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
+
+from serve_process import Serve, free_port  # type: ignore[import-not-found]  # tests/support, on the path above
 
 BOTS = 8
 TOKEN = "bench-scale-cluster-token"
@@ -262,8 +266,9 @@ async def main(games: int, rounds: int) -> None:
     per_replica = idle + full_speed * database / 1e6  # PostgreSQL CPU seconds a second
     for label, run in (("one replica ", one), ("two replicas", two)):
         print(
-            f"{label}: {run.decisions} decisions in {run.seconds:.1f} s ({run.decisions / run.seconds:,.0f}/s), "
-            f"replicas' CPU {run.cpu_s / run.decisions * 1e6:.0f} µs a decision, {run.relayed} relayed"
+            f"{label}: {run.decisions} decisions in {run.seconds:.1f} s "
+            f"({run.decisions / run.seconds:,.0f}/s), replicas' CPU "
+            f"{run.cpu_s / run.decisions * 1e6:.0f} µs a decision, {run.relayed} relayed"
         )
     print(f"CPU a decision: local {local:.0f} µs, relayed {relayed:.0f} µs (upper bound)")
     print(

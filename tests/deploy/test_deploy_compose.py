@@ -85,7 +85,11 @@ def test_prometheus_scrapes_the_servers_metrics_port():
     [job] = [j for j in scrape if j["job_name"] == "conquest"]
     assert job.get("metrics_path", "/metrics") == "/metrics"
     [lookup] = job["dns_sd_configs"]
-    assert (lookup["names"], lookup["type"], lookup["port"]) == (["conquest"], "A", image_config().metrics_port)
+    assert (lookup["names"], lookup["type"], lookup["port"]) == (
+        ["conquest"],
+        "A",
+        image_config().metrics_port,
+    )
 
 
 def test_several_replicas_run_in_cluster_mode_behind_the_gateway():
@@ -112,7 +116,10 @@ def test_several_replicas_run_in_cluster_mode_behind_the_gateway():
         [endpoints] = upstream["load_assignment"]["endpoints"]
         [endpoint] = endpoints["lb_endpoints"]
         address = endpoint["endpoint"]["address"]["socket_address"]
-        routes[listener["address"]["socket_address"]["port_value"]] = (address["address"], address["port_value"])
+        routes[listener["address"]["socket_address"]["port_value"]] = (
+            address["address"],
+            address["port_value"],
+        )
     config = image_config()
     assert routes == {
         port_of(config.address): ("conquest", port_of(config.address)),

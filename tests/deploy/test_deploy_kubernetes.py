@@ -22,7 +22,8 @@ KUBERNETES = "1.30.0"
 
 
 @pytest.mark.parametrize(
-    "kind", ["StatefulSet", "Service", "ConfigMap", "Secret", "PodDisruptionBudget", "HorizontalPodAutoscaler"]
+    "kind",
+    ["StatefulSet", "Service", "ConfigMap", "Secret", "PodDisruptionBudget", "HorizontalPodAutoscaler"],
 )
 def test_each_manifest_matches_the_kubernetes_schema(kind):
     """The schemas ship inside the kubernetes-validate package: no cluster and no network needed."""
@@ -104,7 +105,11 @@ def test_the_secret_holds_the_database_url_and_admin_token_for_the_pod():
     """Issue 6: "Secret for the database URL and admin token"."""
     objects = manifests()
     secret = objects["Secret"]
-    assert set(secret["stringData"]) == {"CONQUEST_DATABASE_URL", "CONQUEST_ADMIN_TOKEN", "CONQUEST_SERVER_CLUSTER_TOKEN"}
+    assert set(secret["stringData"]) == {
+        "CONQUEST_DATABASE_URL",
+        "CONQUEST_ADMIN_TOKEN",
+        "CONQUEST_SERVER_CLUSTER_TOKEN",
+    }
     assert secret["stringData"]["CONQUEST_DATABASE_URL"].startswith("postgresql+psycopg://")
     sources = _container()["envFrom"]
     assert [s["secretRef"]["name"] for s in sources] == [secret["metadata"]["name"]]
