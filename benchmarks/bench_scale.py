@@ -87,9 +87,10 @@ class Replica:
     metrics: int
 
     @staticmethod
-    def start(work: Path, url: str, turn_cap: int = 60) -> Replica:
-        work.mkdir()
-        port, metrics = free_port(), free_port()
+    def start(work: Path, url: str, turn_cap: int = 60, port: int = 0) -> Replica:
+        """A replica on ``port`` (any free one for 0; replicas in cluster mode may share one)."""
+        work.mkdir(parents=True)
+        port, metrics = port or free_port(), free_port()
         config = CONFIG.format(
             port=port, metrics=metrics, replays=work / "replays", url=url, token=TOKEN, turn_cap=turn_cap
         )
@@ -208,7 +209,8 @@ async def idle_database_cpu(url: str, work: Path, seconds: float = 10.0) -> floa
 
 async def takeover_time(url: str, work: Path) -> float:
     """Seconds from a SIGKILL of the replica hosting 4 games in their middle until the other replica has
-    claimed them all."""
+    claimed them all. The second replica shares the first one's port (as ``--processes`` replicas do), so
+    the bots reconnect to it; it starts once the games are under way, so that they are all on the first."""
     with schema(url) as (db, _):
         first = Replica.start(work / "first", db, turn_cap=40)
         host = (await first.serve.serving())["replica"]
@@ -217,14 +219,15 @@ async def takeover_time(url: str, work: Path) -> float:
             for i in range(8)
         ]
         playing = asyncio.gather(*(c.run() for c in clients))
-        second = Replica.start(work / "second", db, turn_cap=40)
-        await second.serve.serving()
         with Store.open(db) as store:
             deadline = time.monotonic() + 60
             while not (len(live := store.live_games()) == 4 and all(n >= 30 for *_, n in live)):
                 assert time.monotonic() < deadline, f"4 games with 30 logged actions never appeared: {live}"
                 await asyncio.sleep(0.2)
             assert {h for _, h, *_ in live} == {host}, f"the games are not all on {host}: {live}"
+            second = Replica.start(work / "second", db, turn_cap=40, port=first.port)
+            await second.serve.serving()
+            await asyncio.sleep(1.5)  # the first replica has seen the second beat
             first.serve.process.kill()
             killed = time.monotonic()
             while any(h == host for _, h, *_ in store.live_games()):
