@@ -5,14 +5,15 @@ On the throwaway PostgreSQL of ``make test-db``, with ``conquest serve`` replica
 (``server.cluster``) as real processes and SDK random bots in this process:
 
 1. **One replica against two on the same load**: 8 bots play ``--games`` duels each (``classic_two_player``,
-   turn cap 60), all connected to one replica; then the same on two replicas, half the bots on each, so
-   the matchmaker seats bots of both together and part of each game's decisions travel through the relay.
+   turn cap 60), all connected to one replica; then the same on two replicas, half the bots on each, in
+   one queue, so the matchmaker seats bots of both together and part of the decisions travel through the
+   relay.
    Each run gives the wall time, the decisions, the replicas' CPU time (user + system, /proc) and the
    decisions relayed (``conquest_relayed_decisions_total``).
-2. **Relayed against local**: a decision on one replica costs ``local`` = its CPU / its decisions. In the
-   two-replica run the local decisions are charged that, and the rest of both replicas' CPU is charged to
-   the relayed ones: ``relayed`` = (CPU − local × local decisions) / relayed decisions. The second replica's
-   own fixed costs (heartbeats, polls) fall on the relayed decisions too: the figure is an upper bound.
+2. **Relayed against local**: the same load on two replicas again, each replica's bots in a queue of their
+   own, so every game is hosted where both its bots are: ``local`` = both replicas' CPU / decisions. In
+   the one-queue run the local decisions are charged that, and the rest of both replicas' CPU is charged
+   to the relayed ones: ``relayed`` = (CPU − local × local decisions) / relayed decisions.
 3. **The action log**: ``benchmarks.bench_action_log``'s runs with ``server.takeover`` off and on
    (``--rounds`` each, alternately): the server's CPU per decision with and without the log.
 4. **PostgreSQL per decision** in the two-replica run: rows written (inserts, updates, deletes of the run's
@@ -20,7 +21,8 @@ On the throwaway PostgreSQL of ``make test-db``, with ``conquest serve`` replica
    idle replicas (their heartbeats and polls).
 5. **Takeover**: two replicas with the default heartbeat (1 s) and timeout (5 s); the one hosting 4 games
    is killed with SIGKILL in their middle: the time until the other has claimed them all.
-6. **Replicas per PostgreSQL**: a replica at full speed takes 1 / ``local`` decisions a second on its core;
+6. **Replicas per PostgreSQL**: a replica at full speed takes as many decisions a second as the one-replica
+   run's decisions per CPU second;
    its database load is then the idle replica's CPU per second plus that many decisions' PostgreSQL CPU. One
    PostgreSQL core serves 1 s / that load of replicas.
 
@@ -75,7 +77,15 @@ rules = "classic_two_player"
 players = 2
 rules_options = {{ turn_cap = {turn_cap} }}
 time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
+
+[queues.duel-b]
+rules = "classic_two_player"
+players = 2
+rules_options = {{ turn_cap = {turn_cap} }}
+time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
 """
+SPLIT = ("duel", "duel-b")
+"""A queue per replica: every game's two bots are on one replica, which hosts it (no relay)."""
 
 
 @dataclass
@@ -158,8 +168,10 @@ class Run:
     wal_bytes: int = 0
 
 
-async def play(url: str, replicas: int, games: int, work: Path) -> Run:
-    """``BOTS`` random bots playing ``games`` duels each, spread evenly over ``replicas`` replicas."""
+async def play(url: str, replicas: int, games: int, work: Path, split: bool = False) -> Run:
+    """``BOTS`` random bots playing ``games`` duels each, spread evenly over ``replicas`` replicas: all in
+    one queue (the matchmaker seats bots of different replicas together), or with ``split`` each
+    replica's bots in a queue of their own (every game local)."""
     with schema(url) as (db, name):
         database = Database(db, name)
         servers = [Replica.start(work / f"r{i}", db) for i in range(replicas)]
@@ -170,7 +182,13 @@ async def play(url: str, replicas: int, games: int, work: Path) -> Run:
         rows, wal = database.rows_written(), database.wal_bytes()
         started = time.monotonic()
         clients = [
-            Client(RandomBot(i), servers[i % replicas].address, name=f"bot{i}", queues=["duel"], games=games)
+            Client(
+                RandomBot(i),
+                servers[i % replicas].address,
+                name=f"bot{i}",
+                queues=[SPLIT[i % replicas] if split else "duel"],
+                games=games,
+            )
             for i in range(BOTS)
         ]
         await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), LIMIT_S)
@@ -248,6 +266,7 @@ async def main(games: int, rounds: int) -> None:
         )
     with tempfile.TemporaryDirectory(prefix="conquest-bench-scale-") as tmp:
         one = await play(url, 1, games, Path(tmp) / "one")
+        apart = await play(url, 2, games, Path(tmp) / "apart", split=True)
         two = await play(url, 2, games, Path(tmp) / "two")
         log_runs: dict[bool, list[float]] = {False: [], True: []}
         for i in range(rounds):
@@ -260,20 +279,21 @@ async def main(games: int, rounds: int) -> None:
         work.mkdir()
         taken = await takeover_time(url, work)
 
-    local = one.cpu_s / one.decisions * 1e6
+    local = apart.cpu_s / apart.decisions * 1e6
     local_in_two = two.decisions - two.relayed
     relayed = (two.cpu_s * 1e6 - local * local_in_two) / two.relayed if two.relayed else float("nan")
     overhead = statistics.median(log_runs[True]) / statistics.median(log_runs[False]) - 1
     database = two.database_cpu_s / two.decisions * 1e6
-    full_speed = 1e6 / local  # decisions a second one replica takes on its core
+    full_speed = one.decisions / one.cpu_s  # decisions a second one replica takes on its core
     per_replica = idle + full_speed * database / 1e6  # PostgreSQL CPU seconds a second
-    for label, run in (("one replica ", one), ("two replicas", two)):
+    runs = (("one replica", one), ("two replicas, games local", apart), ("two replicas, one queue", two))
+    for label, run in runs:
         print(
             f"{label}: {run.decisions} decisions in {run.seconds:.1f} s "
             f"({run.decisions / run.seconds:,.0f}/s), replicas' CPU "
             f"{run.cpu_s / run.decisions * 1e6:.0f} µs a decision, {run.relayed} relayed"
         )
-    print(f"CPU a decision: local {local:.0f} µs, relayed {relayed:.0f} µs (upper bound)")
+    print(f"CPU a decision on two replicas: local {local:.0f} µs, relayed {relayed:.0f} µs")
     print(
         f"action log: server CPU {statistics.median(log_runs[True]):.0f} vs "
         f"{statistics.median(log_runs[False]):.0f} µs a decision (medians of {rounds} runs each)"
