@@ -50,7 +50,9 @@ class Link:
         self.closed = False
         # The dialing replica writes RelayRequests and reads RelayResponses; the dialed one the reverse.
         self.frame_key = relay_wire.RESPONSE_FRAMES_KEY if dialed else relay_wire.REQUEST_FRAMES_KEY
-        self.frames_read = relay_wire.REQUEST_FRAMES if dialed else relay_wire.RESPONSE_FRAMES
+        self.read: Callable[[bytes], relay_pb2.RelayRequest | relay_pb2.RelayResponse] = (
+            relay_pb2.RelayRequest.FromString if dialed else relay_pb2.RelayResponse.FromString
+        )
 
     def send(self, frame: bytes) -> None:
         """Queue ``frame``, a serialized RelayFrame."""
@@ -213,32 +215,32 @@ class Relay:
 
     def on_message(self, link: Link, message: bytes) -> None:
         """A message read from ``link`` (a serialized RelayRequest or RelayResponse): its frames, in order."""
-        for kind, start, end in relay_wire.frames(message, link.frames_read):
-            if kind == relay_wire.SEAT_MESSAGE:
-                _, session_id, response = relay_wire.seat_fields(message, start, end)
-                session = self.sessions.get(session_id)
+        for frame in link.read(message).frames:
+            kind = frame.WhichOneof("message")
+            if kind == "seat_message":
+                seat_message = frame.seat_message
+                session = self.sessions.get(seat_message.session_id)
                 if session is not None:
-                    session.send(response)
-            elif kind == relay_wire.DECISION:
-                self._decided(*relay_wire.seat_fields(message, start, end))
-            elif kind == relay_wire.ATTACHED:
-                self._attached(link, relay_pb2.SeatAttached.FromString(message[start:end]))
-            elif kind == relay_wire.RELEASED:
-                released = relay_pb2.SeatReleased.FromString(message[start:end])
-                self._released(released.game_id, released.session_id)
-            elif kind == relay_wire.RESUME:
-                self._resume_asked(link, relay_pb2.SeatResume.FromString(message[start:end]))
+                    session.send(seat_message.response)
+            elif kind == "decision":
+                self._decided(frame.decision)
+            elif kind == "attached":
+                self._attached(link, frame.attached)
+            elif kind == "released":
+                self._released(frame.released.game_id, frame.released.session_id)
+            elif kind == "resume":
+                self._resume_asked(link, frame.resume)
 
-    def _decided(self, game_id: str, session_id: str, decision: bytes) -> None:
-        """Host: a relayed bot's Decision (serialized), to its game's runner as from the seat it holds."""
-        seat = self.hosted.get((game_id, session_id))
-        runner = self.lobby.runners.get(game_id)
+    def _decided(self, decision: relay_pb2.SeatDecision) -> None:
+        """Host: a relayed bot's Decision, to its game's runner as from the seat it holds."""
+        seat = self.hosted.get((decision.game_id, decision.session_id))
+        runner = self.lobby.runners.get(decision.game_id)
         if seat is None or runner is None:
             return
         held = runner.seats[seat.index]
         if isinstance(held, RemoteSeat) and held.connection is seat:
             self.lobby.metrics.relayed_decisions.inc()
-            runner.submit(seat.index, bot_pb2.Decision.FromString(decision), time.monotonic())
+            runner.submit(seat.index, bot_pb2.Decision.FromString(decision.decision), time.monotonic())
 
     def _attached(self, link: Link, attached: relay_pb2.SeatAttached) -> None:
         """Bot's replica: one of its sessions now plays a seat of a game hosted over ``link``."""
