@@ -136,6 +136,12 @@ bench-action-log: install test-db
 bench-scale: install test-db
 	url=$$(.ci/postgres.sh url) && CONQUEST_TEST_POSTGRES_URL=$$url $(PY) -m benchmarks.bench_scale
 
+# The relay alone: CPU a relayed round trip (a message to the bot, its Decision back) between two relays in
+# one process, with 1, 4 and 16 games relayed at once (issue 20).
+.PHONY: bench-relay
+bench-relay: install
+	$(PY) -m benchmarks.bench_relay
+
 # Honest bots' missed 250 ms deadlines and decisions/s under floods of web and Arena requests (docs/benchmarks.md).
 .PHONY: bench-web-flood
 bench-web-flood: install

@@ -3,6 +3,8 @@ connected to another replica is a ``RelayedSeat`` there (a ``seats.Connection``)
 already serialized, over one bidirectional stream per pair of replicas (proto/conquest/cluster/v1/
 relay.proto) to the bot's replica, which puts them on the bot's session as they are. The bot's Decisions
 for that game travel back to the host's runner. The bot never knows: its stream is the one it opened.
+Every frame queued on a stream in one event-loop turn goes out in one gRPC message, written and read by
+hand (``server.play.relay_wire``, the relay's fast room).
 
 Every stream carries the cluster's shared secret (``cluster_token``); one without it is refused. A stream
 that drops leaves the host's relayed seats disconnected (their reconnect grace starts), and the bot's
@@ -15,14 +17,16 @@ import asyncio
 import contextlib
 import hmac
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
 import structlog
 
-from conquest.cluster.v1 import relay_pb2, relay_pb2_grpc
+from conquest.cluster.v1 import relay_pb2
 from conquest.v1 import bot_pb2
+from server.play import relay_wire
 from server.play.lobby import Lobby
+from server.play.mailbox import Mailbox
 from server.play.runner_2210 import AnyRunner
 from server.play.seats import RemoteSeat
 from server.play.session import Outgoing, Session
@@ -30,29 +34,46 @@ from server.records import Identity
 
 TOKEN_METADATA = "x-conquest-cluster-token"
 """The metadata key of the cluster's shared secret, on every relay stream."""
+SERVICE = relay_pb2.DESCRIPTOR.services_by_name["RelayService"].full_name
+METHOD = f"/{SERVICE}/Relay"
 log = structlog.get_logger("conquest.relay")
 
 
 class Link:
-    """One relay stream with another replica; frames are queued, never awaited (no game waits on it)."""
+    """One relay stream with another replica; frames are queued, never awaited (no game waits on it), and
+    those queued in one event-loop turn (or while the last message was being written) go out as one gRPC
+    message."""
 
-    def __init__(self, peer: str) -> None:
+    def __init__(self, peer: str, dialed: bool) -> None:
         self.peer = peer
-        self.outbox: asyncio.Queue[relay_pb2.RelayFrame | None] = asyncio.Queue()
+        self.outbox: Mailbox[bytes | None] = Mailbox()
         self.closed = False
+        # The dialing replica writes RelayRequests and reads RelayResponses; the dialed one the reverse.
+        self.frame_key = relay_wire.RESPONSE_FRAMES_KEY if dialed else relay_wire.REQUEST_FRAMES_KEY
+        self.read: Callable[[bytes], relay_pb2.RelayRequest | relay_pb2.RelayResponse] = (
+            relay_pb2.RelayRequest.FromString if dialed else relay_pb2.RelayResponse.FromString
+        )
 
-    def send(self, frame: relay_pb2.RelayFrame) -> None:
+    def send(self, frame: bytes) -> None:
+        """Queue ``frame``, a serialized RelayFrame."""
         if not self.closed:
-            self.outbox.put_nowait(frame)
+            self.outbox.put(relay_wire.framed(self.frame_key, frame))
 
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            self.outbox.put_nowait(None)
+            self.outbox.put(None)
 
-    async def frames(self) -> AsyncIterator[relay_pb2.RelayFrame]:
+    async def write(self, write: Callable[[bytes], Awaitable[None]]) -> None:
+        """Write the queued frames with ``write`` until the link closes: each time all that are queued, as
+        one message (a serialized RelayRequest or RelayResponse)."""
         while (frame := await self.outbox.get()) is not None:
-            yield frame
+            batch = [frame]
+            while len(self.outbox) and (frame := await self.outbox.get()) is not None:
+                batch.append(frame)  # queued already: ``get`` returns at once
+            await write(b"".join(batch))
+            if frame is None:
+                return
 
 
 class RelayedSeat:
@@ -70,13 +91,7 @@ class RelayedSeat:
 
     def send(self, message: Outgoing) -> None:
         response = message if isinstance(message, bytes) else message.SerializeToString()
-        self.link.send(
-            relay_pb2.RelayFrame(
-                seat_message=relay_pb2.SeatMessage(
-                    game_id=self.game_id, session_id=self.session_id, response=response
-                )
-            )
-        )
+        self.link.send(relay_wire.seat_message(self.game_id, self.session_id, response))
 
 
 class Relay:
@@ -110,7 +125,7 @@ class Relay:
         address = self.addresses.get(peer)
         if address is None:
             return None
-        link = self.links[peer] = Link(peer)
+        link = self.links[peer] = Link(peer, dialed=False)
         self._spawn(self._dial(link, address), f"relay-to-{peer}")
         return link
 
@@ -121,29 +136,33 @@ class Relay:
         task.add_done_callback(self.tasks.discard)
 
     async def _dial(self, link: Link, address: str) -> None:
-        async def requests() -> AsyncIterator[relay_pb2.RelayRequest]:
-            yield relay_pb2.RelayRequest(hello=relay_pb2.RelayHello(replica=self.replica))
-            async for frame in link.frames():
-                yield relay_pb2.RelayRequest(frame=frame)
-
         async with grpc.aio.insecure_channel(address) as channel:
-            call = relay_pb2_grpc.RelayServiceStub(channel).Relay(
-                requests(), metadata=((TOKEN_METADATA, self.token),)
+            # No serializer either way: the messages are bytes, written and read by ``relay_wire``.
+            call: grpc.aio.StreamStreamCall[bytes, bytes] = channel.stream_stream(METHOD)(
+                metadata=((TOKEN_METADATA, self.token),)
             )
+            writer = asyncio.create_task(self._write_requests(link, call))
             try:
                 async for response in call:
-                    self.on_frame(link, response.frame)
+                    self.on_message(link, response)
             except grpc.aio.AioRpcError as failed:
                 log.warning("relay_dropped", peer=link.peer, address=address, error=failed.details())
             finally:
+                writer.cancel()
                 self.dropped(link)
 
+    async def _write_requests(self, link: Link, call: grpc.aio.StreamStreamCall[bytes, bytes]) -> None:
+        hello = relay_pb2.RelayRequest(hello=relay_pb2.RelayHello(replica=self.replica))
+        with contextlib.suppress(grpc.aio.AioRpcError, grpc.aio.UsageError):  # the call ended: read above
+            await call.write(hello.SerializeToString())
+            await link.write(call.write)
+            await call.done_writing()
+
     async def Relay(
-        self,
-        requests: AsyncIterator[relay_pb2.RelayRequest],
-        context: grpc.aio.ServicerContext[relay_pb2.RelayRequest, relay_pb2.RelayResponse],
+        self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[bytes, bytes]
     ) -> None:
-        """conquest.cluster.v1.RelayService.Relay: a stream another replica dialled."""
+        """conquest.cluster.v1.RelayService.Relay: a stream another replica dialled (serialized
+        RelayRequests in, serialized RelayResponses out)."""
         sent = dict(context.invocation_metadata() or ()).get(TOKEN_METADATA, "")
         if not hmac.compare_digest(str(sent).encode(), self.token.encode()):
             await context.abort(
@@ -152,24 +171,23 @@ class Relay:
                 f"server.cluster_token in metadata {TOKEN_METADATA!r}; bots connect to BotService.Connect",
             )
         first = await anext(aiter(requests), None)
-        if first is None or first.WhichOneof("message") != "hello":
+        hello = relay_pb2.RelayRequest.FromString(first) if first is not None else None
+        if hello is None or not hello.HasField("hello"):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "send RelayRequest{hello} first")
             return
-        assert first is not None
-        link = Link(first.hello.replica)
+        link = Link(hello.hello.replica, dialed=True)
         self.links.setdefault(link.peer, link)
         reader = asyncio.create_task(self._read(link, requests))
         try:
-            async for frame in link.frames():
-                await context.write(relay_pb2.RelayResponse(frame=frame))
+            await link.write(context.write)
         finally:
             reader.cancel()
             self.dropped(link)
 
-    async def _read(self, link: Link, requests: AsyncIterator[relay_pb2.RelayRequest]) -> None:
+    async def _read(self, link: Link, requests: AsyncIterator[bytes]) -> None:
         with contextlib.suppress(grpc.aio.AioRpcError):
             async for request in requests:
-                self.on_frame(link, request.frame)
+                self.on_message(link, request)
         link.close()
 
     def dropped(self, link: Link) -> None:
@@ -195,21 +213,23 @@ class Relay:
 
     # ------------------------------------------------------------------ frames
 
-    def on_frame(self, link: Link, frame: relay_pb2.RelayFrame) -> None:
-        kind = frame.WhichOneof("message")
-        if kind == "seat_message":
-            message = frame.seat_message
-            session = self.sessions.get(message.session_id)
-            if session is not None:
-                session.send(message.response)
-        elif kind == "decision":
-            self._decided(frame.decision)
-        elif kind == "attached":
-            self._attached(link, frame.attached)
-        elif kind == "released":
-            self._released(frame.released.game_id, frame.released.session_id)
-        elif kind == "resume":
-            self._resume_asked(link, frame.resume)
+    def on_message(self, link: Link, message: bytes) -> None:
+        """A message read from ``link`` (a serialized RelayRequest or RelayResponse): its frames, in order."""
+        for frame in link.read(message).frames:
+            kind = frame.WhichOneof("message")
+            if kind == "seat_message":
+                seat_message = frame.seat_message
+                session = self.sessions.get(seat_message.session_id)
+                if session is not None:
+                    session.send(seat_message.response)
+            elif kind == "decision":
+                self._decided(frame.decision)
+            elif kind == "attached":
+                self._attached(link, frame.attached)
+            elif kind == "released":
+                self._released(frame.released.game_id, frame.released.session_id)
+            elif kind == "resume":
+                self._resume_asked(link, frame.resume)
 
     def _decided(self, decision: relay_pb2.SeatDecision) -> None:
         """Host: a relayed bot's Decision, to its game's runner as from the seat it holds."""
@@ -289,7 +309,7 @@ class Relay:
             queue=runner.queue.name,
             resumed=resumed,
         )
-        link.send(relay_pb2.RelayFrame(attached=attached))
+        link.send(relay_pb2.RelayFrame(attached=attached).SerializeToString())
         runner.attach(index, seat)
 
     def seated(self, seat: RelayedSeat, queue: str, left_queue: bool) -> None:
@@ -303,7 +323,7 @@ class Relay:
             queue=queue,
             left_queue=left_queue,
         )
-        seat.link.send(relay_pb2.RelayFrame(attached=attached))
+        seat.link.send(relay_pb2.RelayFrame(attached=attached).SerializeToString())
 
     def ended(self, runner: AnyRunner) -> None:
         """Host: the game is over (its GameOver went out): its relayed seats are released."""
@@ -319,13 +339,7 @@ class Relay:
         if link is None:
             return False
         link.send(
-            relay_pb2.RelayFrame(
-                decision=relay_pb2.SeatDecision(
-                    game_id=decision.game_id,
-                    session_id=session.session_id,
-                    decision=decision.SerializeToString(),
-                )
-            )
+            relay_wire.seat_decision(decision.game_id, session.session_id, decision.SerializeToString())
         )
         return True
 
@@ -339,7 +353,7 @@ class Relay:
                 key=session.identity.key,
                 live_events=session.live_events,
             )
-            link.send(relay_pb2.RelayFrame(resume=resume))
+            link.send(relay_pb2.RelayFrame(resume=resume).SerializeToString())
 
     def closed(self, session: Session) -> None:
         """Bot's replica: the session closed; the hosts of its relayed games are told (its grace starts)."""
@@ -350,10 +364,17 @@ class Relay:
                 link.send(_released(game_id, session_id))
 
 
-def _released(game_id: str, session_id: str) -> relay_pb2.RelayFrame:
-    return relay_pb2.RelayFrame(released=relay_pb2.SeatReleased(game_id=game_id, session_id=session_id))
+def _released(game_id: str, session_id: str) -> bytes:
+    """A serialized RelayFrame{released}."""
+    released = relay_pb2.SeatReleased(game_id=game_id, session_id=session_id)
+    return relay_pb2.RelayFrame(released=released).SerializeToString()
 
 
 def add_relay_service(relay: Relay, server: grpc.aio.Server) -> None:
-    """Serve ``relay`` as conquest.cluster.v1.RelayService on ``server`` (the replica's relay port)."""
-    relay_pb2_grpc.add_RelayServiceServicer_to_server(relay, server)  # type: ignore[arg-type]
+    """Serve ``relay`` as conquest.cluster.v1.RelayService on ``server`` (the replica's relay port), with no
+    serializer either way: ``Relay`` reads and writes the messages as bytes (``relay_wire``)."""
+    handlers: dict[str, grpc.RpcMethodHandler[bytes, bytes]] = {
+        "Relay": grpc.stream_stream_rpc_method_handler(relay.Relay)
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+    server.add_registered_method_handlers(SERVICE, handlers)

@@ -6,8 +6,10 @@ seat whose bot is connected to another replica is played through this relay. Not
 stream must carry the cluster's shared secret (metadata "x-conquest-cluster-token").
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -21,33 +23,33 @@ DESCRIPTOR: _descriptor.FileDescriptor
 
 @_typing.final
 class RelayRequest(_message.Message):
-    """From the dialing replica."""
+    """From the dialing replica: its hello first (alone), then frames."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     HELLO_FIELD_NUMBER: _builtins.int
-    FRAME_FIELD_NUMBER: _builtins.int
+    FRAMES_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def hello(self) -> Global___RelayHello:
-        """The dialing replica introduces itself (first message only)."""
+        """The dialing replica introduces itself (in the first message only, with no frames)."""
 
     @_builtins.property
-    def frame(self) -> Global___RelayFrame:
-        """A relayed seat's message."""
+    def frames(self) -> _containers.RepeatedCompositeFieldContainer[Global___RelayFrame]:
+        """Relayed seats' messages, in order: every frame queued on the stream in one event-loop turn travels
+        in one gRPC message.
+        """
 
     def __init__(
         self,
         *,
         hello: Global___RelayHello | None = ...,
-        frame: Global___RelayFrame | None = ...,
+        frames: _abc.Iterable[Global___RelayFrame] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["frame", b"frame", "hello", b"hello", "message", b"message"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["hello", b"hello"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["frame", b"frame", "hello", b"hello", "message", b"message"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["frames", b"frames", "hello", b"hello"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["hello", "frame"]  # noqa: Y015
-    _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
-    def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RelayRequest: _TypeAlias = RelayRequest  # noqa: Y015
 
@@ -57,19 +59,21 @@ class RelayResponse(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
-    FRAME_FIELD_NUMBER: _builtins.int
+    FRAMES_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def frame(self) -> Global___RelayFrame:
-        """A relayed seat's message."""
+    def frames(self) -> _containers.RepeatedCompositeFieldContainer[Global___RelayFrame]:
+        """Relayed seats' messages, in order: every frame queued on the stream in one event-loop turn travels
+        in one gRPC message.
+        """
 
     def __init__(
         self,
         *,
-        frame: Global___RelayFrame | None = ...,
+        frames: _abc.Iterable[Global___RelayFrame] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["frame", b"frame"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["frame", b"frame"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["frames", b"frames"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -47,7 +47,8 @@ class RelayServiceServicer:
     """
 
     def Relay(self, request_iterator, context):
-        """The dialing replica sends RelayRequest{hello} first; then both sides send frames.
+        """The dialing replica sends RelayRequest{hello} first; then both sides send frames. The replicas write
+        and read these messages by hand (server.play.relay_wire), in protobuf's wire format.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

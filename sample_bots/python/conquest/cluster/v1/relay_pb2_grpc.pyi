@@ -37,7 +37,9 @@ class RelayServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> RelayServiceAsyncStub: ...
     Relay: _grpc.StreamStreamMultiCallable[_relay_pb2.RelayRequest, _relay_pb2.RelayResponse]
-    """The dialing replica sends RelayRequest{hello} first; then both sides send frames."""
+    """The dialing replica sends RelayRequest{hello} first; then both sides send frames. The replicas write
+    and read these messages by hand (server.play.relay_wire), in protobuf's wire format.
+    """
 
 @_typing.type_check_only
 class RelayServiceAsyncStub(RelayServiceStub):
@@ -45,7 +47,9 @@ class RelayServiceAsyncStub(RelayServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     Relay: _aio.StreamStreamMultiCallable[_relay_pb2.RelayRequest, _relay_pb2.RelayResponse]  # type: ignore[assignment]
-    """The dialing replica sends RelayRequest{hello} first; then both sides send frames."""
+    """The dialing replica sends RelayRequest{hello} first; then both sides send frames. The replicas write
+    and read these messages by hand (server.play.relay_wire), in protobuf's wire format.
+    """
 
 class RelayServiceServicer(metaclass=_abc_1.ABCMeta):
     """One bidirectional stream per pair of replicas carries every relayed seat between them, both ways."""
@@ -56,6 +60,8 @@ class RelayServiceServicer(metaclass=_abc_1.ABCMeta):
         request_iterator: _MaybeAsyncIterator[_relay_pb2.RelayRequest],
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_relay_pb2.RelayResponse], _abc.AsyncIterator[_relay_pb2.RelayResponse]]:
-        """The dialing replica sends RelayRequest{hello} first; then both sides send frames."""
+        """The dialing replica sends RelayRequest{hello} first; then both sides send frames. The replicas write
+        and read these messages by hand (server.play.relay_wire), in protobuf's wire format.
+        """
 
 def add_RelayServiceServicer_to_server(servicer: RelayServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,63 @@
+"""The relay's frames (proto/conquest/cluster/v1/relay.proto) written by hand: the relay's fast room.
+
+Every relayed message for a bot is a ``SeatMessage`` frame, and every relayed Decision a ``SeatDecision``
+frame. Here they are written as bytes in protobuf's wire format, as ``server.play.wire`` writes the bot's
+own messages (half the CPU of building them as protobuf objects and serializing those), and the frames
+queued on a stream are joined into one RelayRequest or RelayResponse as bytes: its ``frames``, a repeated
+field, is its frames one after the other, each behind the field's key and its length. gRPC moves those
+bytes as they are (no serializer). The bytes are protobuf's own (``tests/server/test_server_relay_wire.py``).
+Messages are read with protobuf's classes (``relay_pb2.RelayRequest.FromString``), which is faster than
+reading them by hand in Python; so are the rarer frames (attached, released, resume) built.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from conquest.cluster.v1 import relay_pb2
+from server.play.wire import _key as key_of  # the bot's fast room's writers, shared
+from server.play.wire import _varint as varint
+
+REQUEST_FRAMES_KEY: Final = key_of(relay_pb2.RelayRequest.DESCRIPTOR, "frames")
+"""The key a frame is written behind in a RelayRequest (the dialing replica's messages)."""
+RESPONSE_FRAMES_KEY: Final = key_of(relay_pb2.RelayResponse.DESCRIPTOR, "frames")
+"""The key a frame is written behind in a RelayResponse (the dialed replica's messages)."""
+
+_SEAT_MESSAGE_KEY: Final = key_of(relay_pb2.RelayFrame.DESCRIPTOR, "seat_message")
+_DECISION_KEY: Final = key_of(relay_pb2.RelayFrame.DESCRIPTOR, "decision")
+# SeatMessage and SeatDecision share their layout: the game id, the session id, then the payload (bytes).
+_GAME_ID_KEY: Final = key_of(relay_pb2.SeatMessage.DESCRIPTOR, "game_id")
+_SESSION_ID_KEY: Final = key_of(relay_pb2.SeatMessage.DESCRIPTOR, "session_id")
+_PAYLOAD_KEY: Final = key_of(relay_pb2.SeatMessage.DESCRIPTOR, "response")
+assert tuple(
+    key_of(relay_pb2.SeatDecision.DESCRIPTOR, name) for name in ("game_id", "session_id", "decision")
+) == (_GAME_ID_KEY, _SESSION_ID_KEY, _PAYLOAD_KEY)
+
+
+def _seat_body(game_id: str, session_id: str, payload: bytes) -> bytes:
+    """A SeatMessage's or SeatDecision's fields, in number order; empty ones left out, as protobuf does."""
+    out: list[bytes] = []
+    for key, value in ((_GAME_ID_KEY, game_id.encode()), (_SESSION_ID_KEY, session_id.encode())):
+        if value:
+            out += (key, varint(len(value)), value)
+    if payload:
+        out += (_PAYLOAD_KEY, varint(len(payload)), payload)
+    return b"".join(out)
+
+
+def seat_message(game_id: str, session_id: str, response: bytes) -> bytes:
+    """A serialized RelayFrame{seat_message}: ``response`` (a serialized ConnectResponse) for the bot."""
+    body = _seat_body(game_id, session_id, response)
+    return _SEAT_MESSAGE_KEY + varint(len(body)) + body
+
+
+def seat_decision(game_id: str, session_id: str, decision: bytes) -> bytes:
+    """A serialized RelayFrame{decision}: the bot's ``decision`` (a serialized Decision) for its game."""
+    body = _seat_body(game_id, session_id, decision)
+    return _DECISION_KEY + varint(len(body)) + body
+
+
+def framed(key: bytes, frame: bytes) -> bytes:
+    """``frame`` (a serialized RelayFrame) as one item of a RelayRequest's or RelayResponse's ``frames``
+    (``key``: ``REQUEST_FRAMES_KEY`` or ``RESPONSE_FRAMES_KEY``); such items joined are the message."""
+    return key + varint(len(frame)) + frame
