@@ -200,10 +200,10 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         state = self._game()
         agent = self.agent_selection
         if checked:
-            state.apply(action, self._seat[agent], self._room.legal())
+            events = state.apply(action, self._seat[agent], self._room.legal())
         else:
-            state.apply_unchecked(action)
-        self._room.played()
+            events = state.apply_unchecked(action)
+        self._room.played(events)
         self._cumulative_rewards[agent] = 0.0
         if self._paid:
             self._clear_rewards()
