@@ -100,16 +100,26 @@ class Observer:
         """The events of the action just played: the territories they name are the only ones whose owner or
         armies each seat's kept vector must read again (every change to the board is told by an event)."""
         touched = self._touched
+        first = len(touched)  # what this action names starts here (seats may have read up to it)
         for event in events:
             kind = type(event)
             fields = _TERRITORY_FIELDS.get(kind)
             if fields is not None:
-                if not fields:
-                    touched.append(_EVERY_TERRITORY)
-                for k in fields:
-                    territory: int = cast(tuple[Any, ...], event)[k]
+                named = cast(tuple[Any, ...], event)
+                if len(fields) == 2:
+                    source: int = named[fields[0]]
+                    target: int = named[fields[1]]
+                    end = len(touched)
+                    # The rolls of one attack name the same two territories again and again: once is enough.
+                    if end - 2 < first or touched[end - 2] != source or touched[end - 1] != target:
+                        touched.append(source)
+                        touched.append(target)
+                elif fields:
+                    territory: int = named[fields[0]]
                     if territory >= 0:
                         touched.append(territory)
+                else:
+                    touched.append(_EVERY_TERRITORY)
             if kind in _SEAT_EVENTS:
                 touched.append(_HANDS_OR_STATUSES)
 
