@@ -45,6 +45,8 @@ _READ = {"place": _PLACE, "trade_cards": _TRADE, "occupy": _OCCUPY, "fortify": _
 """The action blocks whose counts or cards come from the legal actions: how ``action`` reads them."""
 _FROMBUFFER: Final = np.frombuffer
 _INT8: Final = np.dtype(np.int8)
+_PIECE: Final = 64
+"""Runs of zeros and ones a mask is joined from: every length below this, then its multiples."""
 _BUCKET_SETS: Final = ((0, 1, 2), (0, 2), (2,))
 """Every set of distinct count buckets: all three, the least and the most, the most alone."""
 
@@ -101,9 +103,10 @@ class Encoder:
         self._occupy_runs = [self._run(self._occupy, _BUCKET_SETS[k]) for k in range(3)]
         self._move_sets = [2, *(_bucket_set(1, most) for most in (1, 2, 3))]
         """By min(most, 3): the bucket set of a move of 1..most armies."""
-        self._marks: list[object] = [None] * self._actions
-        """By index: the stamp of the last mask (of any phase) that listed it."""
-        self._masks_made = 1000  # the stamps: never a small int, which Python shares
+        pieces = range((self._actions + _PIECE - 1) // _PIECE + 1)
+        self._zeros = [bytes(n) for n in range(_PIECE)] + [bytes(_PIECE * q) for q in pieces]
+        self._ones = [b"\1" * n for n in range(_PIECE)] + [b"\1" * (_PIECE * q) for q in pieces]
+        """Runs of zero bytes and of one bytes, by length below _PIECE then by multiples of it."""
         # By index: the action when the index alone names it (made by the plain decode), else None and how
         # to read the index (the counts or cards come from the legal actions).
         self._fixed: list[Action | None] = [None] * self._actions
@@ -128,7 +131,7 @@ class Encoder:
         """Forget the last masks (a new game)."""
         self._last_mask: npt.NDArray[np.int8] = np.zeros(0, np.int8)
         self._last_bytes = b""
-        self._work = [_Work(self._actions) for _ in Phase]
+        self._work = [_Work() for _ in Phase]
         self._last_indices: tuple[int, ...] = ()
 
     # ------------------------------------------------------------------ actions
@@ -144,10 +147,7 @@ class Encoder:
 
     def _make(self, legal: LegalActions, work: _Work) -> None:
         """Make the mask of ``legal`` in its phase's ``work``."""
-        # The indices are listed as the shared int objects of ``_box`` (no int object made per index), and
-        # written into the phase's own buffer, which holds the last mask made in that phase: only the
-        # indices that differ from it are written (an attack's options change little from one roll to the
-        # next), found by stamping the new ones in ``_marks``.
+        # The indices are listed as the shared int objects of ``_box`` (no int object made per index).
         box = self._box
         on: list[Any] = []
         t = self._t
@@ -175,9 +175,6 @@ class Encoder:
                 on.extend(runs[(free.source * t + target) * 3 + k])
         if legal.can_end:
             on.append(box[self._end])
-        out, marks, before = work.out, self._marks, work.stamp
-        self._masks_made += 1
-        stamp: object = self._masks_made  # a new int object: its marks are told apart from other masks'
         ascending = True
         previous = -1
         for index in on:
@@ -185,18 +182,39 @@ class Encoder:
             if i <= previous:  # written out of order, or twice: not seen in the engine's listings
                 ascending = False
             previous = i
-            if marks[i] is not before:  # not in the phase's last mask
-                out[index] = 1
-            marks[i] = stamp
-        for index in work.on:
-            i = index
-            if marks[i] is not stamp:  # in the phase's last mask, not in this one
-                out[index] = 0
         if not ascending:
             on = sorted(set(on))
-        on_bytes = bytes(out)
-        work.legal, work.on, work.stamp, work.indices = legal, on, stamp, tuple(on)
+        on_bytes = self._bytes(on)
+        work.legal, work.indices = legal, tuple(on)
         work.bytes, work.mask = on_bytes, _FROMBUFFER(on_bytes, _INT8)  # read-only: bytes
+
+    def _bytes(self, on: list[Any]) -> bytes:
+        """The mask of the indices ``on`` (ascending), joined from runs of zeros and ones made once."""
+        pieces: list[bytes] = []
+        done = start = end = 0  # bytes joined so far; the run of ones being read
+        for index in on:
+            i: int = index
+            if i != end:
+                if end:
+                    self._join(pieces, self._zeros, start - done)
+                    self._join(pieces, self._ones, end - start)
+                    done = end
+                start = i
+            end = i + 1
+        if end:
+            self._join(pieces, self._zeros, start - done)
+            self._join(pieces, self._ones, end - start)
+            done = end
+        self._join(pieces, self._zeros, self._actions - done)
+        return b"".join(pieces)
+
+    def _join(self, pieces: list[bytes], made: list[bytes], length: int) -> None:
+        """Add ``length`` bytes of ``made`` (``_zeros`` or ``_ones``: by length up to _PIECE - 1, then by
+        multiples of _PIECE) to ``pieces``."""
+        if length >= _PIECE:
+            pieces.append(made[_PIECE + length // _PIECE])
+        if length % _PIECE:
+            pieces.append(made[length % _PIECE])
 
     def indices(self) -> tuple[int, ...]:
         """The masked-in indices of the last ``mask``, ascending (``np.flatnonzero`` of it)."""
@@ -317,16 +335,11 @@ class Room:
 
 
 class _Work:
-    """One phase's last mask: the legal actions it was made for, its buffer (kept up to date from one mask
-    to the next), its masked-in indices and the read-only array handed out."""
+    """One phase's last mask: the legal actions it was made for, its masked-in indices, its bytes and the
+    read-only array handed out."""
 
-    def __init__(self, actions: int) -> None:
+    def __init__(self) -> None:
         self.legal: LegalActions | None = None
-        self.out = bytearray(actions)
-        self.on: list[Any] = []
-        """The boxed ints of ``Encoder._box``."""
-        self.stamp: object = []
-        """What the last mask made here wrote in ``Encoder._marks`` (none yet: never found there)."""
         self.indices: tuple[int, ...] = ()
         self.bytes = b""
         self.mask: npt.NDArray[np.int8] = np.zeros(0, np.int8)
