@@ -131,14 +131,14 @@ class Encoder:
         """Forget the last masks (a new game)."""
         self._last_mask: npt.NDArray[np.int8] = np.zeros(0, np.int8)
         self._last_bytes = b""
-        self._work = [_Work() for _ in Phase]
+        self._work = {phase: _Work() for phase in Phase}
         self._last_indices: tuple[int, ...] = ()
 
     # ------------------------------------------------------------------ actions
 
     def mask(self, legal: LegalActions) -> npt.NDArray[np.int8]:
         """``Layout.mask(choices_of(legal))``, read-only; ``indices`` is then its masked-in indices."""
-        work = self._work[int(legal.phase)]
+        work = self._work[legal.phase]
         last = work.legal
         if last is None or not _same_mask(legal, last):
             self._make(legal, work)
@@ -175,46 +175,12 @@ class Encoder:
                 on.extend(runs[(free.source * t + target) * 3 + k])
         if legal.can_end:
             on.append(box[self._end])
-        ascending = True
-        previous = -1
-        for index in on:
-            i: int = index
-            if i <= previous:  # written out of order, or twice: not seen in the engine's listings
-                ascending = False
-            previous = i
-        if not ascending:
+        on_bytes = _joined(on, self._zeros, self._ones, self._actions)
+        if on_bytes is None:  # written out of order, or twice: not seen in the engine's listings
             on = sorted(set(on))
-        on_bytes = self._bytes(on)
+            on_bytes = _joined(on, self._zeros, self._ones, self._actions) or b""
         work.legal, work.indices = legal, tuple(on)
         work.bytes, work.mask = on_bytes, _FROMBUFFER(on_bytes, _INT8)  # read-only: bytes
-
-    def _bytes(self, on: list[Any]) -> bytes:
-        """The mask of the indices ``on`` (ascending), joined from runs of zeros and ones made once."""
-        pieces: list[bytes] = []
-        done = start = end = 0  # bytes joined so far; the run of ones being read
-        for index in on:
-            i: int = index
-            if i != end:
-                if end:
-                    self._join(pieces, self._zeros, start - done)
-                    self._join(pieces, self._ones, end - start)
-                    done = end
-                start = i
-            end = i + 1
-        if end:
-            self._join(pieces, self._zeros, start - done)
-            self._join(pieces, self._ones, end - start)
-            done = end
-        self._join(pieces, self._zeros, self._actions - done)
-        return b"".join(pieces)
-
-    def _join(self, pieces: list[bytes], made: list[bytes], length: int) -> None:
-        """Add ``length`` bytes of ``made`` (``_zeros`` or ``_ones``: by length up to _PIECE - 1, then by
-        multiples of _PIECE) to ``pieces``."""
-        if length >= _PIECE:
-            pieces.append(made[_PIECE + length // _PIECE])
-        if length % _PIECE:
-            pieces.append(made[length % _PIECE])
 
     def indices(self) -> tuple[int, ...]:
         """The masked-in indices of the last ``mask``, ascending (``np.flatnonzero`` of it)."""
@@ -343,6 +309,38 @@ class _Work:
         self.indices: tuple[int, ...] = ()
         self.bytes = b""
         self.mask: npt.NDArray[np.int8] = np.zeros(0, np.int8)
+
+
+def _joined(on: list[Any], zeros: list[bytes], ones: list[bytes], size: int) -> bytes | None:
+    """The mask of ``size`` bytes with the indices ``on`` set, joined from the runs of zeros and ones made
+    once (by length below _PIECE, then by multiples of it); None when ``on`` is not strictly ascending."""
+    pieces: list[bytes] = []
+    done = start = end = 0  # bytes joined so far; the run of ones being read
+    for index in on:
+        i: int = index
+        if i != end:
+            if i < end:
+                return None
+            if end:
+                _add(pieces, zeros, start - done)
+                _add(pieces, ones, end - start)
+                done = end
+            start = i
+        end = i + 1
+    if end:
+        _add(pieces, zeros, start - done)
+        _add(pieces, ones, end - start)
+        done = end
+    _add(pieces, zeros, size - done)
+    return b"".join(pieces)
+
+
+def _add(pieces: list[bytes], made: list[bytes], length: int) -> None:
+    """Add ``length`` bytes of ``made`` (runs of zeros or ones) to ``pieces``."""
+    if length >= _PIECE:
+        pieces.append(made[_PIECE + length // _PIECE])
+    if length % _PIECE:
+        pieces.append(made[length % _PIECE])
 
 
 def _same_mask(legal: LegalActions, last: LegalActions) -> bool:

@@ -20,7 +20,8 @@ import pytest
 from test_train_mask import GAMES  # every preset, with the options that open the rarer decisions
 
 from conquest_sdk.encoding import BUCKETS, bucket_count, buckets
-from engine import CLASSIC, new_game, observe, preset, random_legal_action
+from engine import CLASSIC, LegalActions, new_game, observe, preset, random_legal_action
+from engine.actions import Phase
 from server.train import fast
 from server.train.fast import Encoder, Room
 from server.train.fast_observation import Observer
@@ -118,3 +119,20 @@ def test_fast_buckets_equal_the_encoding() -> None:
             assert fast._BUCKET_SETS[fast._bucket_set(least, most)] == buckets(least, most), (least, most)
             for b in range(BUCKETS):
                 assert fast._bucket_count(least, most, b) == bucket_count(least, most, b), (least, most, b)
+
+
+def test_fast_mask_of_choices_listed_out_of_order_equals_the_encoding() -> None:
+    """The engine lists its choices in ascending order, which the fast mask relies on; choices listed out of
+    order (or twice) still give the encoding's mask, and the masked-in indices ascending."""
+    layout = layout_for(preset("classic"), 4, CLASSIC)
+    state, _ = new_game(preset("classic"), 4, 3)
+    rng = random.Random(3)
+    while state.phase is not Phase.ATTACK or len(state.legal_actions().attacks) < 3:
+        state.apply(random_legal_action(state.legal_actions(), rng))
+    legal = state.legal_actions()
+    attacks = (*reversed(legal.attacks), legal.attacks[0])
+    shuffled = LegalActions(legal.phase, legal.seat, attacks=attacks, can_end=legal.can_end)
+    encoder = Encoder(layout)
+    plain = layout.mask(choices_of(shuffled))
+    assert np.array_equal(encoder.mask(shuffled), plain)
+    assert encoder.indices() == tuple(np.flatnonzero(plain).tolist())
