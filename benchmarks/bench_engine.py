@@ -20,7 +20,11 @@ The last row, ``env``, is the training environment (``server.train``, PettingZoo
 choosing among the masked-in actions) in classic 4-player games: its steps/s, and that as a percentage of
 the engine's actions/s in the classic 4-player row of the same run (issue 22's bar: 20%).
 
-    python -m benchmarks.bench_engine [--scale 0.5]
+``--env-cpu`` prints the env row alone on process CPU time (``time.process_time``, the fastest of
+CPU_REPEATS), steadier than the wall clock on a shared machine: the engine's classic 4-player games and the
+env's steps, alternating, each as microseconds and their ratio.
+
+    python -m benchmarks.bench_engine [--scale 0.5] [--env-cpu]
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections.abc import Callable
 from typing import NamedTuple
 
 from engine.actions import Action, Attack, Phase
@@ -73,15 +78,18 @@ class Result(NamedTuple):
     """Games stopped by the turn cap instead of a conquest."""
 
 
-def time_games(workload: Workload, games: int) -> float:
+Clock = Callable[[], float]
+
+
+def time_games(workload: Workload, games: int, clock: Clock = time.perf_counter) -> float:
     """Seconds to play ``games`` games on seeds FIRST_SEED.. (nothing else inside the timed loop)."""
     rules = preset(workload.preset)
     policies: list[Policy] = [aggressive_policy] * workload.seats
-    start = time.perf_counter()
+    start = clock()
     for seed in range(FIRST_SEED, FIRST_SEED + games):
         state, _ = new_game(rules, workload.seats, seed, dice_version=workload.dice_version)
         play_game(state, policies)
-    return time.perf_counter() - start
+    return clock() - start
 
 
 def count_games(workload: Workload, games: int, seconds: float) -> Result:
@@ -115,7 +123,9 @@ ENV_GAMES = 6
 """Classic 4-player games the env row plays (random agents: ~8,000 steps each, to the turn cap)."""
 
 
-def time_env(games: int, record: list[list[Action]] | None = None) -> tuple[int, float]:
+def time_env(
+    games: int, record: list[list[Action]] | None = None, clock: Clock = time.perf_counter
+) -> tuple[int, float]:
     """Steps of the PettingZoo environment with random masked-in actions, and the seconds they took;
     with ``record``, each game's engine actions are appended to it (untimed runs only)."""
     from server.train import ConquestEnv
@@ -124,7 +134,7 @@ def time_env(games: int, record: list[list[Action]] | None = None) -> tuple[int,
     env = ConquestEnv("classic", 4)
     rng = random.Random(FIRST_SEED)
     steps = 0
-    start = time.perf_counter()
+    start = clock()
     for seed in range(FIRST_SEED, FIRST_SEED + games):
         env.reset(seed=seed)
         if record is not None:
@@ -141,7 +151,7 @@ def time_env(games: int, record: list[list[Action]] | None = None) -> tuple[int,
                 record[-1].append(engine_action(env.layout.decode(index, choices_of(env.legal_actions()))))
             env.step(index)
             steps += 1
-    return steps, time.perf_counter() - start
+    return steps, clock() - start
 
 
 def time_engine_alone(games: list[list[Action]]) -> float:
@@ -189,10 +199,41 @@ def time_2210(seats: int, policy: str, games: int) -> tuple[int, float]:
     return actions, time.perf_counter() - start
 
 
+CPU_ENGINE_GAMES = 300
+CPU_ENV_GAMES = 2
+CPU_REPEATS = 5
+
+
+def env_on_cpu_time(scale: float) -> None:
+    """The env row on process CPU time: engine and env timed alternately, the fastest of CPU_REPEATS each."""
+    classic = WORKLOADS[0]
+    engine_games = max(1, int(CPU_ENGINE_GAMES * scale))
+    env_games = max(1, int(CPU_ENV_GAMES * scale))
+    engine_seconds = env_seconds = float("inf")
+    steps = 0
+    for _ in range(CPU_REPEATS):
+        engine_seconds = min(engine_seconds, time_games(classic, engine_games, time.process_time))
+        steps, seconds = time_env(env_games, clock=time.process_time)
+        env_seconds = min(env_seconds, seconds)
+    actions = count_games(classic, engine_games, engine_seconds).actions
+    action_us, step_us = 1e6 * engine_seconds / actions, 1e6 * env_seconds / steps
+    print(
+        f"env (process CPU time, fastest of {CPU_REPEATS})  {step_us:.2f} us a step = "
+        f"{100 * action_us / step_us:.1f}% "
+        f"of the engine's {action_us:.2f} us an action ({env_games} env games, {steps} steps; {engine_games} "
+        f"engine games, {actions} actions; a step takes {step_us / action_us:.2f} actions' time)",
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every preset's game count")
+    parser.add_argument("--env-cpu", action="store_true", help="only the env row, on process CPU time")
     args = parser.parse_args()
+    if args.env_cpu:
+        env_on_cpu_time(args.scale)
+        return
     engine_rate = 0.0
     for workload in (*WORKLOADS, DICE_V1):
         games = max(1, int(workload.games * args.scale))

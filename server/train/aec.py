@@ -9,6 +9,7 @@ An agent's observation is what its seat gets over the wire (``engine.observe``),
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any, Literal
 
 import numpy as np
@@ -128,6 +129,13 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         self._finished = 0
         self.agent_selection = self.possible_agents[self.game.to_act]
 
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        """PettingZoo's ``agent_iter`` (``agent_selection`` while any agent is left, at most ``max_iter``
+        times), as a generator: cheaper per step than PettingZoo's iterator object."""
+        while self.agents and max_iter > 0:
+            max_iter -= 1
+            yield self.agent_selection
+
     def observe(self, agent: str) -> ObsDict:
         return self._room.observe(self._seat[agent])
 
@@ -200,10 +208,10 @@ class ConquestEnv(AECEnv[str, ObsDict, int | None]):  # type: ignore[misc]  # pe
         state = self._game()
         agent = self.agent_selection
         if checked:
-            state.apply(action, self._seat[agent], self._room.legal())
+            events = state.apply(action, self._seat[agent], self._room.legal())
         else:
-            state.apply_unchecked(action)
-        self._room.played()
+            events = state.apply_unchecked(action)
+        self._room.played(events)
         self._cumulative_rewards[agent] = 0.0
         if self._paid:
             self._clear_rewards()

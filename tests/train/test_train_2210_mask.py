@@ -4,7 +4,9 @@ thousands of random states)."
 
 Counts, bids and card targets are bucketed (docs/training.md, "RISK 2210 A.D."), so "every legal action"
 is every legal choice of each kind (each territory, commander, marker, deck, invasion, card and target, set
-of commanders, bought count vector) with its least and most counts where a count is free; every masked-in
+of commanders, bought count vector) with its least and most counts where a count is free: the setup's Land
+Commander, Diplomat and Space Station on any three territories (apart or together), and a fortify or a decoy
+move of any set of a territory's commanders, not only all of them; every masked-in
 index must decode to one distinct action that the engine's own check (``Legal2210.problem``, what
 ``apply`` runs) accepts, and a sample of them is applied to copies of the game.
 
@@ -71,8 +73,8 @@ def expected_keys(legal: Legal2210) -> set[Key]:
         out |= {("claim", x) for x in t}
     if phase in (Phase.SETUP_PLACE, Phase.DEPLOY):
         out |= {("place", x, n) for x in t for n in (1, legal.place_max)}
-    if phase == Phase.SETUP_COMMANDERS:
-        out |= {("place_commanders", x) for x in t}
+    if phase == Phase.SETUP_COMMANDERS:  # the commanders and the station on any territories, apart or not
+        out |= {("place_commanders", a, b, c) for a in t for b in t for c in t}
     if phase == Phase.BID:
         out |= {("bid", 0), ("bid", legal.bid_max)}
     out |= {("marker", m) for m in legal.markers}
@@ -113,17 +115,20 @@ def expected_keys(legal: Legal2210) -> set[Key]:
             most = min(legal.occupy_mods, legal.occupy_mods + len(there) - 1 - len(sub))
             if set(legal.must_move) <= sub and least <= most:
                 out |= {("occupy", sub, least), ("occupy", sub, most)}
-    if phase == Phase.FORTIFY:
-        for source, targets, mods, there in legal.fortify:
-            most = mods if there else mods - 1
-            for x in targets:
-                if most >= 1:
-                    out |= {("fortify", source, x, 1), ("fortify", source, x, most)}
-                if there and mods + len(there) >= 2:
-                    out.add(("fortify", source, x, "commanders"))
-    if phase == Phase.DECOYS:
+    if phase == Phase.FORTIFY:  # any set of the commanders there (some, all or none), with the fewest and
+        for source, targets, mods, there in legal.fortify:  # the most MODs that leave one unit behind
+            for sub in _subsets(there):
+                least = 0 if sub else 1
+                most = min(mods, mods + len(there) - 1 - len(sub))
+                if least <= most:
+                    out |= {("fortify", source, x, sub, n) for x in targets for n in (least, most)}
+    if phase == Phase.DECOYS:  # any set of one territory's commanders, alone
         out |= {
-            ("decoys", c, x) for source, targets, _, there in legal.fortify for c in there for x in targets
+            ("decoys", sub, x)
+            for source, targets, _, there in legal.fortify
+            for sub in _subsets(there)
+            if sub
+            for x in targets
         }
     for card, targets, _ in legal.plays:
         out |= {("play", KIND_OF[card], x) for x in targets} if targets else {("play", KIND_OF[card])}
@@ -139,7 +144,7 @@ def keys(action: Action2210, phase: Phase) -> set[Key]:
     if isinstance(action, Place):
         return {("place", action.territory, action.mods)}
     if isinstance(action, PlaceCommanders):
-        return {("place_commanders", action.land)}
+        return {("place_commanders", action.land, action.diplomat, action.station)}
     if isinstance(action, Bid):
         return {("bid", action.energy)}
     if isinstance(action, ChooseMarker):
@@ -165,10 +170,9 @@ def keys(action: Action2210, phase: Phase) -> set[Key]:
     if isinstance(action, Occupy):
         return {("occupy", frozenset(action.commanders), action.mods)}
     if isinstance(action, Fortify) and phase == Phase.DECOYS:
-        return {("decoys", c, action.target) for c in action.commanders}
+        return {("decoys", frozenset(action.commanders), action.target)}
     if isinstance(action, Fortify):
-        what = "commanders" if action.commanders else action.mods
-        return {("fortify", action.source, action.target, what)}
+        return {("fortify", action.source, action.target, frozenset(action.commanders), action.mods)}
     assert isinstance(action, PlayCard)
     kind = KIND_OF[action.card]
     return {("play", kind, x) for x in action.targets} if action.targets else {("play", kind)}

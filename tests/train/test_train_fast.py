@@ -20,9 +20,11 @@ import pytest
 from test_train_mask import GAMES  # every preset, with the options that open the rarer decisions
 
 from conquest_sdk.encoding import BUCKETS, bucket_count, buckets
-from engine import CLASSIC, new_game, observe, preset, random_legal_action
+from engine import CLASSIC, LegalActions, new_game, observe, preset, random_legal_action
+from engine.actions import Phase
 from server.train import fast
 from server.train.fast import Encoder, Room
+from server.train.fast_observation import Observer
 from server.train.inputs import choices_of, engine_action, layout_for, view_of
 
 
@@ -31,11 +33,13 @@ def test_fast_encoder_equals_the_plain_construction(preset_name: str, seats: int
     rules = preset(preset_name, turn_cap=40, **options)
     layout = layout_for(rules, seats, CLASSIC)
     encoder = Encoder(layout)
+    observer = Observer(layout)
     decisions = 0
     for seed in (1, 2):
         rng = random.Random(seed)
         state, _ = new_game(rules, seats, seed)
         encoder.reset()
+        observer.reset()
         while not state.is_over():
             legal = state.legal_actions()
             choices = choices_of(legal)
@@ -45,7 +49,7 @@ def test_fast_encoder_equals_the_plain_construction(preset_name: str, seats: int
                 if seat == state.to_act or rng.random() < 0.3:
                     obs = observe(state, seat)
                     plain = layout.observation(view_of(obs), third and seat == state.to_act)
-                    fast = encoder.observation(state, seat, third and seat == state.to_act)
+                    fast = observer.observation(state, seat, third and seat == state.to_act)
                     assert fast.dtype == plain.dtype and np.array_equal(fast, plain), (
                         f"{preset_name} seed {seed} decision {decisions} seat {seat}: observation differs at "
                         f"{np.flatnonzero(fast != plain).tolist()}"
@@ -60,7 +64,7 @@ def test_fast_encoder_equals_the_plain_construction(preset_name: str, seats: int
             for index in np.flatnonzero(mask):
                 plain_action = engine_action(layout.decode(int(index), choices))
                 assert encoder.action(int(index), legal) == plain_action, f"index {index}"
-            state.apply(random_legal_action(legal, rng))
+            observer.note(state.apply(random_legal_action(legal, rng)))
             decisions += 1
     assert decisions > 300
 
@@ -112,6 +116,23 @@ def test_fast_room_equals_the_plain_construction(preset_name: str, seats: int, o
 def test_fast_buckets_equal_the_encoding() -> None:
     for least in range(0, 12):
         for most in range(least, 40):
-            assert fast._buckets(least, most) == buckets(least, most), (least, most)
+            assert fast._BUCKET_SETS[fast._bucket_set(least, most)] == buckets(least, most), (least, most)
             for b in range(BUCKETS):
                 assert fast._bucket_count(least, most, b) == bucket_count(least, most, b), (least, most, b)
+
+
+def test_fast_mask_of_choices_listed_out_of_order_equals_the_encoding() -> None:
+    """The engine lists its choices in ascending order, which the fast mask relies on; choices listed out of
+    order (or twice) still give the encoding's mask, and the masked-in indices ascending."""
+    layout = layout_for(preset("classic"), 4, CLASSIC)
+    state, _ = new_game(preset("classic"), 4, 3)
+    rng = random.Random(3)
+    while state.phase is not Phase.ATTACK or len(state.legal_actions().attacks) < 3:
+        state.apply(random_legal_action(state.legal_actions(), rng))
+    legal = state.legal_actions()
+    attacks = (*reversed(legal.attacks), legal.attacks[0])
+    shuffled = LegalActions(legal.phase, legal.seat, attacks=attacks, can_end=legal.can_end)
+    encoder = Encoder(layout)
+    plain = layout.mask(choices_of(shuffled))
+    assert np.array_equal(encoder.mask(shuffled), plain)
+    assert encoder.indices() == tuple(np.flatnonzero(plain).tolist())

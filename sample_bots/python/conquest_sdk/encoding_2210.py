@@ -14,7 +14,7 @@ legal action and every kind of legal decision has indices in the mask.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import product
 
 import numpy as np
@@ -40,9 +40,8 @@ BUY_COUNTS: tuple[tuple[int, ...], ...] = tuple(
     counts for counts in product(range(MOST_BOUGHT + 1), repeat=COMMANDERS) if 1 <= sum(counts) <= MOST_BOUGHT
 )
 """Every BuyCards: cards from each of the five decks, 1 to 4 in all (125 of them), in this order."""
-FORTIFY_WAYS = 4
-"""A fortify pair's buckets: 0..2 the least/middle/most MODs and no commander; 3 every commander that may go
-(all of them, or all but the last listed when no MOD could stay) with the most MODs that leave a unit."""
+COMMANDER_SETS = SUBSETS - 1
+"""The sets of commanders that move (fortify, decoys): 1..31, index ``set - 1``."""
 
 
 def _bits(subset: int) -> tuple[int, ...]:
@@ -60,12 +59,14 @@ class Layout2210:
     """The fixed sizes and offsets of one 2210 game's encoding, from its GameStarted's ``r2210`` rules and map
     and its seat count.
 
-    Action indices, in blocks (T territories, K card kinds, P invasion pairs, F = T x (T - 1) ordered pairs):
-    claim T | place T x 3 buckets | place_commanders T (all three on one territory) | bid 8 buckets |
-    choose_marker 5 | hire 5 commanders x T | build_station T | buy_cards 125 count vectors | take_card 5 |
-    declare P | roll 3 dice x 32 d8 sets | defend 2 | lose 32 commander sets | remove T (first territory) |
-    occupy 32 commander sets x 3 buckets | fortify F x 4 ways | decoys 5 commanders x T targets |
-    play_card K x T target slots | end_phase 1.
+    Action indices, in blocks (T territories, K card kinds, P invasion pairs, F = T x (T - 1) ordered pairs,
+    R = ``setup_ranks``): claim T | place T x 3 buckets | place_commanders R x R x R (the Land Commander's,
+    the Diplomat's and the Space Station's territory, each by its rank in the legal territories) | bid 8
+    buckets | choose_marker 5 | hire 5 commanders x T | build_station T | buy_cards 125 count vectors |
+    take_card 5 | declare P | roll 3 dice x 32 d8 sets | defend 2 | lose 32 commander sets | remove T (first
+    territory) | occupy 32 commander sets x 3 buckets | fortify F x 3 buckets (MODs alone) |
+    fortify_commanders 31 commander sets x T targets x 3 buckets (the set's territory is the source; also
+    the Decoys Revealed moves) | play_card K x T target slots | end_phase 1.
     """
 
     def __init__(self, rules: pb.Rules2210Info, board: pb.Map2210, seats: int) -> None:
@@ -88,10 +89,14 @@ class Layout2210:
         and the Moon to a land territory (Invade Earth)."""
         self._invasion = {pair: i for i, pair in enumerate(self.invasion_pairs)}
         self.fortify_pairs = tuple((a, b) for a in range(t) for b in range(t) if a != b)
+        lands = sum(1 for tt in board.territories if tt.kind == land)
+        self.setup_ranks = -(-lands // seats)
+        """The most territories a seat can hold when it places its commanders: the seats claim the land
+        territories in turn, so none claims more than ``ceil(lands / seats)``."""
         sizes = {
             "claim": t,
             "place": t * BUCKETS,
-            "place_commanders": t,
+            "place_commanders": self.setup_ranks**3,
             "bid": BID_BUCKETS,
             "choose_marker": MARKERS,
             "hire": COMMANDERS * t,
@@ -104,8 +109,8 @@ class Layout2210:
             "lose": SUBSETS,
             "remove": t,
             "occupy": SUBSETS * BUCKETS,
-            "fortify": len(self.fortify_pairs) * FORTIFY_WAYS,
-            "decoys": COMMANDERS * t,
+            "fortify": len(self.fortify_pairs) * BUCKETS,
+            "fortify_commanders": COMMANDER_SETS * t * BUCKETS,
             "play_card": self.kinds * t,
             "end_phase": 1,
         }
@@ -209,7 +214,11 @@ class Layout2210:
             kept = buckets(1, legal.place_max)
             out += [off["place"] + x * BUCKETS + b for x in legal.territories for b in kept]
         elif phase == pb.PHASE2210_SETUP_COMMANDERS:
-            out += [off["place_commanders"] + x for x in legal.territories]
+            r = self.setup_ranks
+            ranks = range(min(len(legal.territories), r))
+            out += [
+                off["place_commanders"] + (a * r + b) * r + c for a in ranks for b in ranks for c in ranks
+            ]
         elif phase == pb.PHASE2210_BID and legal.bid_max >= 0:
             values = [b * legal.bid_max // (BID_BUCKETS - 1) for b in range(BID_BUCKETS)]
             out += [off["bid"] + b for b in range(BID_BUCKETS) if b == 0 or values[b] != values[b - 1]]
@@ -256,18 +265,19 @@ class Layout2210:
                     out.append(off["remove"] + x)
         elif phase == pb.PHASE2210_OCCUPY:
             for sub in range(SUBSETS):
-                span = self._occupy_span(legal, sub)
+                span = _occupy_span(legal, sub)
                 if span is not None:
                     out += [off["occupy"] + sub * BUCKETS + b for b in buckets(*span)]
-        elif phase == pb.PHASE2210_FORTIFY:
+        elif phase in (pb.PHASE2210_FORTIFY, pb.PHASE2210_DECOYS):
             for option in legal.fortify:
-                ways = [w for w in range(FORTIFY_WAYS) if _fortify_units(option, w) is not None]
-                for target in option.targets:
-                    first = off["fortify"] + self._pair(option.source, target) * FORTIFY_WAYS
-                    out += [first + w for w in ways]
-        elif phase == pb.PHASE2210_DECOYS:
-            for option in legal.fortify:
-                out += [off["decoys"] + c * t + x for c in option.commanders for x in option.targets]
+                for sub in range(SUBSETS):
+                    span = _move_span(option, sub, phase == pb.PHASE2210_DECOYS)
+                    if span is None:
+                        continue
+                    kept = buckets(*span)
+                    for x in option.targets:
+                        first = self._move_first(option.source, sub, x)
+                        out += [first + b for b in kept]
         for play in legal.plays:
             first = off["play_card"] + self.card_kind[play.card] * t
             if not play.picks:
@@ -295,8 +305,13 @@ class Layout2210:
                 place=pb.PlaceModsAction(territory=x, mods=bucket_count(1, legal.place_max, b))
             )
         if kind == "place_commanders":
+            r, held = self.setup_ranks, legal.territories
+            ranks = (local // (r * r), local // r % r, local % r)
+            if max(ranks) >= len(held):
+                raise ValueError(f"ranks {ranks} of the {len(held)} territories you may place commanders on")
+            land, diplomat, station = (held[k] for k in ranks)
             return pb.Action2210(
-                place_commanders=pb.PlaceCommandersAction(land=local, diplomat=local, station=local)
+                place_commanders=pb.PlaceCommandersAction(land=land, diplomat=diplomat, station=station)
             )
         if kind == "bid":
             return pb.Action2210(bid=pb.BidAction(energy=local * legal.bid_max // (BID_BUCKETS - 1)))
@@ -326,25 +341,24 @@ class Layout2210:
             return pb.Action2210(remove=pb.RemoveModsAction(territories=_removal(legal, local)))
         if kind == "occupy":
             sub, b = divmod(local, BUCKETS)
-            span = self._occupy_span(legal, sub) or (0, 0)
+            span = _occupy_span(legal, sub) or (0, 0)
             move = pb.MoveUnitsAction(mods=bucket_count(*span, b), commanders=_bits(sub))
             return pb.Action2210(occupy=move)
-        if kind == "fortify":
-            pair, way = divmod(local, FORTIFY_WAYS)
-            source, target = self.fortify_pairs[pair]
-            option = _option(legal, source)
-            mods, commanders = _fortify_units(option, way) or (0, ())
-            fortify = pb.FortifyUnitsAction(source=source, target=target, mods=mods, commanders=commanders)
+        if kind in ("fortify", "fortify_commanders"):
+            if kind == "fortify":
+                pair, b = divmod(local, BUCKETS)
+                (source, target), sub = self.fortify_pairs[pair], 0
+                option = _option(legal, lambda o: o.source == source, f"no move from territory {source}")
+            else:
+                set_less_one, rest = divmod(local, t * BUCKETS)
+                (target, b), sub = divmod(rest, BUCKETS), set_less_one + 1
+                there = f"the commanders {list(_bits(sub))} on one territory"
+                option = _option(legal, lambda o: sub & ~_mask_of(o.commanders) == 0, f"no move of {there}")
+            span = _move_span(option, sub, legal.phase == pb.PHASE2210_DECOYS) or (0, 0)
+            fortify = pb.FortifyUnitsAction(
+                source=option.source, target=target, mods=bucket_count(*span, b), commanders=_bits(sub)
+            )
             return pb.Action2210(fortify=fortify)
-        if kind == "decoys":
-            c, x = divmod(local, t)
-            source = next((o.source for o in legal.fortify if c in o.commanders), -1)
-            if source < 0:
-                raise ValueError(
-                    f"no {('Land', 'Diplomat', 'Naval', 'Space', 'Nuclear')[c]} commander may move"
-                )
-            decoy = pb.FortifyUnitsAction(source=source, target=x, mods=0, commanders=(c,))
-            return pb.Action2210(fortify=decoy)
         if kind == "play_card":
             card_kind, slot = divmod(local, t)
             return pb.Action2210(play_card=self._play(legal, card_kind, slot))
@@ -363,18 +377,12 @@ class Layout2210:
                 return pb.PlayCardAction(card=play.card, targets=chosen)
         raise ValueError(f"no card of kind {card_kind} may be played now")
 
-    def _occupy_span(self, legal: pb.Legal2210, sub: int) -> tuple[int, int] | None:
-        """The MODs that may move in with commanders ``sub``, (least, most), or None when none may."""
-        there = legal.occupy_commanders
-        if sub & ~_mask_of(there) or _mask_of(legal.must_move) & ~sub:
-            return None
-        n = len(_bits(sub))
-        least = max(0, legal.occupy_min - n)
-        most = min(legal.occupy_mods, legal.occupy_mods + len(there) - 1 - n)
-        return (least, most) if least <= most else None
-
-    def _pair(self, source: int, target: int) -> int:
-        return source * (self.territories - 1) + (target if target < source else target - 1)
+    def _move_first(self, source: int, sub: int, target: int) -> int:
+        """The first index (bucket 0) of moving commanders ``sub`` (0: MODs alone) from source to target."""
+        if sub:
+            return self.offsets["fortify_commanders"] + ((sub - 1) * self.territories + target) * BUCKETS
+        pair = source * (self.territories - 1) + (target if target < source else target - 1)
+        return self.offsets["fortify"] + pair * BUCKETS
 
     def describe(self, index: int) -> str:
         """``index`` in words, without the decision's counts (for error messages)."""
@@ -384,9 +392,17 @@ class Layout2210:
         t, size = self.territories, ("least", "middle", "most")
         if kind == "place":
             return f"action {index} (place on territory {local // BUCKETS}, {size[local % BUCKETS]} MODs)"
-        if kind in ("hire", "decoys"):
+        if kind == "place_commanders":
+            r = self.setup_ranks
+            ranks = (local // (r * r), local // r % r, local % r)
+            return (
+                "action {} (Land Commander, Diplomat, Space Station on territories ranked {}, {}, {})".format(
+                    index, *ranks
+                )
+            )
+        if kind == "hire":
             c, x = divmod(local, t)
-            return f"action {index} ({kind} commander {c} to territory {x})"
+            return f"action {index} (hire commander {c} on territory {x})"
         if kind == "declare":
             return "action {} (declare {}->{})".format(index, *self.invasion_pairs[local])
         if kind == "roll":
@@ -396,20 +412,13 @@ class Layout2210:
             sub, b = divmod(local, BUCKETS)
             return f"action {index} (occupy with commanders {list(_bits(sub))}, {size[b]} MODs)"
         if kind == "fortify":
-            pair, way = divmod(local, FORTIFY_WAYS)
-            units = f"{size[way]} MODs" if way < BUCKETS else "every commander"
-            return "action {} (fortify {}->{}, {})".format(index, *self.fortify_pairs[pair], units)
-        named = {  # built whole for every kind (hence the modulo below); only its own entry is read
-            "bid": f"bid bucket {local}: {local}/7 of the energy held",
-            "choose_marker": f"choose marker {local + 1}",
-            "buy_cards": f"buy cards {list(BUY_COUNTS[local % len(BUY_COUNTS)])} by deck",
-            "take_card": f"take a card from deck {local}",
-            "defend": f"defend with {local + 1} dice",
-            "lose": f"lose commanders {list(_bits(local))} and MODs",
-            "remove": f"remove MODs from territory {local} first",
-        }
-        if kind in named:
-            return f"action {index} ({named[kind]})"
+            pair, b = divmod(local, BUCKETS)
+            return "action {} (fortify {}->{}, {} MODs)".format(index, *self.fortify_pairs[pair], size[b])
+        if kind == "fortify_commanders":
+            set_less_one, rest = divmod(local, t * BUCKETS)
+            x, b = divmod(rest, BUCKETS)
+            moved = list(_bits(set_less_one + 1))
+            return f"action {index} (move commanders {moved} to territory {x} with the {size[b]} MODs)"
         named = {  # built whole for every kind (hence the modulo below); only its own entry is read
             "bid": f"bid bucket {local}: {local}/7 of the energy held",
             "choose_marker": f"choose marker {local + 1}",
@@ -433,21 +442,39 @@ class Layout2210:
         return kind, index - start
 
 
-def _option(legal: pb.Legal2210, source: int) -> pb.Fortify2210Option:
+def _option(
+    legal: pb.Legal2210, fits: Callable[[pb.Fortify2210Option], bool], none: str
+) -> pb.Fortify2210Option:
     for option in legal.fortify:
-        if option.source == source:
+        if fits(option):
             return option
-    raise ValueError(f"no move from territory {source} is open")
+    raise ValueError(f"{none} is open")
 
 
-def _fortify_units(option: pb.Fortify2210Option, way: int) -> tuple[int, tuple[int, ...]] | None:
-    """(MODs, commanders) of fortify bucket ``way`` from ``option``, or None when it moves nothing legal."""
-    mods, there = option.mods, tuple(option.commanders)
-    if way < BUCKETS:
-        most = mods if there else mods - 1
-        return (bucket_count(1, most, way), ()) if most >= 1 and way in buckets(1, most) else None
-    commanders = there if mods >= 1 else there[:-1]
-    return (max(0, mods - 1), commanders) if commanders else None
+def _span(
+    mods: int, there: Sequence[int], least: int, must: Sequence[int], sub: int
+) -> tuple[int, int] | None:
+    """The MODs that may move with the commanders of set ``sub`` from a territory holding ``mods`` MODs and
+    the commanders ``there``, when ``sub`` holds every commander of ``must``, at least ``least`` units move
+    and one unit stays: (least, most), or None when none may."""
+    if sub & ~_mask_of(there) or _mask_of(must) & ~sub:
+        return None
+    n = len(_bits(sub))
+    low, high = max(0, least - n), min(mods, mods + len(there) - 1 - n)
+    return (low, high) if low <= high else None
+
+
+def _occupy_span(legal: pb.Legal2210, sub: int) -> tuple[int, int] | None:
+    """The MODs that may move in with commanders ``sub`` after a conquest."""
+    return _span(legal.occupy_mods, legal.occupy_commanders, legal.occupy_min, legal.must_move, sub)
+
+
+def _move_span(option: pb.Fortify2210Option, sub: int, decoys: bool) -> tuple[int, int] | None:
+    """The MODs that may move with commanders ``sub`` (0: none) from ``option``'s territory: a fortify
+    moves at least one unit and leaves one; Decoys Revealed moves a set of commanders alone."""
+    if decoys:
+        return (0, 0) if sub and not sub & ~_mask_of(option.commanders) else None
+    return _span(option.mods, option.commanders, 1, (), sub)
 
 
 def _removal(legal: pb.Legal2210, first: int) -> list[int]:
