@@ -32,6 +32,7 @@ from server.ops.config import ConfigError, ServerConfig
 from server.ops.metrics import Metrics
 from server.play.admission import Refused
 from server.play.cluster import Cluster
+from server.play.drain import hand_over, others_alive
 from server.play.lobby import Lobby
 from server.play.mailbox import deliver
 from server.play.recorder import Recorder
@@ -357,14 +358,22 @@ async def start_web(
 
 
 async def serve(config: ServerConfig, store: Store | None = None) -> None:
-    """Run until SIGTERM or SIGINT; then stop seating bots, give in-flight games
-    ``config.shutdown_grace_ms`` to finish, end and record the rest, and stop."""
+    """Run until SIGTERM or SIGINT; then stop seating bots, hand the running games to the other replicas
+    of the cluster (``server.play.drain``: on SIGTERM, with ``server.cluster`` and another replica
+    alive), give the games left ``config.shutdown_grace_ms`` to finish, end and record the rest, and
+    stop."""
     lobby = build_lobby(config, store)
     server, port, health_servicer, _ = build_server(config, config.address, lobby, store)
     stop = asyncio.Event()
+    signals: list[signal.Signals] = []
+
+    def stopping(signum: signal.Signals) -> None:
+        signals.append(signum)
+        stop.set()
+
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
+        loop.add_signal_handler(signum, stopping, signum)
     metrics_http = lobby.metrics.serve(config.metrics_port) if config.metrics_port else None
     dashboard = await start_web(config, port, store, lobby.metrics) if config.dashboard_port else None
     recording = await start_recorder(lobby, health_servicer)
@@ -373,6 +382,7 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
     clustering: list[asyncio.Task[None]] = []
     if cluster is not None:
         await cluster[0].start()
+        # run (heartbeat, seatings, matchmaking) last: a drain stops it and lets the queued writes finish
         clustering = [asyncio.create_task(cluster[0].write()), asyncio.create_task(cluster[0].run())]
     await server.start()
     log.info(
@@ -388,8 +398,23 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
         relay=cluster[0].address if cluster else None,
     )
     await stop.wait()
-    log.info("shutting_down", games=len(lobby.runners), grace_ms=config.shutdown_grace_ms)
+    # SIGTERM (a rolling update, a scale-down) hands the games over; SIGINT stops this replica the
+    # single-server way, as when every replica stops at once (``conquest serve --processes``'s parent)
+    handing_over = (
+        signals[0] == signal.SIGTERM
+        and cluster is not None
+        and takeover is not None
+        and others_alive(takeover[0])
+    )
+    log.info(
+        "shutting_down",
+        games=len(lobby.runners),
+        grace_ms=config.shutdown_grace_ms,
+        hand_over=handing_over,
+    )
     await health_servicer.enter_graceful_shutdown()
+    if cluster is not None and takeover is not None and handing_over:
+        await hand_over(lobby, cluster[0], [takeover[1], clustering[-1]])
     await lobby.shutdown(config.shutdown_grace_ms / 1000)
     if cluster is not None:
         await cluster[0].flushed(5.0)

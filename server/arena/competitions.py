@@ -33,7 +33,7 @@ from server.ops.config import QueueConfig, ServerConfig, TimeControl
 from server.play.lobby import Lobby
 from server.play.players import Appointment
 from server.play.runner_2210 import AnyRunner
-from server.records import NAME_PATTERN, SHUTDOWN, shown
+from server.records import HANDED_OVER, NAME_PATTERN, SHUTDOWN, shown
 from server.storage import (
     InvalidInputError,
     NotFoundError,
@@ -313,7 +313,8 @@ class TournamentDirector:
         )
 
         def over(runner: AnyRunner) -> None:
-            if runner.reason == SHUTDOWN:  # cut short by a stop: the table is played again after the restart
+            if runner.reason in (SHUTDOWN, HANDED_OVER):  # cut short by a stop (the table is played again
+                # after the restart), or played on elsewhere (the replica that finishes it links it)
                 self._appointed.discard(table_id)
                 return
             # Tracked by the lobby: a shutdown waits until the game is linked and the next round stored,

@@ -38,7 +38,7 @@ from server.play.runner import GameRunner
 from server.play.runner_2210 import AnyRunner
 from server.play.seats import HOUSE_POLICIES, HouseSeat, RemoteSeat, Seat
 from server.play.session import Session
-from server.records import DatabaseUnavailable, LiveGame
+from server.records import HANDED_OVER, DatabaseUnavailable, LiveGame
 
 log = structlog.get_logger("conquest.takeover")
 
@@ -49,7 +49,7 @@ def abandon(lobby: Lobby, game_id: str) -> None:
     runner = lobby.runners.get(game_id)
     if runner is None:
         return
-    runner.reason = "handed_over"
+    runner.reason = HANDED_OVER
     why = f"game {game_id} was taken over by another server: reconnect to resume your seat"
     for seat in runner.seats:
         if isinstance(seat, RemoteSeat) and isinstance(seat.connection, Session):
