@@ -15,7 +15,7 @@ import os
 import secrets
 import signal
 import socket
-from collections.abc import AsyncIterator, MutableMapping
+from collections.abc import AsyncIterator, Callable, MutableMapping
 
 import grpc
 import structlog
@@ -28,7 +28,7 @@ from conquest.v1 import arena_pb2_grpc, bot_pb2
 from server.arena import service as arena_service
 from server.arena.api import Arena
 from server.ops.calls import MAX_REQUEST_BYTES, CallGuard, cut_off, log_failure, unread
-from server.ops.config import ConfigError, ServerConfig
+from server.ops.config import ConfigError, QueueConfig, ServerConfig
 from server.ops.metrics import Metrics
 from server.play.admission import Refused
 from server.play.cluster import Cluster
@@ -243,12 +243,15 @@ async def start_recorder(lobby: Lobby, health_servicer: Health) -> asyncio.Task[
 
 
 async def start_takeover(
-    config: ServerConfig, lobby: Lobby, cluster: Cluster | None = None
+    config: ServerConfig,
+    lobby: Lobby,
+    cluster: Cluster | None = None,
+    queue_of: Callable[[str, int], QueueConfig | None] | None = None,
 ) -> tuple[Takeover, asyncio.Task[None]] | None:
     """With ``server.takeover``: before the server takes bots, beat in the replica registry and take over
     the games of the servers presumed dead (``Takeover.start``; with ``cluster``, their seats whose bots
     are connected to other replicas are re-attached through the relay); then the task that goes on doing
-    so. None without takeover."""
+    so. ``queue_of``: the queues of games not configured here (tournaments'). None without takeover."""
     recorder = lobby.writer
     if not isinstance(recorder, Recorder) or recorder.action_log is None:
         return None
@@ -260,6 +263,8 @@ async def start_takeover(
         config.replica_heartbeat_ms / 1000,
         config.replica_timeout_ms / 1000,
     )
+    if queue_of is not None:
+        takeover.queue_of = queue_of
     if cluster is not None:
         takeover.on_adopted = cluster.adopt
         cluster.presumed_dead = lambda: takeover.dead
@@ -363,7 +368,7 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
     alive), give the games left ``config.shutdown_grace_ms`` to finish, end and record the rest, and
     stop."""
     lobby = build_lobby(config, store)
-    server, port, health_servicer, _ = build_server(config, config.address, lobby, store)
+    server, port, health_servicer, arena = build_server(config, config.address, lobby, store)
     stop = asyncio.Event()
     signals: list[signal.Signals] = []
 
@@ -378,12 +383,17 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
     dashboard = await start_web(config, port, store, lobby.metrics) if config.dashboard_port else None
     recording = await start_recorder(lobby, health_servicer)
     cluster = await start_cluster(config, lobby, store, health_servicer) if config.cluster and store else None
-    takeover = await start_takeover(config, lobby, cluster[0] if cluster else None)
+    queue_of = arena.director.queue if arena.director is not None else None
+    takeover = await start_takeover(config, lobby, cluster[0] if cluster else None, queue_of)
     clustering: list[asyncio.Task[None]] = []
     if cluster is not None:
         await cluster[0].start()
-        # run (heartbeat, seatings, matchmaking) last: a drain stops it and lets the queued writes finish
         clustering = [asyncio.create_task(cluster[0].write()), asyncio.create_task(cluster[0].run())]
+        if arena.director is not None:  # the tournaments are directed by the matchmaker lease's holder
+            holder = cluster[0]
+            arena.director.directs = lambda: holder.term > 0
+            direct = arena.director.direct(config.replica_heartbeat_ms / 1000)
+            clustering.append(asyncio.create_task(direct))
     await server.start()
     log.info(
         "serving",
@@ -414,7 +424,7 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
     )
     await health_servicer.enter_graceful_shutdown()
     if cluster is not None and takeover is not None and handing_over:
-        await hand_over(lobby, cluster[0], [takeover[1], clustering[-1]])
+        await hand_over(lobby, cluster[0], [takeover[1], *clustering[1:]])  # the queued writes go on
     await lobby.shutdown(config.shutdown_grace_ms / 1000)
     if cluster is not None:
         await cluster[0].flushed(5.0)

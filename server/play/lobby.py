@@ -338,6 +338,7 @@ class Lobby:
         self.appointments.remove(appointment)
         runner = self.start_game(appointment.queue, players, game_id)
         self._appointed[runner.game_id] = appointment
+        appointment.on_started(runner)
         return runner
 
     def _held(self) -> set[Session]:
