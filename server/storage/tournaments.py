@@ -156,25 +156,21 @@ class TournamentStore(Database):
         """Game ``game_id`` started for tournament table ``table_id``: the table's game once recorded (on
         any replica), unless cut short by a stop (``SHUTDOWN``, ``ABORTED``), which leaves the table to be
         played again."""
-
-        def start(session: Session) -> None:
-            table = session.get(TournamentTableRow, table_id)
-            if table is None:
-                raise NotFoundError(f"no tournament table {table_id}")
-            table.playing = game_id
-
-        self._write(start)
+        self._set_table(table_id, playing=game_id)
 
     def link_table(self, table_id: int, game_id: str) -> None:
         """The recorded game ``game_id`` is the result of tournament table ``table_id``."""
+        self._set_table(table_id, game_id=game_id)
 
-        def link(session: Session) -> None:
+    def _set_table(self, table_id: int, **values: str) -> None:
+        def set_table(session: Session) -> None:
             table = session.get(TournamentTableRow, table_id)
             if table is None:
                 raise NotFoundError(f"no tournament table {table_id}")
-            table.game_id = game_id
+            for column, value in values.items():
+                setattr(table, column, value)
 
-        self._write(link)
+        self._write(set_table)
 
     def finish_tournament(self, tournament: str) -> None:
         def finish(session: Session) -> None:

@@ -13,16 +13,14 @@ from test_server_cluster import (
     ADMIN,
     NAMES,
     Replicas,
-    SlowRandom,
     _lease_holder,
     _records,
     _register,
     postgresql_only,
 )
-from test_server_drain import GRACE_MS, _drain
+from test_server_drain import GRACE_MS, _drain, play
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc
-from conquest_sdk import Client
 from server.records import SHUTDOWN
 from server.storage import Store
 
@@ -45,11 +43,7 @@ async def test_a_tournament_completes_across_replicas_each_table_played_once(
         await replicas.serving()
         holder = await _lease_holder(replicas, 30)
         other = next(i for i in range(3) if i != holder)
-        clients = [
-            Client(SlowRandom(i, 0.01), replicas.address(i), token=tokens[n], games=ROUNDS, max_backoff_s=0.5)
-            for i, n in enumerate(NAMES)
-        ]
-        playing = asyncio.gather(*(c.run() for c in clients))
+        playing = play(replicas, tokens, games=ROUNDS, delay_s=0.01, queues=[])
         async with grpc.aio.insecure_channel(replicas.address(other)) as channel:
             arena = arena_pb2_grpc.ArenaServiceStub(channel)
             await arena.CreateTournament(

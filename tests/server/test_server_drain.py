@@ -20,11 +20,30 @@ from test_server_cluster import (
     postgresql_only,
 )
 
+from conquest.v1.bot_pb2 import GameOver
 from conquest_sdk import Client
 from server.records import SHUTDOWN
 from server.storage import Store
 
 GRACE_MS = 60_000
+
+
+def play(
+    replicas: Replicas, tokens: dict[str, str], games: int, delay_s: float, queues: list[str]
+) -> asyncio.Future[list[list[GameOver]]]:
+    """One bot of ``NAMES`` on each replica, playing ``games`` games, reconnecting within half a second."""
+    clients = [
+        Client(
+            SlowRandom(i, delay_s),
+            replicas.address(i),
+            token=tokens[n],
+            queues=queues,
+            games=games,
+            max_backoff_s=0.5,
+        )
+        for i, n in enumerate(NAMES)
+    ]
+    return asyncio.gather(*(c.run() for c in clients))
 
 
 def _drain(server: Serve) -> float:
@@ -47,18 +66,7 @@ async def test_a_sigtermed_host_hands_its_game_to_another_replica_within_seconds
     replicas = Replicas(tmp_path, db_url, 3, turn_cap=25, grace_ms=GRACE_MS)
     try:
         ids = await replicas.serving()
-        clients = [
-            Client(
-                SlowRandom(i, 0.015),
-                replicas.address(i),
-                token=tokens[n],
-                queues=["trio"],
-                games=1,
-                max_backoff_s=0.5,
-            )
-            for i, n in enumerate(NAMES)
-        ]
-        playing = asyncio.gather(*(c.run() for c in clients))
+        playing = play(replicas, tokens, games=1, delay_s=0.015, queues=["trio"])
         game_id, host = await _hosted(db_url, actions=40, timeout=60)
         drained = ids.index(host)
         drain_s = await asyncio.to_thread(_drain, replicas.servers[drained])
@@ -90,18 +98,7 @@ async def test_a_rolling_restart_of_every_replica_loses_no_game(tmp_path: Path, 
     replicas = Replicas(tmp_path, db_url, 3, turn_cap=16, grace_ms=GRACE_MS)
     try:
         await replicas.serving()
-        clients = [
-            Client(
-                SlowRandom(i, 0.01),
-                replicas.address(i),
-                token=tokens[n],
-                queues=["trio"],
-                games=games_each,
-                max_backoff_s=0.5,
-            )
-            for i, n in enumerate(NAMES)
-        ]
-        playing = asyncio.gather(*(c.run() for c in clients))
+        playing = play(replicas, tokens, games=games_each, delay_s=0.01, queues=["trio"])
         drains = []
         for index in range(3):
             await _hosted(db_url, actions=20, timeout=60)  # a game in progress as each replica goes
