@@ -15,7 +15,7 @@ import os
 import secrets
 import signal
 import socket
-from collections.abc import AsyncIterator, MutableMapping
+from collections.abc import AsyncIterator, Callable, MutableMapping
 
 import grpc
 import structlog
@@ -28,10 +28,11 @@ from conquest.v1 import arena_pb2_grpc, bot_pb2
 from server.arena import service as arena_service
 from server.arena.api import Arena
 from server.ops.calls import MAX_REQUEST_BYTES, CallGuard, cut_off, log_failure, unread
-from server.ops.config import ConfigError, ServerConfig
+from server.ops.config import ConfigError, QueueConfig, ServerConfig
 from server.ops.metrics import Metrics
 from server.play.admission import Refused
 from server.play.cluster import Cluster
+from server.play.drain import hand_over, others_alive
 from server.play.lobby import Lobby
 from server.play.mailbox import deliver
 from server.play.recorder import Recorder
@@ -242,12 +243,15 @@ async def start_recorder(lobby: Lobby, health_servicer: Health) -> asyncio.Task[
 
 
 async def start_takeover(
-    config: ServerConfig, lobby: Lobby, cluster: Cluster | None = None
+    config: ServerConfig,
+    lobby: Lobby,
+    cluster: Cluster | None = None,
+    queue_of: Callable[[str, int], QueueConfig | None] | None = None,
 ) -> tuple[Takeover, asyncio.Task[None]] | None:
     """With ``server.takeover``: before the server takes bots, beat in the replica registry and take over
     the games of the servers presumed dead (``Takeover.start``; with ``cluster``, their seats whose bots
     are connected to other replicas are re-attached through the relay); then the task that goes on doing
-    so. None without takeover."""
+    so. ``queue_of``: the queues of games not configured here (tournaments'). None without takeover."""
     recorder = lobby.writer
     if not isinstance(recorder, Recorder) or recorder.action_log is None:
         return None
@@ -259,6 +263,8 @@ async def start_takeover(
         config.replica_heartbeat_ms / 1000,
         config.replica_timeout_ms / 1000,
     )
+    if queue_of is not None:
+        takeover.queue_of = queue_of
     if cluster is not None:
         takeover.on_adopted = cluster.adopt
         cluster.presumed_dead = lambda: takeover.dead
@@ -357,23 +363,37 @@ async def start_web(
 
 
 async def serve(config: ServerConfig, store: Store | None = None) -> None:
-    """Run until SIGTERM or SIGINT; then stop seating bots, give in-flight games
-    ``config.shutdown_grace_ms`` to finish, end and record the rest, and stop."""
+    """Run until SIGTERM or SIGINT; then stop seating bots, hand the running games to the other replicas
+    of the cluster (``server.play.drain``: on SIGTERM, with ``server.cluster`` and another replica
+    alive), give the games left ``config.shutdown_grace_ms`` to finish, end and record the rest, and
+    stop."""
     lobby = build_lobby(config, store)
-    server, port, health_servicer, _ = build_server(config, config.address, lobby, store)
+    server, port, health_servicer, arena = build_server(config, config.address, lobby, store)
     stop = asyncio.Event()
+    signals: list[signal.Signals] = []
+
+    def stopping(signum: signal.Signals) -> None:
+        signals.append(signum)
+        stop.set()
+
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
+        loop.add_signal_handler(signum, stopping, signum)
     metrics_http = lobby.metrics.serve(config.metrics_port) if config.metrics_port else None
     dashboard = await start_web(config, port, store, lobby.metrics) if config.dashboard_port else None
     recording = await start_recorder(lobby, health_servicer)
     cluster = await start_cluster(config, lobby, store, health_servicer) if config.cluster and store else None
-    takeover = await start_takeover(config, lobby, cluster[0] if cluster else None)
+    queue_of = arena.director.queue if arena.director is not None else None
+    takeover = await start_takeover(config, lobby, cluster[0] if cluster else None, queue_of)
     clustering: list[asyncio.Task[None]] = []
     if cluster is not None:
         await cluster[0].start()
         clustering = [asyncio.create_task(cluster[0].write()), asyncio.create_task(cluster[0].run())]
+        if arena.director is not None:  # the tournaments are directed by the matchmaker lease's holder
+            holder = cluster[0]
+            arena.director.directs = lambda: holder.term > 0
+            direct = arena.director.direct(config.replica_heartbeat_ms / 1000)
+            clustering.append(asyncio.create_task(direct))
     await server.start()
     log.info(
         "serving",
@@ -388,8 +408,23 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
         relay=cluster[0].address if cluster else None,
     )
     await stop.wait()
-    log.info("shutting_down", games=len(lobby.runners), grace_ms=config.shutdown_grace_ms)
+    # SIGTERM (a rolling update, a scale-down) hands the games over; SIGINT stops this replica the
+    # single-server way, as when every replica stops at once (``conquest serve --processes``'s parent)
+    handing_over = (
+        signals[0] == signal.SIGTERM
+        and cluster is not None
+        and takeover is not None
+        and others_alive(takeover[0])
+    )
+    log.info(
+        "shutting_down",
+        games=len(lobby.runners),
+        grace_ms=config.shutdown_grace_ms,
+        hand_over=handing_over,
+    )
     await health_servicer.enter_graceful_shutdown()
+    if cluster is not None and takeover is not None and handing_over:
+        await hand_over(lobby, cluster[0], [takeover[1], *clustering[1:]])  # the queued writes go on
     await lobby.shutdown(config.shutdown_grace_ms / 1000)
     if cluster is not None:
         await cluster[0].flushed(5.0)

@@ -149,6 +149,8 @@ class Heartbeat:
     beats: dict[str, int]
     games: list[tuple[str, str, int, int]]
     refused: dict[str, str]
+    released: tuple[str, ...] = ()
+    """The games this replica handed over as it left (``ActionLog.beat`` with ``leaving``)."""
 
 
 class HelloError(ValueError):
@@ -222,6 +224,14 @@ class SeatResult:
 
 SHUTDOWN = "server_shutdown"
 """A game ended by a server stop: the turn cap lowered to the current turn, that turn played with defaults."""
+HANDED_OVER = "handed_over"
+"""A game stopped here and played on by another server (taken over, or handed over by its draining
+replica): nothing recorded here, its result comes from where it finishes."""
+SHUTTING_DOWN = (
+    "this server is shutting down: reconnect; behind a load balancer another replica serves you at once "
+    "and your running games go on there (a lone server takes bots again once restarted)"
+)
+"""The fatal ``shutting_down`` Error's message, to the bots of a stopping server and to new streams."""
 ALL_FORFEITED = "all_forfeited"
 """A game ended because every seat forfeited (ended the way a shutdown ends it)."""
 ABORTED = "aborted"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -33,7 +33,7 @@ from server.ops.config import QueueConfig, ServerConfig, TimeControl
 from server.play.lobby import Lobby
 from server.play.players import Appointment
 from server.play.runner_2210 import AnyRunner
-from server.records import NAME_PATTERN, SHUTDOWN, shown
+from server.records import HANDED_OVER, NAME_PATTERN, SHUTDOWN, shown
 from server.storage import (
     InvalidInputError,
     NotFoundError,
@@ -198,14 +198,20 @@ class Challenges:
 
 
 class TournamentDirector:
-    """Seats the tables of every running tournament and advances rounds as games finish."""
+    """Seats the tables of every running tournament and advances rounds as games finish. In a cluster
+    (``server.cluster``) only the replica holding the matchmaker lease directs (``directs``), so that a
+    table is seated once: ``direct`` carries on every unfinished tournament while it does (created on
+    another replica, a game finished on another replica, or the lease just taken)."""
 
     def __init__(self, lobby: Lobby, store: Store) -> None:
         self.lobby = lobby
         self.store = store
-        self._appointed: set[int] = set()
-        """Tournament table ids waiting in the lobby, being played, or whose game is being linked."""
+        self._appointed: dict[int, Appointment] = {}
+        """Tournament tables (by id) waiting in the lobby, being played, or whose game is being linked."""
         self._lock = asyncio.Lock()
+        self.directs: Callable[[], bool] = lambda: not lobby.config.cluster
+        """Whether this server directs the tournaments now: always alone; in a cluster, while it holds the
+        matchmaker lease (the server wires it)."""
 
     async def create(
         self,
@@ -278,9 +284,27 @@ class TournamentDirector:
             if record.finished_at is None:
                 await self.advance(record.name)
 
+    async def direct(self, interval_s: float) -> None:
+        """Until cancelled (in a cluster): every ``interval_s`` while this replica directs, carry on every
+        unfinished tournament; once it no longer does, withdraw the tables it appointed that have not
+        started (the new director seats them)."""
+        while True:
+            await asyncio.sleep(interval_s)
+            if not self.directs():
+                for table_id, appointment in list(self._appointed.items()):
+                    if self.lobby.withdraw(appointment, "the tournament director moved to another replica"):
+                        del self._appointed[table_id]
+                continue
+            try:
+                await self.resume()
+            except Exception:  # the database did not answer: tried again at the next round
+                log.exception("tournaments_not_directed")
+
     async def advance(self, name: str) -> None:
         """Seat the current round's unplayed tables; once all are played, store and seat the next round, or
-        finish the tournament."""
+        finish the tournament. Nothing while this server does not direct (``directs``)."""
+        if not self.directs():
+            return
         async with self._lock:
             while True:
                 record = await asyncio.to_thread(self.store.tournament, name)
@@ -292,8 +316,10 @@ class TournamentDirector:
                     t for t in record.tables if t.round == current and len(t.bots) > 1 and not t.game_id
                 ]
                 if unplayed:
+                    playing = await self._playing([t.playing for t in unplayed if t.playing])
                     for table in unplayed:
-                        self._appoint(record, table.id, table.bots)
+                        if table.playing not in playing:
+                            self._appoint(record, table.id, table.bots)
                     return
                 groups = next_round(spec, entrants, tables, random.Random())
                 if groups is None:
@@ -303,24 +329,54 @@ class TournamentDirector:
                 await asyncio.to_thread(self.store.add_round, name, current + 1, groups)
                 log.info("tournament_round", tournament=name, round=current + 1, tables=len(groups))
 
+    async def _playing(self, games: list[str]) -> set[str]:
+        """Which of ``games`` (seated for tables, not recorded) are being played: here, or in the action
+        log (on another replica, or handed over); the others were lost, and their tables are seated
+        again."""
+        here = {game for game in games if game in self.lobby.runners}
+        if len(here) == len(games):
+            return here
+        live = {game_id for game_id, _, _, _ in await asyncio.to_thread(self.store.live_games)}
+        return here | (set(games) & live)
+
     def _appoint(self, record: TournamentRecord, table_id: int, bots: list[str]) -> None:
         if table_id in self._appointed:
             return
-        self._appointed.add(table_id)
-        rules, r2210 = played_rules(record.rules)
-        queue = QueueConfig(
-            record.queue, rules, len(bots), TimeControl(**record.time_control), rated=False, r2210=r2210
-        )
+        queue = table_queue(record, len(bots))
 
         def over(runner: AnyRunner) -> None:
-            if runner.reason == SHUTDOWN:  # cut short by a stop: the table is played again after the restart
-                self._appointed.discard(table_id)
+            if runner.reason in (SHUTDOWN, HANDED_OVER):  # cut short by a stop (the table is played again
+                # after the restart), or played on elsewhere (the director sees it once it is recorded)
+                self._appointed.pop(table_id, None)
                 return
             # Tracked by the lobby: a shutdown waits until the game is linked and the next round stored,
             # so a restart resumes the tournament where it stands.
             self.lobby.track(asyncio.create_task(self._played(record.name, table_id, runner.game_id)))
 
-        self.lobby.appoint(Appointment(queue, tuple(bots), over))
+        def started(runner: AnyRunner) -> None:
+            """Kept at once: a director (on any replica) leaves the table alone while its game is
+            played, wherever that is, and counts it once recorded."""
+            self.lobby.track(asyncio.create_task(self._link(table_id, runner.game_id)))
+
+        appointment = Appointment(queue, tuple(bots), over, on_started=started)
+        self._appointed[table_id] = appointment
+        self.lobby.appoint(appointment)
+
+    def queue(self, name: str, players: int) -> QueueConfig | None:
+        """The queue of a tournament's table of ``players`` by the queue's name (``tournament-<name>``), for
+        a game of it taken over from another replica; None when no tournament plays it (blocking)."""
+        tournament = name.removeprefix("tournament-")
+        try:
+            record = self.store.tournament(tournament)
+        except NotFoundError:
+            return None
+        return table_queue(record, players) if record.queue == name else None
+
+    async def _link(self, table_id: int, game_id: str) -> None:
+        try:
+            await asyncio.to_thread(self.store.start_table, table_id, game_id)
+        except Exception:  # linked as the game ends here; else seated again once found lost
+            log.exception("tournament_table_not_linked", table=table_id, game_id=game_id)
 
     async def _played(self, name: str, table_id: int, game_id: str) -> None:
         try:
@@ -328,10 +384,18 @@ class TournamentDirector:
                 await asyncio.to_thread(self.store.link_table, table_id, game_id)
             finally:  # once linked, and under the lock: an advance that read the tournament before the
                 async with self._lock:  # link must still see the table as appointed, or it seats it again
-                    self._appointed.discard(table_id)
+                    self._appointed.pop(table_id, None)
             await self.advance(name)
         except Exception:
             log.exception("tournament_advance_failed", tournament=name, table=table_id, game_id=game_id)
+
+
+def table_queue(record: TournamentRecord, players: int) -> QueueConfig:
+    """The queue a table of ``players`` of the tournament plays under (unrated)."""
+    rules, r2210 = played_rules(record.rules)
+    return QueueConfig(
+        record.queue, rules, players, TimeControl(**record.time_control), rated=False, r2210=r2210
+    )
 
 
 def pure(record: TournamentRecord) -> tuple[Spec, list[Entrant], list[Table]]:

@@ -5,8 +5,9 @@ PostgreSQL: all of them listen on the bots' one port (SO_REUSEPORT: the kernel s
 over them), each with its own relay port (any free one), metrics port (``metrics_port`` + its index) and
 replay directory (``replay_dir``/process-<index>, the same after a restart, so its pending results are
 retried); only the first serves the dashboard. The parent supervises them: a child that dies is started
-again (its games are taken over by the others meanwhile), and SIGTERM or SIGINT is passed to every child,
-which drains as a single server does; the parent exits when they all have.
+again (its games are taken over by the others meanwhile), and SIGTERM or SIGINT stops every child with
+SIGINT, so that each drains as a single server does (SIGTERM would have each hand its games to the others,
+all stopping too); the parent exits when they all have.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def supervise(config: ServerConfig, serve_args: Sequence[str]) -> int:
         stopping = True
         for child in children:
             if child.poll() is None:
-                child.send_signal(signal.SIGTERM)
+                child.send_signal(signal.SIGINT)
 
     children = [spawn(index) for index in range(config.processes)]
     signal.signal(signal.SIGTERM, stop)

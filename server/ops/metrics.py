@@ -142,6 +142,11 @@ class Metrics:
             "Games this server took over from a server presumed dead (server.takeover).",
             registry=r,
         )
+        self.games_handed_over = Counter(
+            "conquest_games_handed_over_total",
+            "Games this replica handed to the others as it drained on SIGTERM (server.cluster).",
+            registry=r,
+        )
         self.replicas_alive = Gauge(
             "conquest_replicas_alive",
             "Servers on this database not presumed dead, this one included, at its last heartbeat "

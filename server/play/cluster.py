@@ -264,8 +264,8 @@ class Cluster:
         if seen != self._lease_seen:
             self._lease_seen, self._lease_moved = seen, now
         term = 0 if seen is None else seen[1]
-        if seen is not None and now - self._lease_moved < self.timeout_s:
-            return  # its holder renews it
+        if seen is not None and seen[0] and now - self._lease_moved < self.timeout_s:
+            return  # its holder renews it (a holder that stopped cleanly left it to no one: taken at once)
         if await asyncio.to_thread(self.store.take_lease, LEASE, self.replica, term):
             self.term = term + 1
             self.pairing = None
@@ -280,11 +280,15 @@ class Cluster:
         self.lobby.metrics.lease_holder.set(0)
 
     def stop(self) -> None:
-        """The replica stopped (its sessions closed, their rows removed): its relay's streams close and its
-        address goes (the lease lapses as its renewals stop). In a worker thread."""
+        """The replica stops (its ``run`` task cancelled): its address, sessions, queue memberships and
+        the seatings placed on it go, and the lease it holds is given up, for another replica to take at
+        once. In a worker thread."""
         try:
             self.store.forget_replicas({self.replica})
-        except DatabaseUnavailable as down:
+            if self.term:
+                self.store.give_up_lease(LEASE, self.replica, self.term)
+                self.term = 0
+        except DatabaseUnavailable as down:  # the others forget it, and take its lease, after the timeout
             log.warning("replica_not_removed", replica=self.replica, error=str(down))
 
     # ------------------------------------------------------------------ matchmaking (the lease holder)

@@ -147,11 +147,12 @@ class LiveRecords:
             batches.append((live, header, actions))
         return batches
 
-    def log(self, batches: list[Batch]) -> Heartbeat:
+    def log(self, batches: list[Batch], leaving: bool = False) -> Heartbeat:
         """Beat in the action log with these batches (worker thread; ``ActionLog.beat``): a game whose
         batch was refused was taken over by another server, and is dropped here and ``on_handed_over``
         told. Batches the database did not take are kept to be sent again first, and ``on_unavailable``
-        told before DatabaseUnavailable is raised."""
+        told before DatabaseUnavailable is raised. ``leaving``: the last beat of a draining replica,
+        whose games (stopped here) are released to the others: they are dropped here too."""
         assert self.action_log is not None
         with self._files:
             sending: list[tuple[_Live, ActionBatch]] = []
@@ -170,7 +171,7 @@ class LiveRecords:
                     live.logged = live.logged or game is not None
                 sending.extend((live, batch) for batch in live.unsent)
             try:
-                heartbeat = self.action_log.beat(self.replica, [batch for _, batch in sending])
+                heartbeat = self.action_log.beat(self.replica, [batch for _, batch in sending], leaving)
             except DatabaseUnavailable as down:
                 self.on_unavailable(down)
                 raise
@@ -187,6 +188,9 @@ class LiveRecords:
                 live.encoded.append(batch.data[1:-1])
                 live.encoded_count += batch.count
                 live.unsent.clear()
+            with self._state:
+                for game_id in heartbeat.released:
+                    self._live.pop(game_id, None)
             return heartbeat
 
     def flush(self, batches: list[Batch]) -> None:

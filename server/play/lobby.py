@@ -33,7 +33,7 @@ from server.play.runner_2210 import AnyRunner, Runner2210
 from server.play.seats import HouseSeat, RemoteSeat, Seat, house_seats
 from server.play.session import PracticeAuthenticator, Session
 from server.play.waiting import QueueNews
-from server.records import INITIAL, SHOWN_LIMIT, Identity, Skill, shown
+from server.records import INITIAL, SHOWN_LIMIT, SHUTTING_DOWN, Identity, Skill, shown
 
 log = structlog.get_logger("conquest.lobby")
 MATCH_RETRY_S = 1.0
@@ -105,7 +105,7 @@ class Lobby:
     def open_session(self, first: bot_pb2.ConnectRequest | None) -> Session | bot_pb2.Error:
         """A session for the stream's first message (a Hello), or the fatal Error to answer it with."""
         if not self.accepting:
-            return bot_pb2.Error(code="shutting_down", message="the server is shutting down", fatal=True)
+            return bot_pb2.Error(code="shutting_down", message=SHUTTING_DOWN, fatal=True)
         admitted = admit(first, self.authenticator, self.sessions)
         if isinstance(admitted, bot_pb2.Error):
             return admitted
@@ -338,6 +338,7 @@ class Lobby:
         self.appointments.remove(appointment)
         runner = self.start_game(appointment.queue, players, game_id)
         self._appointed[runner.game_id] = appointment
+        appointment.on_started(runner)
         return runner
 
     def _held(self) -> set[Session]:
@@ -513,6 +514,6 @@ class Lobby:
         while self.tasks:  # games ending now may set off more (tournament bookkeeping): wait for that too
             await asyncio.wait(set(self.tasks))
         for session in list(self.sessions):
-            session.error("shutting_down", "the server is shutting down", fatal=True)
+            session.error("shutting_down", SHUTTING_DOWN, fatal=True)
             session.close()
         log.info("lobby_stopped")

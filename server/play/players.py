@@ -85,6 +85,8 @@ class Appointment:
     """Bot names in seat order."""
     on_over: Callable[[AnyRunner], None] = lambda runner: None
     """Told once the game is over and recorded."""
+    on_started: Callable[[AnyRunner], None] = lambda runner: None
+    """Told as its game starts."""
     owner: str = ""
     """The bot that asked for it (a challenge made with a bot's token), if any: the appointment is
     withdrawn when that bot has no open session left, so an absent bot keeps no one's slots."""

@@ -78,12 +78,15 @@ class ActionLog(Protocol):
     a game carries the writer's epoch and is refused once another server has taken the game over; every
     method raises ``DatabaseUnavailable`` when the database did not answer (and then wrote nothing)."""
 
-    def beat(self, replica: str, batches: Sequence[ActionBatch]) -> Heartbeat:
+    def beat(self, replica: str, batches: Sequence[ActionBatch], leaving: bool = False) -> Heartbeat:
         """In ONE transaction: replica ``replica``'s heartbeat, ``batches`` logged in order (a batch
         carrying its game's record opens the game, hosted by ``replica``), and what the registry holds
         now. A batch whose game was taken over or is no longer live writes nothing and is named in
         ``Heartbeat.refused``; the other games' batches are written. A batch written already (by a
-        transaction whose commit was not seen) is not written twice."""
+        transaction whose commit was not seen) is not written twice. ``leaving`` (a draining replica's
+        last beat): then every game ``replica`` hosts is released, its host gone and its epoch one up (its
+        writes from now on are refused, and any other replica claims it at its next heartbeat), named in
+        ``Heartbeat.released``, and ``replica`` leaves the registry."""
         ...
 
     def leave(self, replica: str) -> None:
@@ -105,6 +108,10 @@ class SharedQueues(Protocol):
 
     def publish_replica(self, replica: str, relay: str, games: int) -> None:
         """This replica's relay address and the games it hosts now."""
+        ...
+
+    def give_up_lease(self, name: str, replica: str, term: int) -> None:
+        """``replica``, stopping, leaves the lease it holds at ``term`` to no one (its holder "")."""
         ...
 
     def cluster_replicas(self) -> dict[str, tuple[str, int]]:

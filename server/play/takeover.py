@@ -38,7 +38,7 @@ from server.play.runner import GameRunner
 from server.play.runner_2210 import AnyRunner
 from server.play.seats import HOUSE_POLICIES, HouseSeat, RemoteSeat, Seat
 from server.play.session import Session
-from server.records import DatabaseUnavailable, LiveGame
+from server.records import HANDED_OVER, DatabaseUnavailable, LiveGame
 
 log = structlog.get_logger("conquest.takeover")
 
@@ -49,7 +49,7 @@ def abandon(lobby: Lobby, game_id: str) -> None:
     runner = lobby.runners.get(game_id)
     if runner is None:
         return
-    runner.reason = "handed_over"
+    runner.reason = HANDED_OVER
     why = f"game {game_id} was taken over by another server: reconnect to resume your seat"
     for seat in runner.seats:
         if isinstance(seat, RemoteSeat) and isinstance(seat.connection, Session):
@@ -95,6 +95,9 @@ class Takeover:
         """The registered replicas presumed dead, as of the last heartbeat."""
         self.alive: set[str] = set()
         """The registered replicas not presumed dead (this one included), as of the last heartbeat."""
+        self.queue_of: Callable[[str, int], QueueConfig | None] = lambda name, players: None
+        """The queue of a game taken over that is not configured here (a tournament's, with this many
+        players), looked up in a worker thread; None: none."""
         self.on_adopted: Callable[[AnyRunner], None] = lambda runner: None
         """Told of each game taken over, once ``adopt`` seated the bots connected here (the cluster
         re-attaches those connected to other replicas)."""
@@ -141,8 +144,12 @@ class Takeover:
             claimed = await asyncio.to_thread(self._claim, game_id, epoch, actions)
             if claimed is None:
                 continue
+            game, logged = claimed
+            config = self.lobby.queues.get(game.queue) or await asyncio.to_thread(
+                self.queue_of, game.queue, len(game.seats)
+            )
             try:
-                self._resume(*claimed)
+                self._resume(game, logged, config)
             except Exception:  # a log the engine does not replay: this game is lost, the others are not
                 log.exception(
                     "game_not_taken_over",
@@ -176,9 +183,8 @@ class Takeover:
         except DatabaseUnavailable as down:
             log.warning("replica_not_removed", replica=self.replica, error=str(down))
 
-    def _resume(self, game: LiveGame, batches: list[str]) -> None:
-        """Rebuild a claimed game from its logged actions and play it on here."""
-        config = self.lobby.queues.get(game.queue)
+    def _resume(self, game: LiveGame, batches: list[str], config: QueueConfig | None) -> None:
+        """Rebuild a claimed game of queue ``config`` from its logged actions and play it on here."""
         if config is None:
             log.error(
                 "game_not_taken_over",

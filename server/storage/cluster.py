@@ -288,18 +288,33 @@ class ClusterStore(LiveStore):
             == 1
         )
 
+    def give_up_lease(self, name: str, replica: str, term: int) -> None:
+        """``replica``, stopping, leaves the lease it holds at ``term`` to no one (its holder ""): another
+        replica takes it at once, with the next term, instead of waiting for its renewals to stop."""
+        self._live_write(
+            lambda session: session.execute(
+                update(ClusterLeaseRow)
+                .where(ClusterLeaseRow.name == name, ClusterLeaseRow.holder == replica)
+                .where(ClusterLeaseRow.term == term)
+                .values(holder="")
+            ),
+            f"did not let {replica!r} give up the {name} lease",
+        )
+
     # ------------------------------------------------------------------ seatings
 
     def seat_shared(self, lease: str, replica: str, term: int, seating: SharedSeating, now: float) -> bool:
         """Keep a seating by the holder of ``lease`` at ``term``, in one transaction: the lease is checked,
         each seat's session gives a free slot, its queue membership's wait restarts at ``now`` (or, when
         ``done``, the membership goes) or, for an appointment's game, the appointment goes; the seating
-        waits for its host. False (nothing written) when the lease was lost, a seat's session is gone or
-        has no free slot left, or the appointment was withdrawn."""
+        waits for its host. False (nothing written) when the lease was lost, the host left, a seat's
+        session is gone or has no free slot left, or the appointment was withdrawn."""
 
         def seat(session: Session) -> None:
             held = session.get(ClusterLeaseRow, lease, with_for_update=True)
             if held is None or held.holder != replica or held.term != term:
+                raise _Refused
+            if session.get(ClusterReplicaRow, seating.host) is None:  # its host left (drained) meanwhile
                 raise _Refused
             if seating.appointment:  # it is seated once, unless withdrawn meanwhile
                 gone = delete(ClusterAppointmentRow).where(ClusterAppointmentRow.key == seating.appointment)

@@ -25,12 +25,14 @@ LIVE_ACTIONS = cast(Table, LiveActionsRow.__table__)
 REPLICAS = cast(Table, ReplicaRow.__table__)
 """The tables the heartbeat writes, reached through SQLAlchemy Core: once a second per replica, for all
 its games at once, without the ORM's unit of work."""
+RELEASED = ""
+"""The host of a game its draining replica handed over: no replica, so any claims it at its next beat."""
 
 
 class LiveStore(Database):
     """Running games and the replicas that play them."""
 
-    def beat(self, replica: str, batches: Sequence[ActionBatch]) -> Heartbeat:
+    def beat(self, replica: str, batches: Sequence[ActionBatch], leaving: bool = False) -> Heartbeat:
         """In ONE transaction: one more heartbeat of ``replica`` (its row is made at its first), each of
         ``batches`` logged in order, and the registry read back. A batch carrying its game's record opens
         the game, hosted by ``replica``. A batch is refused, writing nothing, when its game is not live at
@@ -38,7 +40,9 @@ class LiveStore(Database):
         elsewhere), and so are that game's later batches (a game's batches follow each other: the first
         of them is the one refused, and nothing of the game is written); the other games' are written. A
         batch whose actions are logged already (a transaction whose commit was not seen) is not written
-        again.
+        again. ``leaving``: then each game ``replica`` hosts is released (its host ``RELEASED``, its epoch
+        one up: the leaving replica's writes are refused from now on, and the others claim it at once,
+        as a game whose host is not registered) and ``replica``'s row goes.
 
         Raises: DatabaseUnavailable (nothing was written).
         """
@@ -54,8 +58,19 @@ class LiveStore(Database):
             if counted.rowcount == 0:
                 connection.execute(insert(REPLICAS).values(id=replica, beats=1, beat_at=now))
             refused = _log(connection, replica, batches) if batches else {}
+            released: tuple[str, ...] = ()
+            if leaving:
+                released = tuple(
+                    connection.execute(
+                        update(LIVE_GAMES)
+                        .where(LIVE_GAMES.c.host == replica)
+                        .values(host=RELEASED, epoch=LIVE_GAMES.c.epoch + 1)
+                        .returning(LIVE_GAMES.c.id)
+                    ).scalars()
+                )
+                connection.execute(delete(REPLICAS).where(REPLICAS.c.id == replica))
             beats = {r.id: r.beats for r in connection.execute(select(REPLICAS.c.id, REPLICAS.c.beats))}
-            return Heartbeat(beats, _live_games(connection, other_than=replica), refused)
+            return Heartbeat(beats, _live_games(connection, other_than=replica), refused, released)
 
         return self._live_write(beat, f"did not take replica {replica!r}'s heartbeat")
 

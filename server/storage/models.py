@@ -255,6 +255,9 @@ class TournamentTableRow(Base):
     bot_ids: Mapped[list[int]] = mapped_column(JSON)
     game_id: Mapped[str | None] = mapped_column(ForeignKey("games.id"))
     """The recorded game that counts for this table; null for a bye or until it is played."""
+    playing: Mapped[str | None] = mapped_column(String(64))
+    """The game last seated for this table (set as it starts, on whichever replica): it counts once
+    recorded, unless cut short by a stop; while it is not recorded the table is being played."""
 
 
 class ReplicaRow(Base):

@@ -11,11 +11,19 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from server.records import INITIAL, Skill, shown
+from server.records import ABORTED, INITIAL, SHUTDOWN, Skill, shown
 from server.storage.bots import bot_row
 from server.storage.database import Database, utc_now
 from server.storage.errors import AlreadyExistsError, InvalidInputError, NotFoundError
-from server.storage.models import BotRow, EntrantRow, RatingRow, SeatRow, TournamentRow, TournamentTableRow
+from server.storage.models import (
+    BotRow,
+    EntrantRow,
+    GameRow,
+    RatingRow,
+    SeatRow,
+    TournamentRow,
+    TournamentTableRow,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +46,8 @@ class TableRecord:
     """The recorded game that counts for this table (None: a bye, or not played yet)."""
     places: list[int] | None
     """Its final places in seat order, once played."""
+    playing: str | None = None
+    """The game seated for this table and not recorded yet: being played, on any replica (or lost)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,16 +152,25 @@ class TournamentStore(Database):
         except IntegrityError:
             raise AlreadyExistsError(f"round {round_} of tournament {tournament!r} exists already") from None
 
+    def start_table(self, table_id: int, game_id: str) -> None:
+        """Game ``game_id`` started for tournament table ``table_id``: the table's game once recorded (on
+        any replica), unless cut short by a stop (``SHUTDOWN``, ``ABORTED``), which leaves the table to be
+        played again."""
+        self._set_table(table_id, playing=game_id)
+
     def link_table(self, table_id: int, game_id: str) -> None:
         """The recorded game ``game_id`` is the result of tournament table ``table_id``."""
+        self._set_table(table_id, game_id=game_id)
 
-        def link(session: Session) -> None:
+    def _set_table(self, table_id: int, **values: str) -> None:
+        def set_table(session: Session) -> None:
             table = session.get(TournamentTableRow, table_id)
             if table is None:
                 raise NotFoundError(f"no tournament table {table_id}")
-            table.game_id = game_id
+            for column, value in values.items():
+                setattr(table, column, value)
 
-        self._write(link)
+        self._write(set_table)
 
     def finish_tournament(self, tournament: str) -> None:
         def finish(session: Session) -> None:
@@ -173,6 +192,11 @@ class TournamentStore(Database):
         )
 
 
+CUT_SHORT = (SHUTDOWN, ABORTED)
+"""A tournament game recorded with one of these reasons was cut short by a stop or a crash: its table is
+played again."""
+
+
 def _tournament_row(session: Session, name: str) -> TournamentRow:
     row = session.scalar(select(TournamentRow).where(TournamentRow.name == name))
     if row is None:
@@ -192,10 +216,15 @@ def _tournament(session: Session, row: TournamentRow) -> TournamentRecord:
             .order_by(TournamentTableRow.round, TournamentTableRow.number)
         )
     )
-    games = [t.game_id for t in tables if t.game_id is not None]
-    places: dict[str, list[int]] = {g: [] for g in games}
+    games = [g for t in tables for g in (t.game_id, t.playing) if g is not None]
+    recorded = {
+        game: reason
+        for game, reason in session.execute(select(GameRow.id, GameRow.reason).where(GameRow.id.in_(games)))
+    }
+    counted = {game for game, reason in recorded.items() if reason not in CUT_SHORT}
+    places: dict[str, list[int]] = {g: [] for g in counted}
     for seat in session.scalars(
-        select(SeatRow).where(SeatRow.game_id.in_(games)).order_by(SeatRow.game_id, SeatRow.seat)
+        select(SeatRow).where(SeatRow.game_id.in_(counted)).order_by(SeatRow.game_id, SeatRow.seat)
     ):
         places[seat.game_id].append(seat.place)
     return TournamentRecord(
@@ -210,15 +239,23 @@ def _tournament(session: Session, row: TournamentRow) -> TournamentRecord:
         created_at=row.created_at,
         finished_at=row.finished_at,
         entrants=[EntrantRecord(names[e.bot_id], e.seed, e.rating) for e in entrants],
-        tables=[
-            TableRecord(
-                id=t.id,
-                round=t.round,
-                number=t.number,
-                bots=[names[b] for b in t.bot_ids],
-                game_id=t.game_id,
-                places=places[t.game_id] if t.game_id is not None else None,
-            )
-            for t in tables
-        ],
+        tables=[_table(t, names, places, recorded) for t in tables],
+    )
+
+
+def _table(
+    row: TournamentTableRow, names: dict[int, str], places: dict[str, list[int]], recorded: dict[str, str]
+) -> TableRecord:
+    """A table as played: its game is the one linked, else the one seated for it once recorded and not
+    cut short (it finished on another replica than the one that seated it)."""
+    game_id = row.game_id if row.game_id is not None else row.playing
+    counted = game_id is not None and game_id in places
+    return TableRecord(
+        id=row.id,
+        round=row.round,
+        number=row.number,
+        bots=[names[b] for b in row.bot_ids],
+        game_id=game_id if counted else None,
+        places=places[game_id] if counted and game_id is not None else None,
+        playing=row.playing if row.playing is not None and row.playing not in recorded else None,
     )

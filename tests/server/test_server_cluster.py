@@ -39,7 +39,7 @@ metrics_port = {metrics}
 replay_dir = "{replays}"
 database_url = "{url}"
 admin_token = "{admin}"
-shutdown_grace_ms = 0
+shutdown_grace_ms = {grace_ms}
 cluster = true
 cluster_token = "cluster-secret"
 advertise_host = "127.0.0.1"
@@ -76,10 +76,13 @@ class SlowRandom(RandomBot):
 class Replicas:
     """``count`` replicas in cluster mode, each with its own bot port, metrics port and replay dir."""
 
-    def __init__(self, tmp_path: Path, db_url: str, count: int, turn_cap: int = 12) -> None:
+    def __init__(
+        self, tmp_path: Path, db_url: str, count: int, turn_cap: int = 12, grace_ms: int = 0
+    ) -> None:
         self.tmp_path = tmp_path
         self.db_url = db_url
         self.turn_cap = turn_cap
+        self.grace_ms = grace_ms
         self.ports = [free_port() for _ in range(count)]
         self.metrics = [free_port() for _ in range(count)]
         self.servers = [self.start(i) for i in range(count)]
@@ -94,6 +97,7 @@ class Replicas:
             url=self.db_url,
             admin=ADMIN,
             turn_cap=self.turn_cap,
+            grace_ms=self.grace_ms,
         )
         return Serve(where, config)
 
@@ -384,7 +388,13 @@ async def test_serve_processes_runs_replicas_on_one_port_and_restarts_a_dead_one
     tokens = _register(db_url)
     port, metrics = free_port(), free_port()
     toml = CONFIG.format(
-        port=port, metrics=metrics, replays=tmp_path / "replays", url=db_url, admin=ADMIN, turn_cap=12
+        port=port,
+        metrics=metrics,
+        replays=tmp_path / "replays",
+        url=db_url,
+        admin=ADMIN,
+        turn_cap=12,
+        grace_ms=0,
     ).replace('cluster = true\ncluster_token = "cluster-secret"\n', "")
     server = Serve(tmp_path, toml, args=("--processes", "2"))
     try:

@@ -83,9 +83,9 @@ async def test_a_game_that_ends_before_its_first_batch_never_reaches_the_action_
         real_beat = store.beat  # the action log the server writes to
         sent: list[str] = []
 
-        def beat(replica: str, batches: Sequence[ActionBatch]) -> Heartbeat:
+        def beat(replica: str, batches: Sequence[ActionBatch], leaving: bool = False) -> Heartbeat:
             sent.extend(b.game_id for b in batches)
-            return real_beat(replica, batches)
+            return real_beat(replica, batches, leaving)
 
         monkeypatch.setattr(store, "beat", beat)
         bots = [server.bot(), server.bot()]

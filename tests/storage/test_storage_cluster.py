@@ -65,6 +65,7 @@ def test_a_seating_takes_free_slots_and_memberships_in_one_transaction(store: St
     session that reached its games limit leaves the queue, the host takes the seating once; a session
     without a free slot refuses the whole seating."""
     ann, bob = _bot("r1", "s1", "ann", free=2), _bot("r2", "s2", "bob", free=1)
+    _publish(store, "r1", "r2", "r3")
     for bot, games in ((ann, 1), (bob, 0)):
         store.open_shared_session(bot)
         store.join_shared_queue(SharedWait(bot.replica, bot.session_id, "duel", games, 10.0))
@@ -94,6 +95,31 @@ def test_a_seating_takes_free_slots_and_memberships_in_one_transaction(store: St
     assert store.sessions_of(ann.identity.key) == []
 
 
+def _publish(store: Store, *replicas: str) -> None:
+    for replica in replicas:
+        store.publish_replica(replica, "127.0.0.1:1", 0)
+
+
+def test_a_draining_replica_gets_no_seatings_and_its_lease_is_taken_at_once(store: Store) -> None:
+    """ "On SIGTERM a cluster replica stops seating (health NOT_SERVING, no new seatings placed on it)": a
+    seating placed on a replica that left the cluster (``forget_replicas``) is refused, taking nothing;
+    the lease its holder gave up as it stopped is taken by the next replica at once, with the next term,
+    and the old holder can renew it no more."""
+    ann = _bot("r2", "s2", "ann")
+    _publish(store, "r1", "r2")
+    store.open_shared_session(ann)
+    assert store.take_lease(LEASE, "r1", 0)
+    store.forget_replicas({"r1"})
+    assert not store.seat_shared(LEASE, "r1", 1, SharedSeating("g1", "duel", "r1", (_seat(ann),)), 1.0)
+    assert _free(store, "s2") == 1
+    assert store.seat_shared(LEASE, "r1", 1, SharedSeating("g2", "duel", "r2", (_seat(ann),)), 2.0)
+    store.give_up_lease(LEASE, "r1", 1)
+    assert store.lease(LEASE) == ("", 1, 0)
+    assert not store.renew_lease(LEASE, "r1", 1)
+    assert store.take_lease(LEASE, "r2", 1)
+    assert store.lease(LEASE) == ("r2", 2, 0)
+
+
 def _free(store: Store, session_id: str) -> int:
     return next(b.free for b in store.shared_waiting()[0] if b.session_id == session_id)
 
@@ -103,6 +129,7 @@ def test_an_appointment_is_seated_once_by_the_holder_unless_withdrawn(store: Sto
     takes its bots' slots, leaves their queue memberships alone and removes the appointment, once; a
     withdrawn one is not seated; a dead replica's appointments go."""
     ann, bob = _bot("r1", "s1", "ann"), _bot("r2", "s2", "bob")
+    _publish(store, "r1", "r2")
     for bot in (ann, bob):
         store.open_shared_session(bot)
         store.join_shared_queue(SharedWait(bot.replica, bot.session_id, "duel", 0, 10.0))

@@ -51,6 +51,26 @@ def test_actions_logged_in_batches_come_back_in_order_to_the_claimer(store: Stor
     assert store.live_games() == [("g1", "host-2", 2, 3)]
 
 
+def test_a_draining_replica_releases_its_games_in_its_last_beat(store: Store) -> None:
+    """ "flush its action log, release each game in the database so another replica claims it without
+    waiting for the heartbeat timeout ... and stop playing them (it must not write for them again:
+    fencing)": the leaving beat logs the last batch, releases each game of the replica (no host, epoch
+    one up) and only its, and takes the replica out of the registry; its later writes are refused; another
+    replica claims the game with the epoch it reads, and a fresh seed from the last logged action."""
+    store.beat("leaving", [opening("g6", '["x","y"]'), opening("g7")])
+    store.beat("staying", [opening("g8")])
+    heartbeat = store.beat("leaving", [ActionBatch("g6", 1, 2, 1, '["z"]')], leaving=True)
+    assert heartbeat.released == ("g6", "g7")
+    assert sorted(heartbeat.beats) == ["staying"]
+    assert sorted(store.live_games()) == [("g6", "", 2, 3), ("g7", "", 2, 1), ("g8", "staying", 1, 1)]
+    refused = store.beat("leaving", [ActionBatch("g6", 1, 3, 1, '["w"]')]).refused
+    assert list(refused) == ["g6"], "the drained replica writes nothing more for a game it released"
+    claimed = store.claim_game("g6", 2, 3, "staying", 9, "c")
+    assert claimed is not None
+    game, batches = claimed
+    assert (game.epoch, game.reseeds, batches) == (3, ((3, 9, "c"),), ['["x","y"]', '["z"]'])
+
+
 def test_the_old_host_is_fenced_once_the_game_is_claimed(store: Store) -> None:
     """ "a replica whose game was taken over must not record anything for it (its writes carry the epoch
     and are refused when stale)": actions and the result at the old epoch are refused and write nothing;
