@@ -55,8 +55,7 @@ async def _release_games(lobby: Lobby) -> list[str]:
     recorder = lobby.writer
     assert isinstance(recorder, Recorder)
     runners = [r for r in lobby.runners.values() if recorder.live.logs(r) and r.replay.actions]
-    names = {f"game-{r.game_id}" for r in runners}
-    games = [task for task in lobby.tasks if task.get_name() in names]
+    games = lobby.game_tasks({r.game_id for r in runners})
     for runner in runners:
         runner.reason = HANDED_OVER  # nothing recorded here: its result comes from where it finishes
     for task in games:

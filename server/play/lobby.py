@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 
 import structlog
 
@@ -436,7 +436,12 @@ class Lobby:
         if isinstance(runner, GameRunner):
             self.classic_runners[runner.game_id] = runner
         self.metrics.games_in_progress.labels(runner.queue.name).inc()
-        self.track(asyncio.create_task(runner.run(), name=f"game-{runner.game_id}"))
+        self.track(asyncio.create_task(runner.run(), name=_task_name(runner.game_id)))
+
+    def game_tasks(self, game_ids: Set[str]) -> list[asyncio.Task[None]]:
+        """The running tasks of these games (each named by ``_run`` after its game)."""
+        names = {_task_name(game_id) for game_id in game_ids}
+        return [task for task in self.tasks if task.get_name() in names]
 
     def pause(self, why: str) -> None:
         """Seat no new games (from queues or appointments) until ``resume``; ``why`` is logged. Safe from
@@ -517,3 +522,7 @@ class Lobby:
             session.error("shutting_down", SHUTTING_DOWN, fatal=True)
             session.close()
         log.info("lobby_stopped")
+
+
+def _task_name(game_id: str) -> str:
+    return f"game-{game_id}"

@@ -54,9 +54,8 @@ def abandon(lobby: Lobby, game_id: str) -> None:
     for seat in runner.seats:
         if isinstance(seat, RemoteSeat) and isinstance(seat.connection, Session):
             seat.connection.error("game_handed_over", why, game_id=game_id)
-    for task in lobby.tasks:
-        if task.get_name() == f"game-{game_id}":
-            task.cancel()
+    for task in lobby.game_tasks({game_id}):
+        task.cancel()
 
 
 def adopt(lobby: Lobby, runner: GameRunner) -> None:
