@@ -6,144 +6,39 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import signal
 import time
-import urllib.request
 from pathlib import Path
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from replicas import (
+    ADMIN,
+    CONFIG,
+    NAMES,
+    Replicas,
+    SlowRandom,
+    check_recorded,
+    hosted,
+    lease_holder,
+    metric,
+    postgresql_only,
+    records_of_log,
+    register,
+)
 from serve_process import Serve, free_port
 from sqlalchemy import make_url
 
 from conquest.cluster.v1 import relay_pb2, relay_pb2_grpc
-from conquest.v1 import arena_pb2, arena_pb2_grpc, game_pb2
-from conquest_bots.random_bot import RandomBot
-from conquest_sdk import Client, Game, Turn
+from conquest.v1 import arena_pb2, arena_pb2_grpc
+from conquest_sdk import Client
 from server.app import build_lobby
 from server.cli.main import main
 from server.ops.config import ServerConfig
 from server.play.relay import TOKEN_METADATA, Relay, add_relay_service
-from server.play.replays import load_replay_file, verify_record
 from server.play.shared_pairing import place
 from server.storage import Store
-
-ADMIN = "admin-secret"
-CONFIG = """
-[server]
-address = "127.0.0.1:{port}"
-log_format = "json"
-metrics_port = {metrics}
-replay_dir = "{replays}"
-database_url = "{url}"
-admin_token = "{admin}"
-shutdown_grace_ms = {grace_ms}
-cluster = true
-cluster_token = "cluster-secret"
-advertise_host = "127.0.0.1"
-replica_heartbeat_ms = 200
-replica_timeout_ms = 1000
-
-[queues.trio]
-rules = "classic"
-players = 3
-rules_options = {{ turn_cap = {turn_cap} }}
-time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
-"""
-NAMES = ("ann", "bob", "cat")
-ON_POSTGRESQL = os.environ.get("CONQUEST_TEST_POSTGRES_URL") or os.environ.get("CI", "").lower() in (
-    "true",
-    "1",
-)
-postgresql_only = pytest.mark.parametrize("db_url", ["postgresql"] if ON_POSTGRESQL else [], indirect=True)
-"""A cluster needs PostgreSQL (the server refuses SQLite): these run where the storage tests run on it."""
-
-
-class SlowRandom(RandomBot):
-    """Random legal play, ``delay_s`` a decision: a game lasts long enough to be killed in the middle."""
-
-    def __init__(self, seed: int, delay_s: float = 0.0) -> None:
-        super().__init__(seed)
-        self.delay_s = delay_s
-
-    def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
-        time.sleep(self.delay_s)
-        return super().decide(game, turn)
-
-
-class Replicas:
-    """``count`` replicas in cluster mode, each with its own bot port, metrics port and replay dir."""
-
-    def __init__(
-        self, tmp_path: Path, db_url: str, count: int, turn_cap: int = 12, grace_ms: int = 0
-    ) -> None:
-        self.tmp_path = tmp_path
-        self.db_url = db_url
-        self.turn_cap = turn_cap
-        self.grace_ms = grace_ms
-        self.ports = [free_port() for _ in range(count)]
-        self.metrics = [free_port() for _ in range(count)]
-        self.servers = [self.start(i) for i in range(count)]
-
-    def start(self, index: int, name: str = "") -> Serve:
-        where = self.tmp_path / (name or f"r{index}")
-        where.mkdir()
-        config = CONFIG.format(
-            port=self.ports[index],
-            metrics=self.metrics[index],
-            replays=where / "replays",
-            url=self.db_url,
-            admin=ADMIN,
-            turn_cap=self.turn_cap,
-            grace_ms=self.grace_ms,
-        )
-        return Serve(where, config)
-
-    async def serving(self) -> list[str]:
-        return [(await s.serving())["replica"] for s in self.servers]
-
-    def address(self, index: int) -> str:
-        return f"127.0.0.1:{self.ports[index]}"
-
-    def scrape(self, index: int) -> str:
-        return (
-            urllib.request.urlopen(f"http://127.0.0.1:{self.metrics[index]}/metrics", timeout=5)
-            .read()
-            .decode()
-        )
-
-    def stop(self) -> None:
-        for server in self.servers:
-            if server.process.poll() is None:
-                assert server.stop(timeout=30) == 0, server.log_path.read_text()[-3000:]
-
-
-def _metric(text: str, name: str) -> float:
-    found = re.search(rf"^{name} (\S+)$", text, re.MULTILINE)
-    return float(found.group(1)) if found else 0.0
-
-
-def _register(db_url: str) -> dict[str, str]:
-    with Store.open(db_url, admin_token=ADMIN) as store:
-        return {name: store.register_bot(name, admin_token=ADMIN).token for name in NAMES}
-
-
-def _check_recorded(db_url: str, game_ids: set[str], replay_dirs: list[Path], games_each: int) -> None:
-    """Each game's result recorded once, ratings changed once per game, the replay file verifies."""
-    with Store.open(db_url) as store:
-        games = store.games()
-        assert sorted(g.id for g in games) == sorted(game_ids), "each result recorded once"
-        assert all(g.rated for g in games)
-        assert {s.bot: s.games for s in store.leaderboard("trio")} == dict.fromkeys(NAMES, games_each)
-        assert store.live_games() == []
-    for game_id in game_ids:
-        paths = [d / f"{game_id}.json" for d in replay_dirs if (d / f"{game_id}.json").exists()]
-        assert len(paths) == 1, f"game {game_id} has one replay file, by the replica that finished it"
-        replay, data = load_replay_file(paths[0])
-        verify_record(replay, data)
-        assert main(["replay", "verify", str(paths[0])]) == 0
 
 
 @postgresql_only
@@ -152,7 +47,7 @@ async def test_bots_on_three_replicas_play_rated_games_together(tmp_path: Path, 
     replica ... and is seated with bots connected to any other replica. The bot protocol and the starter
     kits do not change" and "bots connected to different replicas play rated games together (results
     recorded once, ratings change once, replays verify)"."""
-    tokens = _register(db_url)
+    tokens = register(db_url)
     replicas = Replicas(tmp_path, db_url, 3)
     try:
         await replicas.serving()
@@ -167,23 +62,10 @@ async def test_bots_on_three_replicas_play_rated_games_together(tmp_path: Path, 
     assert all(len(overs) == 2 for overs in results), "every bot played its two games"
     game_ids = {over.game_id for overs in results for over in overs}
     assert len(game_ids) == 2, "the three bots, one on each replica, were seated together"
-    assert sum(_metric(s, "conquest_lease_holder") for s in scraped) == 1, "one matchmaker"
-    relayed = sum(_metric(s, "conquest_relayed_decisions_total") for s in scraped)
+    assert sum(metric(s, "conquest_lease_holder") for s in scraped) == 1, "one matchmaker"
+    relayed = sum(metric(s, "conquest_relayed_decisions_total") for s in scraped)
     assert relayed > 0, "two of each game's three seats were played through the relay"
-    _check_recorded(db_url, game_ids, [tmp_path / f"r{i}" / "replays" for i in range(3)], 2)
-
-
-async def _lease_holder(replicas: Replicas, timeout: float) -> int:
-    """The index of the replica whose metrics say it holds the matchmaker lease."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for index, server in enumerate(replicas.servers):
-            if server.process.poll() is None:
-                text = await asyncio.to_thread(replicas.scrape, index)
-                if _metric(text, "conquest_lease_holder") == 1:
-                    return index
-        await asyncio.sleep(0.2)
-    raise AssertionError("no replica took the matchmaker lease")
+    check_recorded(db_url, game_ids, [tmp_path / f"r{i}" / "replays" for i in range(3)], 2)
 
 
 @postgresql_only
@@ -192,11 +74,11 @@ async def test_matchmaking_resumes_elsewhere_when_the_matchmakers_replica_is_kil
 ) -> None:
     """ "kill -9 the matchmaker's replica: matchmaking resumes elsewhere; no bot waits forever" and
     "another replica takes over within a few seconds when its holder dies"."""
-    tokens = _register(db_url)
+    tokens = register(db_url)
     replicas = Replicas(tmp_path, db_url, 3)
     try:
         await replicas.serving()
-        holder = await _lease_holder(replicas, 30)
+        holder = await lease_holder(replicas, 30)
         replicas.servers[holder].process.kill()
         replicas.servers[holder].process.wait(timeout=10)
         killed_at = time.monotonic()
@@ -207,7 +89,7 @@ async def test_matchmaking_resumes_elsewhere_when_the_matchmakers_replica_is_kil
         ]
         results = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 60)
         seated_in = time.monotonic() - killed_at
-        new_holder = await _lease_holder(replicas, 5)
+        new_holder = await lease_holder(replicas, 5)
         taken = [r for i in rest for r in replicas.servers[i].records() if r["event"] == "lease_taken"]
     finally:
         replicas.stop()
@@ -216,19 +98,7 @@ async def test_matchmaking_resumes_elsewhere_when_the_matchmakers_replica_is_kil
     assert seated_in < 30, f"the bots were seated and played {seated_in:.1f} s after the kill"
     game_ids = {over.game_id for overs in results for over in overs}
     assert len(game_ids) == 1 and all(len(overs) == 1 for overs in results)
-    _check_recorded(db_url, game_ids, [tmp_path / f"r{i}" / "replays" for i in rest], 1)
-
-
-async def _hosted(url: str, actions: int, timeout: float) -> tuple[str, str]:
-    """The one running game (id, host replica) once it has ``actions`` logged actions."""
-    deadline = time.monotonic() + timeout
-    with Store.open(url) as store:
-        while time.monotonic() < deadline:
-            live = store.live_games()
-            if len(live) == 1 and live[0][3] >= actions:
-                return live[0][0], live[0][1]
-            await asyncio.sleep(0.1)
-    raise AssertionError(f"no game with {actions} logged actions appeared")
+    check_recorded(db_url, game_ids, [tmp_path / f"r{i}" / "replays" for i in rest], 1)
 
 
 @postgresql_only
@@ -239,7 +109,7 @@ async def test_a_killed_host_s_game_with_relayed_seats_finishes_on_another_repli
     a replay that verifies, each result is recorded once and ratings change once", its relayed seats
     re-attached through the relay, and "when the bot reconnects to ANY replica, that replica finds the
     bot's running game ... and re-attaches the seat through a relay"."""
-    tokens = _register(db_url)
+    tokens = register(db_url)
     replicas = Replicas(tmp_path, db_url, 3, turn_cap=25)
     try:
         ids = await replicas.serving()
@@ -255,7 +125,7 @@ async def test_a_killed_host_s_game_with_relayed_seats_finishes_on_another_repli
             for i, n in enumerate(NAMES)
         ]
         playing = asyncio.gather(*(c.run() for c in clients))
-        game_id, host = await _hosted(db_url, actions=40, timeout=60)
+        game_id, host = await hosted(db_url, actions=40, timeout=60)
         killed = ids.index(host)
         replicas.servers[killed].process.kill()  # SIGKILL mid-game: nothing recorded, nothing said
         replicas.servers[killed].process.wait(timeout=10)
@@ -263,7 +133,7 @@ async def test_a_killed_host_s_game_with_relayed_seats_finishes_on_another_repli
         replicas.servers.append(replicas.start(killed, "restarted"))
         results = await asyncio.wait_for(playing, 120)
         scraped = [replicas.scrape(i) for i in range(3)]
-        records = [r for s in replicas.servers for r in _records(s)]
+        records = [r for s in replicas.servers for r in records_of_log(s)]
     finally:
         replicas.stop()
     assert all([over.game_id for over in overs] == [game_id] for overs in results), (
@@ -271,16 +141,12 @@ async def test_a_killed_host_s_game_with_relayed_seats_finishes_on_another_repli
     )
     taken = [r for r in records if r["event"] == "game_taken_over"]
     assert [r["game_id"] for r in taken] == [game_id], "taken over once"
-    assert sum(_metric(s, "conquest_relayed_decisions_total") for s in scraped) > 0
+    assert sum(metric(s, "conquest_relayed_decisions_total") for s in scraped) > 0
     dirs = [tmp_path / d / "replays" for d in ("r0", "r1", "r2", "restarted")]
     assert not (tmp_path / f"r{killed}" / "replays" / f"{game_id}.json").exists(), (
         "the killed host recorded nothing"
     )
-    _check_recorded(db_url, {game_id}, dirs, 1)
-
-
-def _records(server: Serve) -> list[dict[str, object]]:
-    return server.records() if server.log_path.exists() else []
+    check_recorded(db_url, {game_id}, dirs, 1)
 
 
 def test_a_game_goes_to_the_replica_holding_most_seats_unless_markedly_busier():
@@ -385,7 +251,7 @@ async def test_serve_processes_runs_replicas_on_one_port_and_restarts_a_dead_one
 ) -> None:
     """ "`conquest serve --processes N` (or a config key) runs N replicas on one machine sharing the port"
     and "the parent supervises them (restarts a dead child, SIGTERM drains all)"."""
-    tokens = _register(db_url)
+    tokens = register(db_url)
     port, metrics = free_port(), free_port()
     toml = CONFIG.format(
         port=port,
@@ -420,7 +286,7 @@ async def test_serve_processes_runs_replicas_on_one_port_and_restarts_a_dead_one
             os.kill(pid, 0)
     game_ids = {over.game_id for overs in results for over in overs}
     assert len(game_ids) == 1
-    _check_recorded(db_url, game_ids, [tmp_path / "replays" / f"process-{i}" for i in range(2)], 1)
+    check_recorded(db_url, game_ids, [tmp_path / "replays" / f"process-{i}" for i in range(2)], 1)
 
 
 def test_serve_processes_on_sqlite_says_it_needs_postgresql(
@@ -464,7 +330,7 @@ async def test_the_relay_refuses_a_stream_without_the_cluster_token(tmp_path: Pa
 async def test_a_challenge_seats_bots_connected_to_three_replicas(tmp_path: Path, db_url: str) -> None:
     """ "a challenge or tournament table (server/play/lobby.py `Appointment`, arena) must seat bots
     connected to any replica; put appointments in the shared store too, matched by the lease holder"."""
-    tokens = _register(db_url)
+    tokens = register(db_url)
     replicas = Replicas(tmp_path, db_url, 3)
     try:
         await replicas.serving()

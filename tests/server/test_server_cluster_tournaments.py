@@ -9,14 +9,14 @@ import time
 from pathlib import Path
 
 import grpc
-from test_server_cluster import (
+from replicas import (
     ADMIN,
     NAMES,
     Replicas,
-    _lease_holder,
-    _records,
-    _register,
+    lease_holder,
     postgresql_only,
+    records_of_log,
+    register,
 )
 from test_server_drain import GRACE_MS, _drain, play
 
@@ -37,11 +37,11 @@ async def test_a_tournament_completes_across_replicas_each_table_played_once(
     hold the lease; the holder is SIGTERMed mid-tournament (its game handed over) and started again; the
     tournament finishes with each table played once: one recorded game per table, none cut short, and no
     other game of the tournament's queue."""
-    tokens = _register(db_url)
+    tokens = register(db_url)
     replicas = Replicas(tmp_path, db_url, 3, grace_ms=GRACE_MS)
     try:
         await replicas.serving()
-        holder = await _lease_holder(replicas, 30)
+        holder = await lease_holder(replicas, 30)
         other = next(i for i in range(3) if i != holder)
         playing = play(replicas, tokens, games=ROUNDS, delay_s=0.01, queues=[])
         async with grpc.aio.insecure_channel(replicas.address(other)) as channel:
@@ -66,7 +66,7 @@ async def test_a_tournament_completes_across_replicas_each_table_played_once(
             ).finished_at_ms:
                 assert time.monotonic() < deadline, "the tournament finished"
                 await asyncio.sleep(0.2)
-        records = [r for s in replicas.servers for r in _records(s)]
+        records = [r for s in replicas.servers for r in records_of_log(s)]
     finally:
         replicas.stop()
     tables = [t for r in cup.rounds for t in r.tables]

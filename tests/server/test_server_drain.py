@@ -8,17 +8,17 @@ import asyncio
 import time
 from pathlib import Path
 
-from serve_process import Serve
-from test_server_cluster import (
+from replicas import (
     NAMES,
     Replicas,
     SlowRandom,
-    _check_recorded,
-    _hosted,
-    _records,
-    _register,
+    check_recorded,
+    hosted,
     postgresql_only,
+    records_of_log,
+    register,
 )
+from serve_process import Serve
 
 from conquest.v1.bot_pb2 import GameOver
 from conquest_sdk import Client
@@ -62,17 +62,17 @@ async def test_a_sigtermed_host_hands_its_game_to_another_replica_within_seconds
     replay verifies, its result is recorded once and ratings change once, and the drain ends within
     seconds (not ``shutdown_grace_ms``). The drained replica's own bot reconnects (to the replica started
     on its address, as a load balancer would send it) and resumes its seat."""
-    tokens = _register(db_url)
+    tokens = register(db_url)
     replicas = Replicas(tmp_path, db_url, 3, turn_cap=25, grace_ms=GRACE_MS)
     try:
         ids = await replicas.serving()
         playing = play(replicas, tokens, games=1, delay_s=0.015, queues=["trio"])
-        game_id, host = await _hosted(db_url, actions=40, timeout=60)
+        game_id, host = await hosted(db_url, actions=40, timeout=60)
         drained = ids.index(host)
         drain_s = await asyncio.to_thread(_drain, replicas.servers[drained])
         replicas.servers.append(replicas.start(drained, "restarted"))
         results = await asyncio.wait_for(playing, 120)
-        records = [r for s in replicas.servers for r in _records(s)]
+        records = [r for s in replicas.servers for r in records_of_log(s)]
     finally:
         replicas.stop()
     assert drain_s < 5, f"the drain took {drain_s:.1f} s"
@@ -82,7 +82,7 @@ async def test_a_sigtermed_host_hands_its_game_to_another_replica_within_seconds
     taken = [r for r in records if r["event"] == "game_taken_over"]
     assert [r["game_id"] for r in taken] == [game_id], "claimed once, by another replica"
     assert not (tmp_path / f"r{drained}" / "replays" / f"{game_id}.json").exists(), "nothing recorded there"
-    _check_recorded(db_url, {game_id}, [tmp_path / d / "replays" for d in ("r0", "r1", "r2", "restarted")], 1)
+    check_recorded(db_url, {game_id}, [tmp_path / d / "replays" for d in ("r0", "r1", "r2", "restarted")], 1)
     with Store.open(db_url) as store:
         assert all(g.reason != SHUTDOWN for g in store.games()), "played to its end, not cut short"
 
@@ -94,19 +94,19 @@ async def test_a_rolling_restart_of_every_replica_loses_no_game(tmp_path: Path, 
     game finishes (none cut short by a shutdown), each result recorded once, ratings changed once per
     game, every replay verifies; each drain ends within seconds."""
     games_each = 3
-    tokens = _register(db_url)
+    tokens = register(db_url)
     replicas = Replicas(tmp_path, db_url, 3, turn_cap=16, grace_ms=GRACE_MS)
     try:
         await replicas.serving()
         playing = play(replicas, tokens, games=games_each, delay_s=0.01, queues=["trio"])
         drains = []
         for index in range(3):
-            await _hosted(db_url, actions=20, timeout=60)  # a game in progress as each replica goes
+            await hosted(db_url, actions=20, timeout=60)  # a game in progress as each replica goes
             drains.append(await asyncio.to_thread(_drain, replicas.servers[index]))
             replicas.servers.append(replicas.start(index, f"r{index}-new"))
             await replicas.servers[-1].serving()
         results = await asyncio.wait_for(playing, 120)
-        records = [r for s in replicas.servers for r in _records(s)]
+        records = [r for s in replicas.servers for r in records_of_log(s)]
     finally:
         replicas.stop()
     assert max(drains) < 5, f"drains took {', '.join(f'{d:.1f}' for d in drains)} s"
@@ -117,6 +117,6 @@ async def test_a_rolling_restart_of_every_replica_loses_no_game(tmp_path: Path, 
     taken = [r["game_id"] for r in records if r["event"] == "game_taken_over"]
     assert handed and sorted(handed) == sorted(taken), "each game handed over was taken over, once"
     dirs = [tmp_path / d / "replays" for i in range(3) for d in (f"r{i}", f"r{i}-new")]
-    _check_recorded(db_url, game_ids, dirs, games_each)
+    check_recorded(db_url, game_ids, dirs, games_each)
     with Store.open(db_url) as store:
         assert all(g.reason != SHUTDOWN for g in store.games()), "no game cut short by a shutdown"
