@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from server.ops import runtime
-from server.ops.config import LOG_FORMATS, ConfigError, check_cluster, load_config
+from server.ops.config import LOG_FORMATS, ConfigError
+from server.ops.config_file import check_cluster, load_config
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

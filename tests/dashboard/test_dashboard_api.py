@@ -9,7 +9,8 @@ import pytest
 from engine import Attack, preset
 from engine.policies import aggressive_policy
 from engine.replay import Replay
-from server.ops.config import ConfigError, load_config
+from server.ops.config import ConfigError
+from server.ops.config_file import load_config
 from server.web.replay_view import attack_odds, viewer_data
 
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import yaml
 
-from server.ops.config import ServerConfig, load_config
+from server.ops.config import ServerConfig
+from server.ops.config_file import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"

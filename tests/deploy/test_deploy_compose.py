@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from deploy_support import DEPLOY, ROOT, image_config, port_of, yaml_file
 
-from server.ops.config import load_config
+from server.ops.config_file import load_config
 from server.ops.metrics import Metrics
 
 COMPOSE = yaml_file("docker-compose.yml")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from server.ops.config import load_config
+from server.ops.config_file import load_config
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 

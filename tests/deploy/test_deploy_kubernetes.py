@@ -15,7 +15,7 @@ import kubernetes_validate
 import pytest
 from deploy_support import DEPLOY, image_config, manifests, port_of
 
-from server.ops.config import load_config, parse_config
+from server.ops.config_file import load_config, parse_config
 
 KUBERNETES = "1.30.0"
 """The oldest Kubernetes minor still in upstream support when this was written; gRPC probes are GA."""

@@ -19,7 +19,8 @@ from conquest_bots.random_bot import RandomBot
 from conquest_sdk import Client, Game, Turn2210
 from engine.r2210.rules import Rules2210
 from server.cli.main import main
-from server.ops.config import ConfigError, default_queues, load_config, queue_2210
+from server.ops.config import ConfigError, default_queues, queue_2210
+from server.ops.config_file import load_config
 from server.play.replays import load_any_replay_file, verify_record
 
 YEARS = 2

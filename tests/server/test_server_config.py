@@ -13,15 +13,8 @@ from pathlib import Path
 import pytest
 
 from server.cli.main import main
-from server.ops.config import (
-    ConfigError,
-    ServerConfig,
-    TimeControl,
-    check_cluster,
-    env_variables,
-    load_config,
-    parse_config,
-)
+from server.ops.config import ConfigError, ServerConfig, TimeControl
+from server.ops.config_file import check_cluster, env_variables, load_config, parse_config
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 

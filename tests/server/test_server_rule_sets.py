@@ -11,7 +11,8 @@ from engine import Phase, PlayerStatus, new_game, preset
 from engine.actions import ChooseDefence
 from engine.legal import default_action
 from engine.policies import aggressive_policy, play_game
-from server.ops.config import ConfigError, ServerConfig, TimeControl, load_config
+from server.ops.config import ConfigError, ServerConfig, TimeControl
+from server.ops.config_file import load_config
 from server.play.clock import SeatClock
 from server.play.results import Outcome, seat_outcome
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from server.ops.config import ConfigError, ServerConfig, TimeControl, load_config, parse_config
+from server.ops.config import ConfigError, ServerConfig, TimeControl
+from server.ops.config_file import load_config, parse_config
 from server.play.clock import SeatClock
 
 CONTROL = TimeControl(
