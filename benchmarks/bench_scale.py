@@ -46,10 +46,10 @@ import sys
 import tempfile
 import time
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
+from sqlalchemy import Engine, create_engine, text
 
 from benchmarks.bench_action_log import LIMIT_S, Thinking, cpu_seconds, load, schema
 from conquest_bots.random_bot import RandomBot
@@ -123,13 +123,21 @@ class Replica:
 
 @dataclass
 class Database:
-    """The PostgreSQL under test, read for what one run cost it."""
+    """The PostgreSQL under test, read for what one run cost it over one pooled connection (a new engine
+    per read would start a backend each time and count its start-up as the run's cost)."""
 
     url: str
     schema: str
+    engine: Engine = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.engine = create_engine(self.url)
+
+    def close(self) -> None:
+        self.engine.dispose()
 
     def rows_written(self) -> int:
-        with create_engine(self.url).connect() as connection:
+        with self.engine.connect() as connection:
             return int(
                 connection.execute(
                     text(
@@ -141,7 +149,7 @@ class Database:
             )
 
     def wal_bytes(self) -> int:
-        with create_engine(self.url).connect() as connection:
+        with self.engine.connect() as connection:
             return int(connection.execute(text("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")).scalar_one())
 
     @staticmethod
@@ -176,40 +184,49 @@ async def play(url: str, replicas: int, games: int, work: Path, split: bool = Fa
     replica's bots in a queue of their own (every game local)."""
     with schema(url) as (db, name):
         database = Database(db, name)
-        servers = [Replica.start(work / f"r{i}", db) for i in range(replicas)]
-        for server in servers:
-            await server.serve.serving()
-        await asyncio.sleep(2.0)  # every replica has beaten and the lease is held
-        cpu, database_cpu = sum(s.cpu() for s in servers), database.cpu()
-        rows, wal = database.rows_written(), database.wal_bytes()
-        started = time.monotonic()
-        clients = [
-            Client(
-                RandomBot(i),
-                servers[i % replicas].address,
-                name=f"bot{i}",
-                queues=[SPLIT[i % replicas] if split else "duel"],
-                games=games,
-            )
-            for i in range(BOTS)
-        ]
-        await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), LIMIT_S)
-        seconds = time.monotonic() - started
-        await asyncio.sleep(1.5)  # the last results are recorded, the statistics collector catches up
-        run = Run(
-            seconds=seconds,
-            decisions=0,
-            cpu_s=sum(s.cpu() for s in servers) - cpu,
-            relayed=int(sum(s.metric("conquest_relayed_decisions_total") for s in servers)),
-            database_cpu_s=database.cpu() - database_cpu,
-            rows=database.rows_written() - rows,
-            wal_bytes=database.wal_bytes() - wal,
+        try:
+            return await _measure(database, replicas, games, work, split)
+        finally:
+            database.close()
+
+
+async def _measure(database: Database, replicas: int, games: int, work: Path, split: bool) -> Run:
+    """One run of ``play`` on ``database`` (a fresh schema)."""
+    db = database.url
+    servers = [Replica.start(work / f"r{i}", db) for i in range(replicas)]
+    for server in servers:
+        await server.serve.serving()
+    await asyncio.sleep(2.0)  # every replica has beaten and the lease is held
+    cpu, database_cpu = sum(s.cpu() for s in servers), database.cpu()
+    rows, wal = database.rows_written(), database.wal_bytes()
+    started = time.monotonic()
+    clients = [
+        Client(
+            RandomBot(i),
+            servers[i % replicas].address,
+            name=f"bot{i}",
+            queues=[SPLIT[i % replicas] if split else "duel"],
+            games=games,
         )
-        for server in servers:
-            server.serve.stop(30)
-        with Store.open(db) as store:
-            run.decisions = sum(len(store.replay(g.id).actions) for g in store.games(limit=100_000))
-        return run
+        for i in range(BOTS)
+    ]
+    await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), LIMIT_S)
+    seconds = time.monotonic() - started
+    await asyncio.sleep(1.5)  # the last results are recorded, the statistics collector catches up
+    run = Run(
+        seconds=seconds,
+        decisions=0,
+        cpu_s=sum(s.cpu() for s in servers) - cpu,
+        relayed=int(sum(s.metric("conquest_relayed_decisions_total") for s in servers)),
+        database_cpu_s=database.cpu() - database_cpu,
+        rows=database.rows_written() - rows,
+        wal_bytes=database.wal_bytes() - wal,
+    )
+    for server in servers:
+        server.serve.stop(30)
+    with Store.open(db) as store:
+        run.decisions = sum(len(store.replay(g.id).actions) for g in store.games(limit=100_000))
+    return run
 
 
 async def idle_cost(url: str, work: Path, seconds: float = 10.0) -> tuple[float, float]:
