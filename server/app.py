@@ -309,6 +309,7 @@ async def start_cluster(
 
     cluster.on_database = database
     lobby.shared = cluster
+    lobby.news.elsewhere = lambda queue: cluster.view.waiting_elsewhere(queue)
     return cluster, relay_server
 
 
