@@ -1,31 +1,32 @@
 """Issue 20, "Metrics and the dashboard see the whole cluster: which replica hosts which game, replicas
 alive, lease holder, games handed over", and "a bot never needs to know there is more than one process":
-what a bot hears of its queue and what the Arena API and the dashboard list are the whole cluster's, read
-at each heartbeat (real `conquest serve` processes on one PostgreSQL)."""
+what a bot hears of its queue and what the Arena API lists are the whole cluster's, read at each heartbeat
+(real `conquest serve` processes on one PostgreSQL). The dashboard's side: test_dashboard_browser_cluster."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import grpc
 import pytest
 from raw_client import RawBot
-from replicas import NAMES, Replicas, SlowRandom, hosted, lease_holder, postgresql_only, register
+from replicas import (
+    NAMES,
+    Replicas,
+    hosted,
+    lease_holder,
+    listed_with_host,
+    play_trio,
+    postgresql_only,
+    register,
+)
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
-from conquest_sdk import Client
-from server.arena.ledger import Ledger
 from server.play.cluster_view import ClusterView
 from server.records import QueueCount, RunningGame
-from server.storage import Store
-from server.web.dashboard import start_dashboard
-from server.web.live import LiveFeed
 
 
 def test_the_view_counts_the_other_live_replicas_bots_and_finds_a_games_host() -> None:
@@ -107,56 +108,29 @@ async def test_a_bots_queue_status_counts_the_bots_waiting_on_every_replica(
     assert (left.waiting, left.ready) == (1, 1), "bob left"
 
 
-def _get(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as answer:
-        return json.loads(answer.read())
-
-
-def _first_event(url: str) -> tuple[str, Any]:
-    """The first server-sent event of ``url``: its kind and data."""
-    with urllib.request.urlopen(url, timeout=10) as stream:
-        lines = [stream.readline().decode().strip() for _ in range(2)]
-    return lines[0].removeprefix("event: "), json.loads(lines[1].removeprefix("data: "))
-
-
 @postgresql_only
 async def test_a_game_hosted_on_one_replica_is_listed_with_its_host_by_the_others(
     tmp_path: Path, db_url: str
 ) -> None:
     """ "Metrics and the dashboard see the whole cluster: which replica hosts which game, replicas alive,
     lease holder": the Arena API of a replica that does not host the game lists it with its host, and the
-    replicas (alive, their games, the one lease holder); WatchGame there names the host; the dashboard
-    beside it shows the same and says where the game is played."""
-    tokens = register(db_url)
+    replicas (alive, their games, the one lease holder); WatchGame there says which replica plays it and
+    on which host."""
     replicas = Replicas(tmp_path, db_url, 3)
     try:
         ids = await replicas.serving()
-        clients = [
-            Client(SlowRandom(i, 0.02), replicas.address(i), token=tokens[n], queues=["trio"], games=1)
-            for i, n in enumerate(NAMES)
-        ]
-        playing = asyncio.gather(*(c.run() for c in clients))
+        playing = play_trio(replicas, register(db_url), 0.02)
         game_id, host = await hosted(db_url, actions=10, timeout=60)
         other = next(i for i in range(3) if ids[i] != host)
         holder = ids[await lease_holder(replicas, 10)]
         async with grpc.aio.insecure_channel(replicas.address(other)) as channel:
             arena = arena_pb2_grpc.ArenaServiceStub(channel)
-            listed = await _listed(arena, game_id, 5)
+            listed = await listed_with_host(arena, game_id, 5)
             with pytest.raises(grpc.aio.AioRpcError) as refused:
                 async for _ in arena.WatchGame(arena_pb2.WatchGameRequest(game_id=game_id)):
                     pass
         async with grpc.aio.insecure_channel(replicas.address(ids.index(host))) as channel:
-            at_host = await _listed(arena_pb2_grpc.ArenaServiceStub(channel), game_id, 5)
-        with Store.open(db_url) as store:
-            feed = LiveFeed(replicas.address(other))
-            web = await start_dashboard(Ledger(store, ("trio",), feed.ids), feed, 0, host="127.0.0.1")
-            try:
-                cluster = await asyncio.to_thread(_get, f"http://127.0.0.1:{web.port}/api/cluster")
-                games = await asyncio.to_thread(_get, f"http://127.0.0.1:{web.port}/api/games")
-                watch = f"http://127.0.0.1:{web.port}/api/games/{game_id}/watch"
-                event = await asyncio.to_thread(_first_event, watch)
-            finally:
-                await web.stop()
+            at_host = await listed_with_host(arena_pb2_grpc.ArenaServiceStub(channel), game_id, 5)
         await asyncio.wait_for(playing, 120)
     finally:
         replicas.stop()
@@ -171,22 +145,3 @@ async def test_a_game_hosted_on_one_replica_is_listed_with_its_host_by_the_other
     assert hosted_there.host == host and hosted_there.turn >= 0
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert f"game {game_id} is played on replica {host} on host 127.0.0.1" in (refused.value.details() or "")
-    assert cluster["replica"] == ids[other]
-    assert {r["id"] for r in cluster["replicas"]} == set(ids)
-    live = {g["game_id"]: g["host"] for g in games["live"]}
-    assert live == {game_id: host}
-    assert event[0] == "elsewhere" and f"replica {host}" in str(event[1]["error"])
-
-
-async def _listed(
-    arena: arena_pb2_grpc.ArenaServiceStub, game_id: str, timeout: float
-) -> arena_pb2.ListLiveGamesResponse:
-    """ListLiveGames once it lists ``game_id`` and its host's load (another replica's game: at this
-    replica's next heartbeat, the host's load once the host published it at its own)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        listed = await arena.ListLiveGames(arena_pb2.ListLiveGamesRequest())
-        seen = any(g.game_id == game_id for g in listed.games) and sum(r.games for r in listed.replicas)
-        if seen or time.monotonic() > deadline:
-            return listed
-        await asyncio.sleep(0.1)
