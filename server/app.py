@@ -309,6 +309,7 @@ async def start_cluster(
 
     cluster.on_database = database
     lobby.shared = cluster
+    lobby.news.elsewhere = lambda queue: cluster.view.waiting_elsewhere(queue)
     return cluster, relay_server
 
 
@@ -387,6 +388,7 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
     takeover = await start_takeover(config, lobby, cluster[0] if cluster else None, queue_of)
     clustering: list[asyncio.Task[None]] = []
     if cluster is not None:
+        arena.cluster = cluster[0]
         await cluster[0].start()
         clustering = [asyncio.create_task(cluster[0].write()), asyncio.create_task(cluster[0].run())]
         if arena.director is not None:  # the tournaments are directed by the matchmaker lease's holder

@@ -319,6 +319,30 @@ class SharedSeating:
 
 
 @dataclass(frozen=True, slots=True)
+class RunningGame:
+    """A game being played somewhere in the cluster, as the action log has it (from its first logged batch
+    until its result is recorded)."""
+
+    game_id: str
+    queue: str
+    host: str
+    """The replica playing it ("": handed over by a draining replica, not claimed yet)."""
+    handovers: int
+    """Times it changed replica: taken over from a replica presumed dead, or handed over by a draining one."""
+    seats: tuple[tuple[str, str], ...]
+    """Each seat's (name, identity key; "" for a house opponent), in seat order."""
+    started_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class QueueCount:
+    """The bots of one replica waiting in one queue: members, and those of them with a free game slot."""
+
+    waiting: int
+    ready: int
+
+
+@dataclass(frozen=True, slots=True)
 class SharedAppointment:
     """A game between named bots (a challenge's or a tournament table's) waiting for their free slots on
     any replica; the replica that made it hosts its game."""

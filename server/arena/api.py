@@ -15,6 +15,7 @@ from collections.abc import AsyncGenerator, Iterable, Sequence
 from conquest.v1 import arena_pb2, bot_pb2
 from server.arena.competitions import Challenges, TournamentDirector
 from server.arena.ledger import Ledger, as_ms, bot_message, check_name, tournament_message
+from server.play.cluster import Cluster
 from server.play.lobby import Lobby
 from server.play.mailbox import Overflowed
 from server.play.runner import GameRunner
@@ -53,6 +54,8 @@ class Arena(Ledger):
     def __init__(self, lobby: Lobby, store: Store | None) -> None:
         super().__init__(store, lobby.queues, lobby.runners)
         self.lobby = lobby
+        self.cluster: Cluster | None = None
+        """With ``server.cluster``: this replica in the cluster (its live games are every replica's)."""
         self.challenges = Challenges(lobby, store) if store is not None else None
         self.director = TournamentDirector(lobby, store) if store is not None else None
         self._resuming: asyncio.Task[None] | None = None
@@ -146,21 +149,70 @@ class Arena(Ledger):
     # ------------------------------------------------------------------ live games (event loop)
 
     def live_games(self, queue: str) -> arena_pb2.ListLiveGamesResponse:
+        """The games being played; with ``server.cluster`` every replica's, from the cluster's last
+        heartbeat (never a database read per call), each with its host, and the replicas themselves."""
         if queue and queue not in self.lobby.queues:
             raise NotFoundError(f"no queue {shown(queue)}; queues: {', '.join(self.lobby.queues)}")
-        runners = sorted(self.lobby.runners.values(), key=lambda r: r.started_at)
-        return arena_pb2.ListLiveGamesResponse(
-            games=[
+        view = self.cluster.view if self.cluster is not None else None
+        here = view.replica if view is not None else ""
+        handovers = {g.game_id: g.handovers for g in view.games} if view is not None else {}
+        games = [
+            arena_pb2.LiveGame(
+                game_id=r.game_id,
+                queue=r.queue.name,
+                players=[bot_pb2.Player(seat=i, name=s.name) for i, s in enumerate(r.seats)],
+                turn=r.state.turn if isinstance(r, GameRunner) else r.state.year,
+                started_at_ms=as_ms(r.started_at),
+                host=here,
+                handovers=handovers.get(r.game_id, 0),
+            )
+            for r in self.lobby.runners.values()
+        ]
+        replicas: list[arena_pb2.ClusterReplica] = []
+        if view is not None:
+            games += [
                 arena_pb2.LiveGame(
-                    game_id=r.game_id,
-                    queue=r.queue.name,
-                    players=[bot_pb2.Player(seat=i, name=s.name) for i, s in enumerate(r.seats)],
-                    turn=r.state.turn if isinstance(r, GameRunner) else r.state.year,
-                    started_at_ms=as_ms(r.started_at),
+                    game_id=g.game_id,
+                    queue=g.queue,
+                    players=[bot_pb2.Player(seat=i, name=name) for i, (name, _) in enumerate(g.seats)],
+                    turn=-1,  # known to its host only
+                    started_at_ms=as_ms(g.started_at),
+                    host=g.host,
+                    handovers=g.handovers,
                 )
-                for r in runners
-                if not queue or r.queue.name == queue
+                for g in view.games
+                if g.host != here and g.game_id not in self.lobby.runners
             ]
+            replicas = [
+                arena_pb2.ClusterReplica(
+                    id=r, games=n, alive=r in view.alive, lease_holder=r == view.lease_holder
+                )
+                for r, n in sorted(view.replicas.items())
+            ]
+        games = [g for g in games if not queue or g.queue == queue]
+        games.sort(key=lambda g: (g.started_at_ms, g.game_id))
+        return arena_pb2.ListLiveGamesResponse(games=games, replica=here, replicas=replicas)
+
+    def played_elsewhere(self, game_id: str) -> str:
+        """Why WatchGame cannot stream ``game_id`` here: another replica of the cluster plays it (""
+        when none does, as of the last heartbeat)."""
+        view = self.cluster.view if self.cluster is not None else None
+        game = view.hosted_elsewhere(game_id) if view is not None else None
+        if view is None or game is None:
+            return ""
+        if not game.host:
+            return (
+                f"game {game_id} was handed over by its draining replica and no replica plays it yet; "
+                "retry in a few seconds"
+            )
+        assert self.cluster is not None
+        address = self.cluster.relay.addresses.get(game.host, "")
+        at = f" on host {address.rsplit(':', 1)[0]}" if address else ""
+        return (
+            f"game {game_id} is played on replica {game.host}{at}, not on replica {view.replica} which "
+            "answered: a replica streams only the games it hosts. Call WatchGame on that replica's own "
+            "address (its API port on that host, not the load balancer's), or open the game's replay once "
+            "it ends"
         )
 
     def watch_live(self, game_id: str) -> AsyncGenerator[arena_pb2.WatchGameResponse] | None:

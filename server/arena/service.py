@@ -255,6 +255,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         try:
             with self.arena.lobby.admission.stream(context.peer()):  # shared with the BotService
                 watching = self.arena.watch_mailbox(request.game_id)
+                if watching is None and (elsewhere := self.arena.played_elsewhere(request.game_id)):
+                    await context.abort(grpc.StatusCode.FAILED_PRECONDITION, elsewhere)
                 if watching is None:
                     finished = await self._blocking(
                         context, self.arena.recorded_stream, request.game_id, cost=HEAVY_COST - 1

@@ -32,6 +32,7 @@ from typing import Any
 import structlog
 
 from conquest.v1 import bot_pb2
+from server.play.cluster_view import ClusterView
 from server.play.lobby import Lobby
 from server.play.players import Appointment, BotPlayer
 from server.play.ports import SharedQueues
@@ -103,6 +104,8 @@ class Cluster:
         self.pairing: SharedPairing | None = None
         """The matchmaking over the shared queues while this replica holds the lease."""
         self.loads: dict[str, int] = {}
+        self.view = ClusterView(self.replica)
+        """The cluster as of the last heartbeat: the queues and running games of every replica."""
         self.games_by_bot: dict[str, list[tuple[str, str]]] = {}
         """Each bot's running games in the cluster (identity key -> (game id, host)), as of the last
         heartbeat: a bot that connects here takes back its seats of those hosted elsewhere."""
@@ -231,17 +234,22 @@ class Cluster:
             self.on_database(self.down)
 
     async def _beat(self) -> None:
-        games = len(self.lobby.runners)
-        self.lobby.metrics.games_hosted.set(games)
-        await asyncio.to_thread(self.store.publish_replica, self.replica, self.address, games)
+        hosting = len(self.lobby.runners)
+        self.lobby.metrics.games_hosted.set(hosting)
+        await asyncio.to_thread(self.store.publish_replica, self.replica, self.address, hosting)
         replicas = await asyncio.to_thread(self.store.cluster_replicas)
-        self.games_by_bot = await asyncio.to_thread(self.store.games_by_bot)
+        running = await asyncio.to_thread(self.store.running_games)
+        waiting = await asyncio.to_thread(self.store.waiting_counts)
         self.bots_connected = await asyncio.to_thread(self.store.connected_bots)
         dead = self.presumed_dead()
         self.relay.addresses = {r: address for r, (address, _) in replicas.items() if r != self.replica}
         alive = self.alive() | {self.replica}
         self.loads = {r: hosted for r, (_, hosted) in replicas.items() if r in alive}
         await self._lease()
+        holder = self.replica if self.term else (self._lease_seen or ("",))[0]
+        hosted = {r: games for r, (_, games) in replicas.items()}
+        self.view = ClusterView(self.replica, hosted, frozenset(alive), holder, tuple(running), waiting)
+        self.games_by_bot = self.view.games_by_bot()
         if self.term:
             await asyncio.to_thread(self.store.forget_replicas, dead & set(replicas))
         self._take_back(alive)

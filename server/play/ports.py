@@ -18,6 +18,8 @@ from server.records import (
     Heartbeat,
     Identity,
     LiveGame,
+    QueueCount,
+    RunningGame,
     SharedAppointment,
     SharedBot,
     SharedSeating,
@@ -162,8 +164,12 @@ class SharedQueues(Protocol):
         """The open sessions of a bot, as (replica, session id, live_events)."""
         ...
 
-    def games_by_bot(self) -> dict[str, list[tuple[str, str]]]:
-        """Each bot's running games (by identity key), as (game id, host replica)."""
+    def running_games(self) -> list[RunningGame]:
+        """Every game being played on some replica (in the action log), oldest first."""
+        ...
+
+    def waiting_counts(self) -> dict[tuple[str, str], QueueCount]:
+        """By (replica, queue): its sessions waiting in the queue, and those of them with a free slot."""
         ...
 
     def lease(self, name: str) -> tuple[str, int, int] | None:

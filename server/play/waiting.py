@@ -1,14 +1,17 @@
 """What the bots waiting in a queue are told of it (bot.proto QueueStatus): how many seats are filled and
 how long each has waited, when it joins or leaves and then every ``QUEUE_STATUS_INTERVAL_S`` while it
-waits, so that a bot alone in a queue learns why nothing happens."""
+waits, so that a bot alone in a queue learns why nothing happens. With ``server.cluster`` the counts are
+the whole cluster's: this replica's bots as they are, the other replicas' as of the last heartbeat."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from conquest.v1 import bot_pb2
 from server.play.matchmaker import Matchmaker
 from server.play.session import Session
+from server.records import QueueCount
 
 QUEUE_STATUS_INTERVAL_S = 10.0
 """How often a bot waiting in a queue for a game is told how the queue stands (bot.proto QueueStatus)."""
@@ -21,15 +24,19 @@ class QueueNews:
         self.matchmaker = matchmaker
         self._timer: asyncio.TimerHandle | None = None
         """Set while some bot waits in a queue: it is told how the queue stands when the timer fires."""
+        self.elsewhere: Callable[[str], QueueCount] = lambda queue: QueueCount(0, 0)
+        """The bots waiting in a queue on the other replicas of the cluster (``server.cluster``), as of
+        this replica's last heartbeat: counted with this replica's own."""
 
     def status(self, queue: str, session: Session, joined: bool) -> bot_pb2.ConnectResponse:
         """How ``queue`` stands for ``session``; ``joined``: whether it is (still) in it."""
+        elsewhere = self.elsewhere(queue)
         status = bot_pb2.QueueStatus(
             queue=queue,
             joined=joined,
-            waiting=self.matchmaker.waiting_count(queue),
+            waiting=self.matchmaker.waiting_count(queue) + elsewhere.waiting,
             seats=self.matchmaker.players[queue],
-            ready=self.matchmaker.ready_count(queue),
+            ready=self.matchmaker.ready_count(queue) + elsewhere.ready,
             waited_ms=round(1000 * self.matchmaker.waited_s(queue, session)),
         )
         return bot_pb2.ConnectResponse(queue_status=status)

@@ -10,12 +10,14 @@ lost the lease finds both refused.
 
 from __future__ import annotations
 
-from sqlalchemy import case, delete, select, update
+from sqlalchemy import case, delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from server.records import (
     Identity,
+    QueueCount,
+    RunningGame,
     SharedAppointment,
     SharedBot,
     SharedSeat,
@@ -225,20 +227,49 @@ class ClusterStore(LiveStore):
             ]
         )
 
-    def games_by_bot(self) -> dict[str, list[tuple[str, str]]]:
-        """Each bot's running games (by identity key), as (game id, host replica)."""
+    def running_games(self) -> list[RunningGame]:
+        """Every game in the action log (being played on some replica), oldest first.
 
-        def read(session: Session) -> dict[str, list[tuple[str, str]]]:
-            games: dict[str, list[tuple[str, str]]] = {}
-            for game_id, host, seats in session.execute(
-                select(LiveGameRow.id, LiveGameRow.host, LiveGameRow.seats)
-            ):
-                for seat in seats:
-                    if seat["key"]:
-                        games.setdefault(seat["key"], []).append((game_id, host))
-            return games
+        Raises: DatabaseUnavailable.
+        """
+        columns = (LiveGameRow.id, LiveGameRow.queue, LiveGameRow.host, LiveGameRow.epoch, LiveGameRow.seats)
+        return self._live_read(
+            lambda session: [
+                RunningGame(
+                    game_id,
+                    queue,
+                    host,
+                    epoch - 1,  # a game is logged at epoch 1, and each change of replica adds one
+                    tuple((seat["name"], seat["key"]) for seat in seats),
+                    started_at,
+                )
+                for game_id, queue, host, epoch, seats, started_at in session.execute(
+                    select(*columns, LiveGameRow.started_at).order_by(LiveGameRow.started_at)
+                )
+            ]
+        )
 
-        return self._live_read(read)
+    def waiting_counts(self) -> dict[tuple[str, str], QueueCount]:
+        """By (replica, queue): the sessions of that replica in that queue, and those with a free slot.
+
+        Raises: DatabaseUnavailable.
+        """
+        ready = func.sum(case((ClusterSessionRow.free > 0, 1), else_=0))
+        query = (
+            select(ClusterWaitingRow.replica, ClusterWaitingRow.queue, func.count(), ready)
+            .join(
+                ClusterSessionRow,
+                (ClusterSessionRow.replica == ClusterWaitingRow.replica)
+                & (ClusterSessionRow.session_id == ClusterWaitingRow.session_id),
+            )
+            .group_by(ClusterWaitingRow.replica, ClusterWaitingRow.queue)
+        )
+        return self._live_read(
+            lambda session: {
+                (replica, queue): QueueCount(int(waiting), int(ready or 0))
+                for replica, queue, waiting, ready in session.execute(query)
+            }
+        )
 
     # ------------------------------------------------------------------ the lease
 

@@ -7,7 +7,7 @@ Every page reads what the Arena API returns (its protobuf answers as JSON): the 
 spectator stream (public events only, every hidden card -1) sent to the browser as server-sent events.
 The pages are plain files in ``server/web/static`` (no build step).
 
-JSON endpoints (docs/dashboard.md): ``/api/queues``, ``/api/leaderboard?queue=``,
+JSON endpoints (docs/dashboard.md): ``/api/queues``, ``/api/cluster``, ``/api/leaderboard?queue=``,
 ``/api/games?queue=&bot=&tournament=``, ``/api/games/<id>``, ``/api/games/<id>/replay``,
 ``/api/games/<id>/watch`` (SSE), ``/api/bots/<name>``, ``/api/tournaments``, ``/api/tournaments/<name>``,
 ``/api/odds?attackers=&defenders=&dice=&repeat_until=``.
@@ -46,7 +46,7 @@ from server.storage import InvalidInputError, NotFoundError, StorageError
 from server.web.guard import Guard
 from server.web.heavy import RETRY_AFTER, BusyError, HeavyWork, odds_job, replay_job
 from server.web.layout_2210 import LAYOUT_2210
-from server.web.live import LiveFeed, PlayUnavailableError, TooManyWatchersError
+from server.web.live import LiveFeed, PlayedElsewhereError, PlayUnavailableError, TooManyWatchersError
 from server.web.replay_view import STATIC
 
 T = TypeVar("T")
@@ -131,6 +131,7 @@ class Dashboard:
             routes=[
                 Route("/", self.index),
                 Route("/api/queues", self.queues),
+                Route("/api/cluster", self.cluster),
                 Route("/api/leaderboard", self.leaderboard),
                 Route("/api/games", self.games),
                 Route("/api/games/{game_id}", self.game),
@@ -166,6 +167,17 @@ class Dashboard:
         except NoDatabaseError:  # a server without a database still shows its live games
             recorded = []
         return {"queues": configured + sorted(set(recorded) - set(configured))}
+
+    async def cluster(self, request: Request) -> Response:
+        """With ``server.cluster``: the replica this dashboard runs beside, every replica (its games,
+        whether it is alive, the lease holder) and the running games that changed replica; as the game
+        server listed its live games (no call of its own)."""
+        try:
+            live = as_json(await self.feed.games())
+        except PlayUnavailableError as error:
+            return _busy(error)
+        moved = [g for g in live["games"] if g["handovers"]]
+        return JSONResponse({"replica": live["replica"], "replicas": live["replicas"], "handed_over": moved})
 
     async def leaderboard(self, request: Request) -> Response:
         return await self._answer(self._leaderboard, request.query_params.get("queue", ""))
@@ -236,7 +248,8 @@ class Dashboard:
         """Server-sent events of a live game: ``snapshot``, ``events`` batches (``events_2210`` for a RISK
         2210 A.D. game, each with the board after it; its snapshot's ``r2210`` gets the board's ``layout``),
         ``game_over`` (the WatchGame stream); a game that is not being played gets one ``finished`` event
-        (its replay is shown instead) or ``missing``."""
+        (its replay is shown instead) or ``missing``; one another replica of the cluster plays, ``elsewhere``
+        (the game server's words: where it is played)."""
         game_id = request.path_params["game_id"]
         try:
             stream = await self.feed.watch(game_id)
@@ -259,6 +272,8 @@ class Dashboard:
                     if kind == "snapshot" and message.snapshot.HasField("r2210"):
                         data["r2210"]["layout"] = LAYOUT_2210  # where the page draws each territory
                     yield _event(kind, data)
+            except PlayedElsewhereError as elsewhere:
+                yield _event("elsewhere", {"game_id": game_id, "error": str(elsewhere)})
             finally:  # the browser may leave before the game ends
                 await stream.aclose()
 

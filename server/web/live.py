@@ -29,6 +29,11 @@ class PlayUnavailableError(Exception):
     """The game server did not answer (the message says which call and why)."""
 
 
+class PlayedElsewhereError(Exception):
+    """The game is played on another replica of the cluster, which alone streams it (the message, the
+    play process's, says which and what to do)."""
+
+
 class TooManyWatchersError(Exception):
     """``MAX_WATCHERS`` live games are followed already (the message says so and what to do)."""
 
@@ -82,7 +87,8 @@ class LiveFeed:
             task.exception()  # retrieved: every waiter has been given it
 
     async def watch(self, game_id: str) -> AsyncGenerator[arena_pb2.WatchGameResponse] | None:
-        """WatchGame's stream of a game being played, or None when no such game is being played.
+        """WatchGame's stream of a game being played, or None when no such game is being played. Reading
+        the stream raises ``PlayedElsewhereError`` when another replica of the cluster plays the game.
 
         Raises:
             PlayUnavailableError: the game server did not answer.
@@ -105,7 +111,9 @@ class LiveFeed:
         try:
             async for message in call:
                 yield message
-        except grpc.aio.AioRpcError:
+        except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                raise PlayedElsewhereError(error.details()) from None
             return  # the game server went away: the visitor's stream ends
         finally:
             call.cancel()

@@ -16,7 +16,7 @@ from sqlalchemy import Connection, create_engine
 from engine import aggressive_policy, new_game, preset
 from engine.actions import Action
 from engine.replay import Replay
-from server.records import GameResult, SeatOutcome, SeatResult
+from server.records import ActionBatch, GameResult, LiveGame, LiveSeat, SeatOutcome, SeatResult
 from server.storage import Bot
 from server.storage.database import MIGRATIONS, configure_sqlite
 
@@ -95,3 +95,24 @@ def at_revision(
             yield connection
     finally:
         engine.dispose()
+
+
+def live(game_id: str, names: list[str], bot_ids: list[int | None]) -> LiveGame:
+    return LiveGame(
+        game_id=game_id,
+        queue="classic-3",
+        rules={"name": "classic"},
+        board="classic",
+        seed=2**63 + 5,  # above a signed 64-bit integer: kept as text
+        dice_version=2,
+        seats=tuple(LiveSeat(n, f"bot:{b}", b, True) for n, b in zip(names, bot_ids, strict=True)),
+        seed_commitment="c" * 64,
+        started_at=START,
+    )
+
+
+def opening(game_id: str, data: str = '["x"]', names: list[str] | None = None) -> ActionBatch:
+    """A game's first batch, carrying its record (three practice seats unless ``names``)."""
+    names = names or ["a", "b", "c"]
+    count = data.count('"') // 2
+    return ActionBatch(game_id, 1, 0, count, data, live(game_id, names, [None] * len(names)))

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import threading
 
+from storage_support import opening
+
 from server.records import (
+    QueueCount,
     SharedAppointment,
     SharedBot,
     SharedSeat,
@@ -149,3 +152,28 @@ def test_an_appointment_is_seated_once_by_the_holder_unless_withdrawn(store: Sto
     store.appoint_shared(SharedAppointment("a3", "r1", ("ann", "bob")), 3.0)
     store.forget_replicas({"r1"})
     assert store.shared_waiting()[2] == []
+
+
+def test_the_heartbeat_reads_every_replicas_waiting_bots_and_running_games(store: Store) -> None:
+    """ "Metrics and the dashboard see the whole cluster: which replica hosts which game, ... games handed
+    over": the waiting bots are counted by replica and queue (ready: with a free slot), and every running
+    game comes with its host, its seats' names and keys and how many times it changed replica."""
+    ann, bob, cat = _bot("r1", "s1", "ann"), _bot("r2", "s2", "bob", free=0), _bot("r2", "s3", "cat")
+    for bot in (ann, bob, cat):
+        store.open_shared_session(bot)
+        store.join_shared_queue(SharedWait(bot.replica, bot.session_id, "trio", 0, 1.0))
+    store.join_shared_queue(SharedWait("r1", "s1", "duel", 0, 1.0))
+    assert store.waiting_counts() == {
+        ("r1", "trio"): QueueCount(1, 1),
+        ("r2", "trio"): QueueCount(2, 1),
+        ("r1", "duel"): QueueCount(1, 1),
+    }, "bob, with no free slot, waits but is not ready"
+    store.beat("r1", [opening("g1", names=["ann", "bob", "cat"])])
+    store.beat("r2", [opening("g2")])
+    assert store.claim_game("g2", 1, 1, "r1", 5, "c" * 64) is not None
+    games = store.running_games()
+    assert [(g.game_id, g.host, g.handovers, g.queue) for g in games] == [
+        ("g1", "r1", 0, "classic-3"),
+        ("g2", "r1", 1, "classic-3"),
+    ]
+    assert games[0].seats == (("ann", "bot:None"), ("bob", "bot:None"), ("cat", "bot:None"))

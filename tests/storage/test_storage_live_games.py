@@ -7,32 +7,11 @@ from __future__ import annotations
 import threading
 
 import pytest
-from storage_support import ADMIN, START, play
+from storage_support import ADMIN, live, opening, play
 
-from server.records import ActionBatch, GameHandedOver, LiveGame, LiveSeat
+from server.records import ActionBatch, GameHandedOver, LiveSeat
 from server.storage import Store
 from server.storage.errors import GameRecordedError
-
-
-def live(game_id: str, names: list[str], bot_ids: list[int | None]) -> LiveGame:
-    return LiveGame(
-        game_id=game_id,
-        queue="classic-3",
-        rules={"name": "classic"},
-        board="classic",
-        seed=2**63 + 5,  # above a signed 64-bit integer: kept as text
-        dice_version=2,
-        seats=tuple(LiveSeat(n, f"bot:{b}", b, True) for n, b in zip(names, bot_ids, strict=True)),
-        seed_commitment="c" * 64,
-        started_at=START,
-    )
-
-
-def opening(game_id: str, data: str = '["x"]', names: list[str] | None = None) -> ActionBatch:
-    """A game's first batch, carrying its record (three practice seats unless ``names``)."""
-    names = names or ["a", "b", "c"]
-    count = data.count('"') // 2
-    return ActionBatch(game_id, 1, 0, count, data, live(game_id, names, [None] * len(names)))
 
 
 def test_actions_logged_in_batches_come_back_in_order_to_the_claimer(store: Store) -> None:

@@ -9,13 +9,14 @@ import re
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 from serve_process import Serve, free_port
 
-from conquest.v1 import game_pb2
+from conquest.v1 import arena_pb2, arena_pb2_grpc, game_pb2
 from conquest_bots.random_bot import RandomBot
-from conquest_sdk import Game, Turn
+from conquest_sdk import Client, Game, Turn
 from server.cli.main import main
 from server.play.replays import load_replay_file, verify_record
 from server.storage import Store
@@ -110,6 +111,16 @@ class Replicas:
                 assert server.stop(timeout=30) == 0, server.log_path.read_text()[-3000:]
 
 
+def play_trio(replicas: Replicas, tokens: dict[str, str], delay_s: float) -> asyncio.Future[list[Any]]:
+    """One "trio" game of the three bots, each connected to its own replica (``NAMES[i]`` to replica i),
+    ``delay_s`` a decision: their clients' runs, gathered."""
+    clients = [
+        Client(SlowRandom(i, delay_s), replicas.address(i), token=tokens[name], queues=["trio"], games=1)
+        for i, name in enumerate(NAMES)
+    ]
+    return asyncio.gather(*(c.run() for c in clients))
+
+
 def metric(text: str, name: str) -> float:
     found = re.search(rf"^{name} (\S+)$", text, re.MULTILINE)
     return float(found.group(1)) if found else 0.0
@@ -163,3 +174,17 @@ async def hosted(url: str, actions: int, timeout: float) -> tuple[str, str]:
 
 def records_of_log(server: Serve) -> list[dict[str, object]]:
     return server.records() if server.log_path.exists() else []
+
+
+async def listed_with_host(
+    arena: arena_pb2_grpc.ArenaServiceStub, game_id: str, timeout: float
+) -> arena_pb2.ListLiveGamesResponse:
+    """ListLiveGames once it lists ``game_id`` and its host's load (another replica's game: at this
+    replica's next heartbeat, the host's load once the host published it at its own)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        listed = await arena.ListLiveGames(arena_pb2.ListLiveGamesRequest())
+        seen = any(g.game_id == game_id for g in listed.games) and sum(r.games for r in listed.replicas)
+        if seen or time.monotonic() > deadline:
+            return listed
+        await asyncio.sleep(0.1)

@@ -70,12 +70,13 @@
       location.hash = `#/games?${new URLSearchParams([...form].filter(([, v]) => v))}`;
     });
     async function refresh() {
-      const data = await api(`/api/games?${new URLSearchParams({ queue, bot, tournament })}`);
-      view.querySelector(".lists").innerHTML = `
+      const [data, cluster] = await Promise.all([api(`/api/games?${new URLSearchParams({ queue, bot, tournament })}`), api("/api/cluster")]);
+      const clustered = cluster.replicas.length > 0;
+      view.querySelector(".lists").innerHTML = `${clustered ? clusterPanel(cluster) : ""}
         <h3>Live <span class="badge">${data.live.length}</span></h3>
-        ${data.live.length ? `<table class="live-games"><thead><tr><th>game</th><th>queue</th><th class="num">turn</th><th>players</th><th>started</th></tr></thead><tbody>
-          ${data.live.map((g) => `<tr><td>${gameLink(g.game_id, `watch ${g.game_id}`)}</td><td>${esc(g.queue)}</td><td class="num">${g.turn}</td>
-          <td>${seatsCell(g.players)}</td><td>${when(g.started_at_ms)}</td></tr>`).join("")}</tbody></table>` : `<p class="muted">No game is being played.</p>`}
+        ${data.live.length ? `<table class="live-games"><thead><tr><th>game</th><th>queue</th><th class="num">turn</th><th>players</th><th>started</th>${clustered ? "<th>replica</th>" : ""}</tr></thead><tbody>
+          ${data.live.map((g) => `<tr><td>${gameLink(g.game_id, `watch ${g.game_id}`)}</td><td>${esc(g.queue)}</td><td class="num">${g.turn < 0 ? "–" : g.turn}</td>
+          <td>${seatsCell(g.players)}</td><td>${when(g.started_at_ms)}</td>${clustered ? `<td class="host">${esc(g.host || "(handed over)")}${g.handovers ? ` <span class="muted">moved ${g.handovers}×</span>` : ""}</td>` : ""}</tr>`).join("")}</tbody></table>` : `<p class="muted">No game is being played.</p>`}
         <h3>Finished</h3>
         ${data.games.length ? `<table class="finished-games"><thead><tr><th>game</th><th>queue</th><th>finished</th><th class="num">turns</th><th>end</th><th>seats (place)</th></tr></thead><tbody>
           ${data.games.map((g) => `<tr><td>${gameLink(g.game_id)}</td><td>${esc(g.queue)}${g.rated ? "" : " (unrated)"}</td><td>${when(g.finished_at_ms)}</td>
@@ -84,6 +85,15 @@
     await refresh();
     const timer = setInterval(() => refresh().catch(() => {}), 5000);
     leave = () => clearInterval(timer);
+  }
+
+  // The replicas of a cluster (server.cluster): each one's games, alive or presumed dead, the lease holder.
+  function clusterPanel(cluster) {
+    return `<h3>Cluster <span class="badge">${cluster.replicas.filter((r) => r.alive).length} alive</span></h3>
+      <table class="cluster"><thead><tr><th>replica</th><th class="num">games</th><th>state</th></tr></thead><tbody>
+      ${cluster.replicas.map((r) => `<tr data-replica="${esc(r.id)}"><td>${esc(r.id)}${r.id === cluster.replica ? " <span class=\"muted\">(this dashboard's)</span>" : ""}</td>
+        <td class="num">${r.games}</td><td>${r.alive ? "alive" : "presumed dead"}${r.lease_holder ? " · matchmaker lease" : ""}</td></tr>`).join("")}</tbody></table>
+      <p class="muted handed-over">${cluster.handed_over.length} running game(s) changed replica (taken over or handed over).</p>`;
   }
 
   // ---------------------------------------------------------------- a game: live stream, else its replay
@@ -101,6 +111,7 @@
     stream.addEventListener("game_over", (e) => { stream.close(); live && live.over(JSON.parse(e.data)); });
     stream.addEventListener("finished", () => { stream.close(); replay(id); });
     stream.addEventListener("missing", (e) => { stream.close(); view.innerHTML = `<p class="error">${esc(JSON.parse(e.data).error)}</p>`; });
+    stream.addEventListener("elsewhere", (e) => { stream.close(); view.innerHTML = `<p class="error elsewhere">${esc(JSON.parse(e.data).error)}</p>`; });
   }
 
   async function replay(id) {

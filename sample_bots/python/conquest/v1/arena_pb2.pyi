@@ -841,14 +841,26 @@ class LiveGame(_message.Message):
     PLAYERS_FIELD_NUMBER: _builtins.int
     TURN_FIELD_NUMBER: _builtins.int
     STARTED_AT_MS_FIELD_NUMBER: _builtins.int
+    HOST_FIELD_NUMBER: _builtins.int
+    HANDOVERS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game id (for WatchGame)."""
     queue: _builtins.str
     """The queue it is played in."""
     turn: _builtins.int
-    """The current turn, from 1 (0 during setup); in a RISK 2210 A.D. game the current year, from 1."""
+    """The current turn, from 1 (0 during setup); in a RISK 2210 A.D. game the current year, from 1. -1 when
+    not known here: a game hosted by another replica of the cluster (see `host`).
+    """
     started_at_ms: _builtins.int
     """When it started, in Unix epoch milliseconds."""
+    host: _builtins.str
+    """With server.cluster: the id of the replica playing it (WatchGame streams it from that replica only);
+    empty on a server alone, and for a game its draining replica handed over that no replica took yet.
+    """
+    handovers: _builtins.int
+    """With server.cluster: how many times it changed replica (taken over from a replica presumed dead, or
+    handed over by a draining one); 0 for a game played where it started.
+    """
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[_bot_pb2.Player]:
         """Every seat, in seat order."""
@@ -861,10 +873,12 @@ class LiveGame(_message.Message):
         players: _abc.Iterable[_bot_pb2.Player] | None = ...,
         turn: _builtins.int = ...,
         started_at_ms: _builtins.int = ...,
+        host: _builtins.str = ...,
+        handovers: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "players", b"players", "queue", b"queue", "started_at_ms", b"started_at_ms", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "handovers", b"handovers", "host", b"host", "players", b"players", "queue", b"queue", "started_at_ms", b"started_at_ms", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -872,27 +886,73 @@ Global___LiveGame: _TypeAlias = LiveGame  # noqa: Y015
 
 @_typing.final
 class ListLiveGamesResponse(_message.Message):
-    """Games being played now."""
+    """Games being played now, and with server.cluster the replicas playing them."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     GAMES_FIELD_NUMBER: _builtins.int
+    REPLICA_FIELD_NUMBER: _builtins.int
+    REPLICAS_FIELD_NUMBER: _builtins.int
+    replica: _builtins.str
+    """With server.cluster: the id of the replica that answered; empty on a server alone."""
     @_builtins.property
     def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiveGame]:
-        """Oldest first."""
+        """Oldest first. With server.cluster, every replica's: this replica's as they are now, the others' as
+        of this replica's last heartbeat (server.replica_heartbeat_ms), from their first logged actions on.
+        """
+
+    @_builtins.property
+    def replicas(self) -> _containers.RepeatedCompositeFieldContainer[Global___ClusterReplica]:
+        """With server.cluster: every replica registered, as of the answering replica's last heartbeat."""
 
     def __init__(
         self,
         *,
         games: _abc.Iterable[Global___LiveGame] | None = ...,
+        replica: _builtins.str = ...,
+        replicas: _abc.Iterable[Global___ClusterReplica] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "replica", b"replica", "replicas", b"replicas"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListLiveGamesResponse: _TypeAlias = ListLiveGamesResponse  # noqa: Y015
+
+@_typing.final
+class ClusterReplica(_message.Message):
+    """One replica of a cluster (server.cluster)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    ALIVE_FIELD_NUMBER: _builtins.int
+    LEASE_HOLDER_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """Its id (the `replica` of its log lines)."""
+    games: _builtins.int
+    """Games it hosts, as it published with its last heartbeat."""
+    alive: _builtins.bool
+    """False once it is presumed dead (no heartbeat for server.replica_timeout_ms): its games are taken over."""
+    lease_holder: _builtins.bool
+    """True for the replica holding the matchmaker lease (it seats every queue of the cluster)."""
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        games: _builtins.int = ...,
+        alive: _builtins.bool = ...,
+        lease_holder: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alive", b"alive", "games", b"games", "id", b"id", "lease_holder", b"lease_holder"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClusterReplica: _TypeAlias = ClusterReplica  # noqa: Y015
 
 @_typing.final
 class GetGameRequest(_message.Message):

@@ -179,7 +179,8 @@ class ArenaServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListLiveGames(self, request, context):
-        """Games being played now (their ids are what WatchGame takes).
+        """Games being played now (their ids are what WatchGame takes); with server.cluster every replica's,
+        each with the replica hosting it, and the replicas.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -202,6 +203,8 @@ class ArenaServiceServicer:
     def WatchGame(self, request, context):
         """Spectate a game: a snapshot, then its public events as they happen (every other hand's card ids are
         -1), then GameOver, then the stream ends. A finished game streams its recorded events from the start.
+        With server.cluster a live game streams from the replica hosting it only; another answers
+        FAILED_PRECONDITION naming that replica (LiveGame.host) and its host.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -60,7 +60,9 @@ class ArenaServiceStub:
     ListGames: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListGamesRequest, _arena_pb2.ListGamesResponse]
     """Finished games, latest first, optionally of one queue and/or one bot."""
     ListLiveGames: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListLiveGamesRequest, _arena_pb2.ListLiveGamesResponse]
-    """Games being played now (their ids are what WatchGame takes)."""
+    """Games being played now (their ids are what WatchGame takes); with server.cluster every replica's,
+    each with the replica hosting it, and the replicas.
+    """
     GetGame: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetGameRequest, _arena_pb2.GetGameResponse]
     """One finished game."""
     GetReplay: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetReplayRequest, _arena_pb2.GetReplayResponse]
@@ -68,6 +70,8 @@ class ArenaServiceStub:
     WatchGame: _grpc.UnaryStreamMultiCallable[_arena_pb2.WatchGameRequest, _arena_pb2.WatchGameResponse]
     """Spectate a game: a snapshot, then its public events as they happen (every other hand's card ids are
     -1), then GameOver, then the stream ends. A finished game streams its recorded events from the start.
+    With server.cluster a live game streams from the replica hosting it only; another answers
+    FAILED_PRECONDITION naming that replica (LiveGame.host) and its host.
     """
     CreateChallenge: _grpc.UnaryUnaryMultiCallable[_arena_pb2.CreateChallengeRequest, _arena_pb2.CreateChallengeResponse]
     """Ask for unrated games between named bots (admin, or the token of one of the named bots). Every named
@@ -108,7 +112,9 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     ListGames: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListGamesRequest, _arena_pb2.ListGamesResponse]  # type: ignore[assignment]
     """Finished games, latest first, optionally of one queue and/or one bot."""
     ListLiveGames: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListLiveGamesRequest, _arena_pb2.ListLiveGamesResponse]  # type: ignore[assignment]
-    """Games being played now (their ids are what WatchGame takes)."""
+    """Games being played now (their ids are what WatchGame takes); with server.cluster every replica's,
+    each with the replica hosting it, and the replicas.
+    """
     GetGame: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetGameRequest, _arena_pb2.GetGameResponse]  # type: ignore[assignment]
     """One finished game."""
     GetReplay: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetReplayRequest, _arena_pb2.GetReplayResponse]  # type: ignore[assignment]
@@ -116,6 +122,8 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     WatchGame: _aio.UnaryStreamMultiCallable[_arena_pb2.WatchGameRequest, _arena_pb2.WatchGameResponse]  # type: ignore[assignment]
     """Spectate a game: a snapshot, then its public events as they happen (every other hand's card ids are
     -1), then GameOver, then the stream ends. A finished game streams its recorded events from the start.
+    With server.cluster a live game streams from the replica hosting it only; another answers
+    FAILED_PRECONDITION naming that replica (LiveGame.host) and its host.
     """
     CreateChallenge: _aio.UnaryUnaryMultiCallable[_arena_pb2.CreateChallengeRequest, _arena_pb2.CreateChallengeResponse]  # type: ignore[assignment]
     """Ask for unrated games between named bots (admin, or the token of one of the named bots). Every named
@@ -207,7 +215,9 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _arena_pb2.ListLiveGamesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.ListLiveGamesResponse, _abc.Awaitable[_arena_pb2.ListLiveGamesResponse]]:
-        """Games being played now (their ids are what WatchGame takes)."""
+        """Games being played now (their ids are what WatchGame takes); with server.cluster every replica's,
+        each with the replica hosting it, and the replicas.
+        """
 
     @_abc_1.abstractmethod
     def GetGame(
@@ -233,6 +243,8 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_abc.Iterator[_arena_pb2.WatchGameResponse], _abc.AsyncIterator[_arena_pb2.WatchGameResponse]]:
         """Spectate a game: a snapshot, then its public events as they happen (every other hand's card ids are
         -1), then GameOver, then the stream ends. A finished game streams its recorded events from the start.
+        With server.cluster a live game streams from the replica hosting it only; another answers
+        FAILED_PRECONDITION naming that replica (LiveGame.host) and its host.
         """
 
     @_abc_1.abstractmethod
