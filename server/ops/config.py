@@ -131,9 +131,13 @@ class ServerConfig:
     send_queue_limit: int = 1_000
     """Messages a stream (a bot's or a spectator's) may have waiting for its reader; one more and the
     stream is closed: its reader has stopped reading."""
-    session_message_rate: int = 2_000
-    """Messages a second a bot's session may send (a token bucket holding one second's worth); the rest
-    are dropped with an Error, and a second's worth dropped before the bucket fills again closes it."""
+    session_message_rate: int = 500
+    """Messages a second a bot's session may send unasked (a token bucket holding one second's worth; an
+    answer to a DecisionRequest gives its token back); the rest are dropped with an Error, and a second's
+    worth dropped before the bucket fills again closes it. Each message taken costs a read, its handling
+    and mostly an answer, a few hundred microseconds on the pure-Python build: the rate bounds the share
+    of the server one flooding session takes, and must stay well below what the server can take, or a
+    flood is never cut and the honest bots' decisions wait behind it."""
     takeover: bool = False
     """Keep running games in the database (``server.play.takeover``) and take over the games of servers on
     the same database presumed dead; needs a database (docs/storage.md, "Games taken over")."""

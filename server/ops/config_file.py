@@ -21,7 +21,7 @@ A config file looks like this (every key optional; the values shown are the defa
     unauthenticated_stream_limit = 1000  # Connect streams waiting for their Hello at once
     client_stream_limit = 256    # Connect and WatchGame streams one client address may hold open
     send_queue_limit = 1000      # messages a stream may have unread; one more closes it
-    session_message_rate = 2000  # messages a second a bot's session may send
+    session_message_rate = 500   # messages a second a bot's session may send unasked (answers are free)
     takeover = false             # log running games in the database; take over those of dead servers
     replica_heartbeat_ms = 1000  # with takeover: how often this server beats, logs games, looks for dead ones
     replica_timeout_ms = 5000    # with takeover: a server silent this long is presumed dead

@@ -149,17 +149,18 @@ class Lobby:
         )
         return session
 
-    def handle(self, session: Session, request: bot_pb2.ConnectRequest) -> None:
+    def handle(self, session: Session, request: bot_pb2.ConnectRequest) -> bool:
         """One message from an open session that ``server.play.stream.read_stream`` did not hand to a game:
-        a Decision here is for a 2210 game of the bot's, or for no game of its."""
+        a Decision here is for a 2210 game of the bot's, or for no game of its. True: a Decision its 2210 game
+        took as the answer to the seat's open request (its rate token is given back)."""
         kind = request.WhichOneof("message")
         if kind == "decision":
             decision = request.decision
             runner = self.runners.get(decision.game_id)
             seat = session.games.get(decision.game_id)
             if isinstance(runner, Runner2210) and seat is not None:
-                runner.submit(seat, decision, time.monotonic())
-            elif self.shared is None or not self.shared.forward(session, decision):
+                return runner.submit(seat, decision, time.monotonic())
+            if self.shared is None or not self.shared.forward(session, decision):
                 self._refuse_decision(session, decision)
         elif kind in ("join_queue", "leave_queue"):
             joining = kind == "join_queue"
@@ -170,17 +171,17 @@ class Lobby:
                     f"the {kind} message is {size} bytes; at most {SMALL_REQUEST_BYTES} are taken (a queue "
                     f"name: {', '.join(self.queues)})",
                 )
-                return
+                return False
             if name not in self.queues:
                 session.error("unknown_queue", f"no queue {shown(name)}; queues: {', '.join(self.queues)}")
-                return
+                return False
             if joining and request.join_queue.games < 0:
                 session.error(
                     "invalid_argument",
                     f"JoinQueue.games = {request.join_queue.games}: use 1 or more to be seated in at most "
                     "that many games of the queue, or 0 for no limit",
                 )
-                return
+                return False
             if joining:
                 self.matchmaker.join(name, session, request.join_queue.games)
                 session.queues.add(name)
@@ -204,6 +205,7 @@ class Lobby:
             session.error(
                 "empty_message", "a ConnectRequest must set hello, join_queue, leave_queue or decision"
             )
+        return False
 
     def _refuse_decision(self, session: Session, decision: bot_pb2.Decision) -> None:
         """A Decision for no running game of the bot's: ``game_over`` if the bot held a seat in that game

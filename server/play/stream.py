@@ -49,19 +49,21 @@ async def read_stream(
     requests: AsyncIterator[bot_pb2.ConnectRequest],
     session: Session,
     runners: dict[str, GameRunner],
-    handle: Callable[[Session, bot_pb2.ConnectRequest], None],
+    handle: Callable[[Session, bot_pb2.ConnectRequest], bool],
     rate: float,
     flooded: Callable[[Session, int], bool],
 ) -> None:
     """Read a bot's stream to its end: each Decision straight to its game with the ``time.monotonic()``
     it was received at, the rest to ``handle`` (the lobby). A Decision reaches ``handle`` only when it is
-    for no game of the bot's: ``handle`` answers it, it does not route it again.
+    for no classic game of the bot's: ``handle`` hands it on (to a RISK 2210 A.D. game, or to the replica
+    hosting its game) or answers it, and returns True when a 2210 game took it as the answer to the seat's
+    open request.
 
     At most ``rate`` messages a second are taken (a token bucket holding one second's worth); each one over
     it is dropped and counted to ``flooded`` (the count since the bucket was last full), which says whether
-    to stop reading. A Decision that answers its seat's open request gives its token back: the server asked
-    for it, so a bot playing many games at once is never limited by its answers, only by what it sends
-    unasked."""
+    to stop reading. A Decision that answers its seat's open request (a classic game's here, a 2210 game's in
+    ``handle``) gives its token back: the server asked for it, so a bot playing many games at once is never
+    limited by its answers, only by what it sends unasked."""
     tokens = rate
     last = _monotonic()
     dropped = 0
@@ -82,7 +84,5 @@ async def read_stream(
             handle(session, request)
             continue
         routed = route_decision(session.games, runners, request.decision, received_at)
-        if routed == TAKEN:
+        if routed == TAKEN or (routed == NO_SEAT and handle(session, request)):
             tokens += 1.0
-        elif routed == NO_SEAT:
-            handle(session, request)

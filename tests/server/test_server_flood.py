@@ -9,6 +9,7 @@ import contextlib
 import os
 import random
 import sys
+import time
 from pathlib import Path
 
 import grpc
@@ -22,7 +23,7 @@ from conquest.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc, game_p
 from engine import preset
 from server.ops import logs
 from server.ops.calls import client_of
-from server.ops.config import QueueConfig
+from server.ops.config import QueueConfig, queue_2210
 
 
 async def _ended(bot: RawBot, timeout: float = 5.0) -> list[bot_pb2.ConnectResponse]:
@@ -287,6 +288,42 @@ async def test_answers_to_the_servers_requests_do_not_count_against_the_rate(sta
     assert sum(answered for answered, _ in played) > 100  # far more than the rate lets through unasked
     assert [errors for _, errors in played] == [[], [], []]
     assert server.lobby.metrics.streams_cut.labels("rate_limited")._value.get() == 0
+
+
+async def test_answers_to_a_2210_games_requests_do_not_count_against_the_rate(tmp_path: Path) -> None:
+    """Issue 21 item 11: the rate limit must sit "well above what its games need", whatever they need: a
+    RISK 2210 A.D. game's Decisions reach their game through the lobby, not straight from the stream, and
+    each that answers its open request gives its token back all the same. At a rate of 20 a second, two
+    bots answer hundreds of requests and neither is told it sent too much."""
+    rate = 20
+
+    async def play(bot: RawBot, rng: random.Random) -> tuple[int, list[str]]:
+        answered, errors = 0, []
+        while answered < 300:
+            message = await bot.next()
+            kind = message.WhichOneof("message")
+            if kind == "game_over":
+                break
+            if kind == "error":
+                errors.append(message.error.code)
+            if kind == "decision_request":
+                bot.answer_randomly(message.decision_request, rng)
+                answered += 1
+        return answered, errors
+
+    async with serving([queue_2210(2, FAST)], tmp_path / "replays", session_message_rate=rate) as server:
+        bots = [server.bot(), server.bot()]
+        for index, bot in enumerate(bots):
+            await bot.hello(f"bidder-{index}")
+            await bot.join("2210-2")
+        started = time.monotonic()
+        played = await asyncio.wait_for(
+            asyncio.gather(*(play(b, random.Random(i)) for i, b in enumerate(bots))), 60
+        )
+        unasked = rate * (1 + time.monotonic() - started)  # the bucket, and what it refilled meanwhile
+        assert all(answered > unasked for answered, _ in played), (played, unasked)
+        assert [errors for _, errors in played] == [[], []]
+        assert server.lobby.metrics.streams_cut.labels("rate_limited")._value.get() == 0
 
 
 async def test_queue_messages_flood_writes_a_bounded_log(start_server, monkeypatch) -> None:
