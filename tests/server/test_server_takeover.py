@@ -12,11 +12,11 @@ from pathlib import Path
 
 from serve_process import Serve, free_port
 
-from conquest.v1 import game_pb2
+from conquest.v1 import game_pb2, r2210_pb2
 from conquest_bots.random_bot import RandomBot
-from conquest_sdk import Client, Game, Turn
+from conquest_sdk import Client, Game, Turn, Turn2210
 from server.cli.main import main
-from server.play.replays import load_replay_file, verify_record
+from server.play.replays import load_any_replay_file, load_replay_file, verify_record
 from server.storage import Store
 
 ADMIN = "admin-secret"
@@ -38,6 +38,12 @@ rules = "classic_two_player"
 players = 2
 rules_options = {{ turn_cap = 25 }}
 time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
+
+[queues.duel-2210]
+rules = "2210"
+players = 2
+rules_options = {{ years = 3 }}
+time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
 """
 NAMES = ("ann", "bob", "cat", "dan")
 
@@ -48,6 +54,10 @@ class SlowRandom(RandomBot):
     def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
         time.sleep(0.015)
         return super().decide(game, turn)
+
+    def decide_2210(self, game: Game, turn: Turn2210) -> r2210_pb2.Action2210:
+        time.sleep(0.015)
+        return super().decide_2210(game, turn)
 
 
 def _scrape(port: int) -> str:
@@ -131,3 +141,69 @@ async def test_games_of_a_server_killed_mid_game_are_taken_over_and_finish_once(
         assert data["format"] == 2
         assert main(["replay", "verify", str(path)]) == 0
         assert not (dirs[0] / "replays" / f"{game_id}.json").exists(), "the killed server recorded nothing"
+
+
+async def test_a_2210_game_of_a_server_killed_mid_game_is_taken_over_and_finishes_once(
+    tmp_path: Path, db_url: str
+) -> None:
+    """RISK 2210 A.D. too: "when a replica is killed (SIGKILL, not only SIGTERM), every game it hosted is
+    taken over by another replica, rebuilt by replay, and finished" with "a fresh committed seed for the
+    rest of the game, recorded in the replay so it still verifies", and "Each game's result, rating update
+    and replay are recorded once"."""
+    names = NAMES[:2]
+    with Store.open(db_url, admin_token=ADMIN) as store:
+        tokens = {name: store.register_bot(name, admin_token=ADMIN).token for name in names}
+    port = free_port()
+    dirs = [tmp_path / "a", tmp_path / "b"]
+    for d in dirs:
+        d.mkdir()
+    configs = [
+        CONFIG.format(port=port, metrics=0, replays=d / "replays", url=db_url, admin=ADMIN) for d in dirs
+    ]
+    first = Serve(dirs[0], configs[0])
+    second: Serve | None = None
+    clients = [
+        Client(
+            SlowRandom(i),
+            f"127.0.0.1:{port}",
+            token=tokens[n],
+            queues=["duel-2210"],
+            games=1,
+            max_backoff_s=1.0,
+        )
+        for i, n in enumerate(names)
+    ]
+    try:
+        replica = (await first.serving())["replica"]
+        playing = asyncio.gather(*(c.run() for c in clients))
+        live = await _logged(db_url, games=1, actions=60, timeout=60)
+        assert [host for _, host, _, _ in live] == [replica]
+        first.process.kill()
+        first.process.wait(timeout=10)
+        second = Serve(dirs[1], configs[1])
+        await second.serving()
+        results = await asyncio.wait_for(playing, 120)
+    finally:
+        if first.process.poll() is None:
+            first.process.kill()
+        if second is not None:
+            assert second.stop(timeout=30) == 0
+
+    ((game_id, *_),) = live
+    assert [[over.game_id for over in overs] for overs in results] == [[game_id]] * 2, "finished for both"
+    assert all(c.reconnects >= 1 for c in clients), "both bots reconnected to the new server"
+    taken = [r for r in second.records() if r["event"] == "game_taken_over"]
+    assert [(r["game_id"], r["epoch"], r["queue"]) for r in taken] == [(game_id, 2, "duel-2210")]
+    with Store.open(db_url) as store:
+        (game,) = store.games()
+        assert game.id == game_id and game.rated and game.reason in ("year_5", "conquest")
+        assert {s.bot: s.games for s in store.leaderboard("duel-2210")} == dict.fromkeys(names, 1)
+        assert store.live_games() == []
+        stored = store.replay(game_id)
+        assert len(stored.reseeds) == 1 and stored.reseeds[0].at >= 60
+    path = dirs[1] / "replays" / f"{game_id}.json"
+    replay, data = load_any_replay_file(path)
+    verify_record(replay, data)  # the seed commitments, the fresh seed's included
+    assert data["format"] == 2 and data["game"] == "2210"
+    assert main(["replay", "verify", str(path)]) == 0
+    assert not (dirs[0] / "replays" / f"{game_id}.json").exists(), "the killed server recorded nothing"
