@@ -129,7 +129,7 @@ class Replay:
                 fingerprint=str(data.get("fingerprint", "")),
                 annotations={int(k): str(v) for k, v in data.get("annotations", {}).items()},
                 dice_version=dice_version,
-                reseeds=_reseeds(data),
+                reseeds=read_reseeds(data),
             )
         except KeyError as missing:
             raise ReplayError(f"replay is missing the field {missing}") from None
@@ -153,8 +153,10 @@ class Replay:
         return new_game(self.rules, len(self.seats), self.seed, BOARDS[self.board], self.dice_version)
 
 
-def _reseeds(data: dict[str, Any]) -> list[Reseed]:
-    """Raises: ReplayError (reseeds out of order or in a format 1 file), KeyError, TypeError, ValueError."""
+def read_reseeds(data: dict[str, Any]) -> list[Reseed]:
+    """The ``reseeds`` of a replay file's JSON object, classic or RISK 2210 A.D.
+
+    Raises: ReplayError (reseeds out of order or in a format 1 file), KeyError, TypeError, ValueError."""
     reseeds = [
         Reseed(int(r["at"]), int(r["seed"]), str(r.get("commitment", ""))) for r in data.get("reseeds", [])
     ]

@@ -4,25 +4,37 @@ Every random choice of a 2210 game (devastation, decks, d6 and d8 rolls, roll-of
 stream the seed fixes (``engine.r2210.dice``), so the seed commitment covers them all. A replay file is
 marked ``"game": "2210"``; an action is ``[kind, field, ...]`` with the kind a name of
 ``ACTION_KINDS_2210`` and tuple fields as lists. Each action is recorded with the seat that took it (several
-seats are asked at once in the bids).
+seats are asked at once in the bids). A game taken over by another server lists its fresh seeds
+(``reseeds``, format 2) as a classic one does (``engine.replay.Reseed``); ``reseed_2210`` says what one
+changes.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.dice import DICE_VERSION
 from engine.errors import ActionError
-from engine.r2210.actions import ACTION_KINDS_2210, Action2210, Commander
+from engine.r2210.actions import ACTION_KINDS_2210, Action2210, Commander, Phase
+from engine.r2210.dice import Dice
 from engine.r2210.events import Event2210
 from engine.r2210.game import apply, new_game_2210
 from engine.r2210.rules import Rules2210
 from engine.r2210.state import GameState2210
-from engine.replay import FORMAT_VERSION, Replay, ReplayError, check_recorded
+from engine.replay import (
+    FORMAT_VERSION,
+    FORMATS,
+    RESEEDED_FORMAT,
+    Replay,
+    ReplayError,
+    Reseed,
+    check_recorded,
+    read_reseeds,
+)
 from engine.rules import DefenderDice
 
 GAME = "2210"
@@ -91,10 +103,13 @@ class Replay2210:
     annotations: dict[int, str] = field(default_factory=dict)
     dice_version: int = DICE_VERSION
     board: str = GAME
+    reseeds: list[Reseed] = field(default_factory=list)
+    """Where the game changed servers and took a fresh seed (``reseed_2210``), in order; none for a game
+    played on one server (the file is then format 1, as before)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": FORMAT_VERSION,
+        data = {
+            "format": RESEEDED_FORMAT if self.reseeds else FORMAT_VERSION,
             "game": GAME,
             "game_id": self.game_id,
             "board": self.board,
@@ -107,6 +122,9 @@ class Replay2210:
             "fingerprint": self.fingerprint,
             "annotations": {str(k): v for k, v in self.annotations.items()},
         }
+        if self.reseeds:
+            data["reseeds"] = [{"at": r.at, "seed": r.seed, "commitment": r.commitment} for r in self.reseeds]
+        return data
 
     @staticmethod
     def encoded(actions: list[tuple[int, Action2210]]) -> list[list[Any]]:
@@ -119,8 +137,8 @@ class Replay2210:
     def from_dict(data: dict[str, Any]) -> Replay2210:
         """Raises: ReplayError, naming the field that is missing or wrong."""
         try:
-            if data.get("format") != FORMAT_VERSION or data.get("game") != GAME:
-                raise ReplayError(f'not a 2210 replay of format {FORMAT_VERSION} ("game": "{GAME}")')
+            if data.get("format") not in FORMATS or data.get("game") != GAME:
+                raise ReplayError(f'not a 2210 replay of format 1 or 2 ("game": "{GAME}")')
             if data.get("dice_version") != DICE_VERSION:
                 raise ReplayError(
                     f"2210 replays use dice_version {DICE_VERSION}, not {data.get('dice_version')!r}"
@@ -134,6 +152,7 @@ class Replay2210:
                 places=[int(p) for p in data.get("places", [])],
                 fingerprint=str(data.get("fingerprint", "")),
                 annotations={int(k): str(v) for k, v in data.get("annotations", {}).items()},
+                reseeds=read_reseeds(data),
             )
         except KeyError as missing:
             raise ReplayError(f"replay is missing the field {missing}") from None
@@ -146,20 +165,55 @@ class Replay2210:
         return new_game_2210(self.rules, len(self.seats), self.seed)
 
 
+def reseed_2210(state: GameState2210, seed: int) -> None:
+    """Continue ``state``'s game with the stream of ``seed`` (a game taken over by another server), so
+    that nothing a seat saw after the last logged action tells it anything about the rest: every later
+    roll comes from the fresh stream; the undrawn cards of the Land, Water and Lunar territory decks and
+    of the five Command decks (in that order) are shuffled again by it (Fisher-Yates from the back, top
+    first, as every shuffle); and in the bids, every bid not yet revealed is withdrawn and every living
+    seat bids again (a bid lost with the rest may have completed the reveal the seats saw: re-asking
+    only the seats whose bids were lost would let them bid knowing the others')."""
+    state.dice = Dice(seed)
+    for deck in (state.land_deck, state.water_deck, state.lunar_deck, *state.command_decks):
+        state.dice.shuffle(deck)
+    if state.phase == Phase.BID:
+        state.bids = [-1] * state.seats
+
+
+def advance_2210(
+    state: GameState2210, actions: Sequence[tuple[int, Action2210]], reseeds: Sequence[Reseed] = ()
+) -> Iterator[list[Event2210]]:
+    """Apply ``actions`` (each with its seat, checked) to a game, each of ``reseeds`` just before the action
+    it names (after the last when its ``at`` is their number), yielding each action's events: a replay's
+    re-simulation, and a game taken over brought to where its log ends.
+
+    Raises:
+        ReplayError: an action is illegal where it stands.
+    """
+    pending = list(reversed(reseeds))
+    for i, (seat, action) in enumerate(actions):
+        while pending and pending[-1].at == i:
+            reseed_2210(state, pending.pop().seed)
+        try:
+            events = apply(state, action, seat)
+        except ActionError as bad:
+            raise ReplayError(f"action {i} {encode_action(seat, action)} is illegal: {bad}") from None
+        yield events
+    while pending:  # a takeover after the last action
+        reseed_2210(state, pending.pop().seed)
+
+
 def replayed(replay: Replay2210) -> Iterator[tuple[GameState2210, list[Event2210]]]:
     """The game step by step: the state as the setup left it with the setup's events, then after each action
-    (re-applied, checked) with that action's events. One state object, changed in place between steps.
+    (re-applied, checked, each reseed before the action it names) with that action's events. One state
+    object, changed in place between steps.
 
     Raises:
         ReplayError: an action is illegal where the replay puts it.
     """
     state, setup = replay.start()
     yield state, setup
-    for i, (seat, action) in enumerate(replay.actions):
-        try:
-            events = apply(state, action, seat)
-        except ActionError as bad:
-            raise ReplayError(f"action {i} {encode_action(seat, action)} is illegal: {bad}") from None
+    for events in advance_2210(state, replay.actions, replay.reseeds):
         yield state, events
 
 

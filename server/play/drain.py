@@ -1,15 +1,16 @@
 """Deploys without stopping the ladder (``server.cluster``): a draining replica hands its games over.
 
-On SIGTERM a replica with other live replicas in its cluster does not wait for its games to finish: it
-stops seating (health NOT_SERVING; its address, sessions and queue memberships leave the shared store, so
-the matchmaker places nothing more on it), gives up the matchmaker lease if it holds it, stops its games
-here at once and, in one transaction, logs what they played since the last heartbeat and releases them
-(``ActionLog.beat`` with ``leaving``: their host gone, their epoch one up, so nothing more of this
-replica's is written for them). The other replicas claim them at their next heartbeat exactly as they take
-over a dead replica's games (``server.play.takeover``: replay, a fresh committed seed), without waiting for
-``replica_timeout_ms``. Its bots are told to reconnect (``shutting_down``) and resume their seats wherever
-the load balancer sends them; the new host re-attaches, through the relay, the seats of bots connected to
-other replicas. A replica alone in its cluster drains as a single server does (``Lobby.shutdown``).
+On SIGTERM a replica with other live replicas in its cluster does not wait for its games to finish: it stops
+seating (health NOT_SERVING; its address, sessions and queue memberships leave the shared store, so the
+matchmaker places nothing more on it), gives up the matchmaker lease if it holds it, stops its games here at
+once (classic and RISK 2210 A.D. alike) and, in one transaction, logs what they played since the last
+heartbeat and releases them (``ActionLog.beat`` with ``leaving``: their host gone, their epoch one up, so
+nothing more of this replica's is written for them). The other replicas claim them at their next heartbeat
+exactly as they take over a dead replica's games (``server.play.takeover``: replay, a fresh committed seed),
+without waiting for ``replica_timeout_ms``. Its bots are told to reconnect (``shutting_down``) and resume
+their seats wherever the load balancer sends them; the new host re-attaches, through the relay, the seats of
+bots connected to other replicas. A replica alone in its cluster drains as a single server does
+(``Lobby.shutdown``).
 """
 
 from __future__ import annotations
@@ -34,9 +35,8 @@ def others_alive(takeover: Takeover) -> bool:
 
 async def hand_over(lobby: Lobby, cluster: Cluster, beating: list[asyncio.Task[None]]) -> None:
     """Drain this replica into the others: ``beating`` are its heartbeat, takeover and hosting tasks,
-    stopped first so that it claims and starts nothing more and does not register again. Its games that
-    have not reached the action log (none played yet, or RISK 2210 A.D. games, which are not taken over)
-    are left to ``Lobby.shutdown``."""
+    stopped first so that it claims and starts nothing more and does not register again. Its games with
+    no action played yet (nothing to take over) are left to ``Lobby.shutdown``."""
     lobby.accepting = False
     for task in beating:
         task.cancel()
@@ -51,10 +51,11 @@ async def hand_over(lobby: Lobby, cluster: Cluster, beating: list[asyncio.Task[N
 
 
 async def _release_games(lobby: Lobby) -> list[str]:
-    """Stop the games of the action log here and release them to the other replicas; their ids."""
+    """Stop the games that played an action here (classic or RISK 2210 A.D.) and release them to the other
+    replicas; their ids."""
     recorder = lobby.writer
     assert isinstance(recorder, Recorder)
-    runners = [r for r in lobby.runners.values() if recorder.live.logs(r) and r.replay.actions]
+    runners = [r for r in lobby.runners.values() if r.replay.actions]
     games = lobby.game_tasks({r.game_id for r in runners})
     for runner in runners:
         runner.reason = HANDED_OVER  # nothing recorded here: its result comes from where it finishes

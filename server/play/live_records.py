@@ -40,7 +40,6 @@ from server.play.aborted_2210 import aborted_record_2210
 from server.play.ports import ActionLog
 from server.play.replays import GameRecord
 from server.play.results import aborted_result, seat_outcome
-from server.play.runner import GameRunner
 from server.play.runner_2210 import AnyRunner
 from server.play.seats import HOUSE_POLICIES, RemoteSeat
 from server.records import ActionBatch, DatabaseUnavailable, Heartbeat, LiveGame, LiveSeat
@@ -117,25 +116,29 @@ class LiveRecords:
         with self._state:
             self._live[runner.game_id] = _Live(runner)
 
-    def adopted(self, runner: GameRunner, epoch: int, batches: list[str], count: int) -> None:
+    def adopted(self, runner: AnyRunner, epoch: int, batches: list[str], count: int) -> None:
         """A game taken over from a dead server (on the event loop), its ``count`` actions logged in
         ``batches`` (JSON arrays) already: its later actions are logged at ``epoch``."""
         pieces = [b[1:-1] for b in batches]
         with self._state:
             self._live[runner.game_id] = _Live(runner, count, True, pieces, count, epoch, True)
 
-    def logs(self, runner: AnyRunner) -> bool:
-        """Whether the game goes to the action log rather than a ``.live`` record (RISK 2210 A.D. games are
-        not taken over yet)."""
-        return self.action_log is not None and isinstance(runner, GameRunner)
+    @property
+    def logging(self) -> bool:
+        """Whether the running games go to the action log rather than ``.live`` records (with
+        ``server.takeover``: every game, classic or RISK 2210 A.D.)."""
+        return self.action_log is not None
 
     def batches(self, logged: bool) -> list[Batch]:
-        """What to append to the records of the games the action log keeps (``logged``), or of the others:
-        a new game's header, and the actions since the last batch (a slice of the replay's list, taken on
-        the event loop). A game of the action log has its header sent with its first actions, not before,
-        so one that ends before its first batch never reaches the log."""
+        """What to append to the running games' records in the action log (``logged``) or in ``.live`` files
+        (none when this server keeps the other kind): a new game's header, and the actions since the last
+        batch (a slice of the replay's list, taken on the event loop). A game of the action log has its header
+        sent with its first actions, not before, so one that ends before its first batch never reaches the
+        log."""
+        if self.logging != logged:
+            return []
         with self._state:
-            lives = [live for live in self._live.values() if self.logs(live.runner) == logged]
+            lives = list(self._live.values())
         batches: list[Batch] = []
         for live in lives:
             actions = live.runner.replay.actions[live.flushed :]
@@ -160,7 +163,6 @@ class LiveRecords:
                 runner = live.runner
                 if runner.game_id not in self._live:  # finished meanwhile: its replay file has it all
                     continue
-                assert isinstance(runner, GameRunner)  # only classic games are logged
                 if actions:
                     first = live.flushed - len(actions)
                     game = _live_game(header, runner) if header is not None else None
@@ -260,7 +262,7 @@ class LiveRecords:
         return aborted
 
 
-def _live_game(header: dict[str, Any], runner: GameRunner) -> LiveGame:
+def _live_game(header: dict[str, Any], runner: AnyRunner) -> LiveGame:
     """The action log's record of a starting game: its ``.live`` header, and who holds each seat."""
     return LiveGame(
         game_id=runner.game_id,

@@ -409,10 +409,7 @@ class Lobby:
         for index, player in enumerate(players):
             if not isinstance(player, HouseSeat):
                 player.games[game_id] = index
-        kind = GameRunner if queue.r2210 is None else Runner2210
-        runner: AnyRunner = kind(
-            game_id, queue, seats, secrets.randbits(63), self.writer, self._game_ended, self.metrics
-        )
+        runner = self._new_runner(game_id, queue, seats, secrets.randbits(63))
         self.on_game_start(runner)
         self.metrics.games_started.labels(queue.name).inc()
         self._run(runner)
@@ -424,14 +421,19 @@ class Lobby:
         queue: QueueConfig,
         seats: Sequence[Seat],
         seed: int,
-        catch_up: Callable[[GameRunner], None],
-    ) -> GameRunner:
+        catch_up: Callable[[AnyRunner], None],
+    ) -> AnyRunner:
         """Play on a game another server hosted (``server.play.takeover``): ``catch_up`` brings its runner to
         where the game got before its task starts."""
-        runner = GameRunner(game_id, queue, seats, seed, self.writer, self._game_ended, self.metrics)
+        runner = self._new_runner(game_id, queue, seats, seed)
         catch_up(runner)
         self._run(runner)
         return runner
+
+    def _new_runner(self, game_id: str, queue: QueueConfig, seats: Sequence[Seat], seed: int) -> AnyRunner:
+        """The runner of a game of ``queue``: classic, or RISK 2210 A.D. when the queue's ``r2210`` is set."""
+        kind = GameRunner if queue.r2210 is None else Runner2210
+        return kind(game_id, queue, seats, seed, self.writer, self._game_ended, self.metrics)
 
     def _run(self, runner: AnyRunner) -> None:
         self.runners[runner.game_id] = runner

@@ -37,7 +37,6 @@ from server.play.live_records import LIVE_FLUSH_S, LiveRecords, encode_actions
 from server.play.ports import ActionLog
 from server.play.replays import DirectoryReplayWriter, GameRecord, load_replay_file
 from server.play.results import result_from_dict, result_to_dict
-from server.play.runner import GameRunner
 from server.play.runner_2210 import AnyRunner
 from server.records import DatabaseUnavailable, GameAlreadyRecorded, GameHandedOver
 
@@ -66,7 +65,7 @@ class ResultDatabase(Protocol):
 class Recorder:
     """The server's ``ReplayWriter``: each finished game to a replay file, then to ``database`` (None: files
     only), kept pending on disk while the database does not take it; ``live`` keeps the records of running
-    games. ``write`` runs in a worker thread (``GameRunner`` calls it through ``asyncio.to_thread``)."""
+    games. ``write`` runs in a worker thread (a runner calls it through ``asyncio.to_thread``)."""
 
     def __init__(
         self,
@@ -106,10 +105,10 @@ class Recorder:
         """A game started (on the event loop): its ``.live`` header is written by the task, at once; a game
         of the action log goes there with its first actions, at a heartbeat (``server.play.takeover``)."""
         self.live.started(runner)
-        if not self.live.logs(runner):
+        if not self.live.logging:
             self._wake.set()
 
-    def adopted(self, runner: GameRunner, epoch: int, batches: list[str], count: int) -> None:
+    def adopted(self, runner: AnyRunner, epoch: int, batches: list[str], count: int) -> None:
         """A game taken over from a dead server (``LiveRecords.adopted``), on the event loop."""
         self.live.adopted(runner, epoch, batches, count)
 

@@ -172,12 +172,10 @@ def verify_record(replay: Replay | Replay2210, data: dict[str, Any]) -> GameStat
             f"seed {replay.seed} with game id {replay.game_id!r} does not match the seed commitment "
             f"{recorded} sent when the game started"
         )
-    if isinstance(replay, Replay2210):  # never taken over (only classic games are logged for takeover)
-        return verify_2210(replay)
     for reseed in replay.reseeds:
         if reseed.commitment != reseed_commitment(reseed.seed, replay.game_id, reseed.at):
             raise ReplayError(
                 f"the fresh seed {reseed.seed} from action {reseed.at} does not match its commitment "
                 f'{reseed.commitment!r} (sha256 of "{reseed.seed}:{replay.game_id}:{reseed.at}")'
             )
-    return verify(replay)
+    return verify_2210(replay) if isinstance(replay, Replay2210) else verify(replay)

@@ -28,8 +28,9 @@ from engine.r2210.events import Event2210
 from engine.r2210.game import apply, apply_unchecked, new_game_2210
 from engine.r2210.legal import Legal2210, legal_for
 from engine.r2210.policies import aggressive_2210, default_action
-from engine.r2210.replay import Replay2210
+from engine.r2210.replay import Replay2210, advance_2210
 from engine.r2210.state import GameState2210
+from engine.replay import Reseed
 from server.ops.config import QueueConfig
 from server.ops.metrics import Metrics
 from server.play import convert_2210, messages
@@ -171,6 +172,19 @@ class Runner2210:
             self._record(index, default_action(legal_for(self.state, index)), "", None)
         self.reason = reason
         self.log.info("game_cut_short", reason=reason, year=self.state.year)
+
+    def catch_up(self, actions: list[tuple[int, Action2210]], reseeds: list[Reseed]) -> None:
+        """A game taken over (``server.play.takeover``), before its task starts: its logged ``actions``
+        played, each takeover's fresh seed applied where drawn. Their events are kept, not sent (a seat
+        resumes with GameStarted and the game as it is now), so event positions go on from the log's.
+
+        Raises:
+            ReplayError: an action the log holds is illegal where it stands.
+        """
+        for events in advance_2210(self.state, actions, reseeds):
+            self._events.extend(events)
+        self.replay.actions.extend(actions)
+        self.replay.reseeds = list(reseeds)
 
     def stop(self) -> None:
         self._stopping = True

@@ -1,16 +1,16 @@
 """No game lost when its server dies: servers on one database take over each other's running games.
 
 With ``server.takeover`` on, each server is a replica: it beats in the database's replica registry every
-``replica_heartbeat_ms``, and in the same transaction logs the actions its running games played since the
-last beat (``ActionLog.beat``; a game's rules, seed, seats, host and epoch go with its first actions)
-instead of writing ``.live`` files. That transaction also reads the registry and the running games of the
-other replicas: a replica whose heartbeat count has
-not moved for ``replica_timeout_ms`` of this server's clock (or that is not registered) is presumed dead,
-and each of its games is claimed (its epoch one up: exactly one claimer wins), rebuilt by replaying its
-logged actions, continued with a fresh seed (``engine.replay.Reseed``: nothing a bot saw of the old dice
-after the last logged action tells it anything) and played on here; its bots resume their seats by
-reconnecting (docs/protocol.md, "Disconnects and reconnects"). The old host, if it comes back, finds its
-writes refused (``GameHandedOver``) and drops the game. docs/storage.md, "Games taken over".
+``replica_heartbeat_ms``, and in the same transaction logs the actions its running games played since the last
+beat (``ActionLog.beat``; a game's rules, seed, seats, host and epoch go with its first actions) instead of
+writing ``.live`` files. That transaction also reads the registry and the running games of the other replicas:
+a replica whose heartbeat count has not moved for ``replica_timeout_ms`` of this server's clock (or that is
+not registered) is presumed dead, and each of its games is claimed (its epoch one up: exactly one claimer
+wins), rebuilt by replaying its logged actions, continued with a fresh seed (``engine.replay.Reseed``: nothing
+a bot saw of the old dice after the last logged action tells it anything; for a RISK 2210 A.D. game
+``engine.r2210.replay.reseed_2210``, which also withdraws unrevealed bids) and played on here; its bots resume
+their seats by reconnecting (docs/protocol.md, "Disconnects and reconnects"). The old host, if it comes back,
+finds its writes refused (``GameHandedOver``) and drops the game. docs/storage.md, "Games taken over".
 """
 
 from __future__ import annotations
@@ -26,6 +26,9 @@ import structlog
 
 from engine import Rules
 from engine.codec import decode_action
+from engine.r2210.replay import GAME as GAME_2210
+from engine.r2210.replay import decode_action as decode_action_2210
+from engine.r2210.replay import rules_from_dict
 from engine.replay import Reseed, advance
 from server.ops.config import QueueConfig
 from server.play.clock import SeatClock
@@ -34,8 +37,7 @@ from server.play.lobby import Lobby
 from server.play.ports import ActionLog
 from server.play.recorder import Recorder
 from server.play.replays import reseed_commitment
-from server.play.runner import GameRunner
-from server.play.runner_2210 import AnyRunner
+from server.play.runner_2210 import AnyRunner, Runner2210
 from server.play.seats import HOUSE_POLICIES, HouseSeat, RemoteSeat, Seat
 from server.play.session import Session
 from server.records import HANDED_OVER, DatabaseUnavailable, LiveGame
@@ -58,7 +60,7 @@ def abandon(lobby: Lobby, game_id: str) -> None:
         task.cancel()
 
 
-def adopt(lobby: Lobby, runner: GameRunner) -> None:
+def adopt(lobby: Lobby, runner: AnyRunner) -> None:
     """The bots connected now take their seats of a game taken over back at once, as on a reconnect
     (called once the game's task has begun)."""
     for session in list(lobby.sessions):
@@ -191,18 +193,25 @@ class Takeover:
                 why=f"this server has no queue {game.queue!r}: give every replica the same queues",
             )
             return
-        queue = dataclasses.replace(config, rules=Rules.from_dict(dict(game.rules)))
-        actions = [decode_action(a) for batch in batches for a in json.loads(batch)]
+        if game.board == GAME_2210:  # the kind of game the log holds, whatever the queue is here
+            queue = dataclasses.replace(config, r2210=rules_from_dict(dict(game.rules)))
+        else:
+            queue = dataclasses.replace(config, rules=Rules.from_dict(dict(game.rules)), r2210=None)
+        logged = [a for batch in batches for a in json.loads(batch)]
         reseeds = [Reseed(at, seed, commitment) for at, seed, commitment in game.reseeds]
 
-        def prepare(runner: GameRunner) -> None:
+        def prepare(runner: AnyRunner) -> None:
             """Where the log ends: its actions played (their events are not sent: a seat resumes with
             GameStarted and the game as it is now), each takeover's fresh seed applied where drawn."""
             runner.started_at = game.started_at
-            advance(runner.state, actions, reseeds)
-            runner.replay.actions.extend(actions)
-            runner.replay.reseeds = reseeds
-            self.recorder.adopted(runner, game.epoch, batches, len(actions))
+            if isinstance(runner, Runner2210):
+                runner.catch_up([decode_action_2210(a) for a in logged], reseeds)
+            else:
+                actions = [decode_action(a) for a in logged]
+                advance(runner.state, actions, reseeds)
+                runner.replay.actions.extend(actions)
+                runner.replay.reseeds = reseeds
+            self.recorder.adopted(runner, game.epoch, batches, len(logged))
 
         seats = [_seat(s.name, s.key, s.bot_id, s.house, queue) for s in game.seats]
         runner = self.lobby.take_over(game.game_id, queue, seats, game.seed, prepare)
@@ -210,7 +219,7 @@ class Takeover:
         asyncio.get_running_loop().call_soon(self.on_adopted, runner)
         self.lobby.metrics.games_taken_over.inc()
         log.warning(
-            "game_taken_over", game_id=game.game_id, epoch=game.epoch, actions=len(actions), queue=game.queue
+            "game_taken_over", game_id=game.game_id, epoch=game.epoch, actions=len(logged), queue=game.queue
         )
 
 

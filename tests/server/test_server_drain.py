@@ -8,6 +8,7 @@ import asyncio
 import time
 from pathlib import Path
 
+import pytest
 from replicas import (
     NAMES,
     Replicas,
@@ -54,19 +55,21 @@ def _drain(server: Serve) -> float:
 
 
 @postgresql_only
+@pytest.mark.parametrize("queue", ["trio", "trio-2210"])
 async def test_a_sigtermed_host_hands_its_game_to_another_replica_within_seconds(
-    tmp_path: Path, db_url: str
+    tmp_path: Path, db_url: str, queue: str
 ) -> None:
     """ "a draining replica hands its games to the others instead of ending them": SIGTERM a replica
     hosting a game whose other seats are on other replicas; the game finishes on another replica, its
     replay verifies, its result is recorded once and ratings change once, and the drain ends within
     seconds (not ``shutdown_grace_ms``). The drained replica's own bot reconnects (to the replica started
-    on its address, as a load balancer would send it) and resumes its seat."""
+    on its address, as a load balancer would send it) and resumes its seat. A classic game and a RISK
+    2210 A.D. one alike."""
     tokens = register(db_url)
     replicas = Replicas(tmp_path, db_url, 3, turn_cap=25, grace_ms=GRACE_MS)
     try:
         ids = await replicas.serving()
-        playing = play(replicas, tokens, games=1, delay_s=0.015, queues=["trio"])
+        playing = play(replicas, tokens, games=1, delay_s=0.015, queues=[queue])
         game_id, host = await hosted(db_url, actions=40, timeout=60)
         drained = ids.index(host)
         drain_s = await asyncio.to_thread(_drain, replicas.servers[drained])
@@ -82,7 +85,8 @@ async def test_a_sigtermed_host_hands_its_game_to_another_replica_within_seconds
     taken = [r for r in records if r["event"] == "game_taken_over"]
     assert [r["game_id"] for r in taken] == [game_id], "claimed once, by another replica"
     assert not (tmp_path / f"r{drained}" / "replays" / f"{game_id}.json").exists(), "nothing recorded there"
-    check_recorded(db_url, {game_id}, [tmp_path / d / "replays" for d in ("r0", "r1", "r2", "restarted")], 1)
+    dirs = [tmp_path / d / "replays" for d in ("r0", "r1", "r2", "restarted")]
+    check_recorded(db_url, {game_id}, dirs, 1, queue)
     with Store.open(db_url) as store:
         assert all(g.reason != SHUTDOWN for g in store.games()), "played to its end, not cut short"
 

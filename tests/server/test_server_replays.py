@@ -11,14 +11,27 @@ import sys
 from collections import deque
 from pathlib import Path
 
+import pytest
+
 from engine import aggressive_policy, preset
 from engine.combat import roll_dice
 from engine.dice import DiceV2
+from engine.r2210.game import apply, new_game_2210
+from engine.r2210.policies import aggressive_2210
+from engine.r2210.replay import Replay2210, reseed_2210
+from engine.r2210.rules import Rules2210
+from engine.replay import ReplayError, Reseed
 from engine.setup import roll_off
 from engine.turns import shuffled_deck
 from server.cli.main import main
 from server.ops.config import QueueConfig
-from server.play.replays import DirectoryReplayWriter, load_replay_file, seed_commitment, verify_record
+from server.play.replays import (
+    DirectoryReplayWriter,
+    load_replay_file,
+    reseed_commitment,
+    seed_commitment,
+    verify_record,
+)
 from server.play.runner import GameRunner
 from server.play.seats import HouseSeat
 
@@ -170,3 +183,25 @@ def test_conquest_serve_rejects_a_bad_config_naming_the_key(tmp_path, capsys):
     path.write_text('[server]\nlog_format = "xml"\n')
     assert main(["serve", "--config", str(path)]) == 2
     assert "server.log_format = 'xml' is not one of: console, json" in capsys.readouterr().err
+
+
+def test_verify_record_checks_a_2210_takeovers_fresh_seed_against_its_commitment() -> None:
+    """Issue 20: "a fresh committed seed for the rest of the game, recorded in the replay so it still
+    verifies": a RISK 2210 A.D. game taken over verifies with its fresh seed's commitment, and a fresh seed
+    that does not match the commitment stored with the claim is refused, saying so."""
+    state, _ = new_game_2210(Rules2210(years=2), 2, 5)
+    replay = Replay2210(Rules2210(years=2), 5, ["a", "b"], game_id="g2210")
+    while not state.is_over():
+        if len(replay.actions) == 80:
+            reseed_2210(state, 99)
+            replay.reseeds = [Reseed(80, 99, reseed_commitment(99, "g2210", 80))]
+        seat = state.asked[0]
+        action = aggressive_2210(state, seat)
+        apply(state, action, seat)
+        replay.actions.append((seat, action))
+    replay.places, replay.fingerprint = list(state.places), state.fingerprint()
+    data = {**replay.to_dict(), "seed_commitment": seed_commitment(5, "g2210")}
+    verify_record(replay, data)
+    replay.reseeds = [Reseed(80, 98, replay.reseeds[0].commitment)]
+    with pytest.raises(ReplayError, match="the fresh seed 98 from action 80 does not match its commitment"):
+        verify_record(replay, data)

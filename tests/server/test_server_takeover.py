@@ -6,17 +6,20 @@ once (real processes; PostgreSQL when CONQUEST_TEST_POSTGRES_URL is set, and SQL
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from serve_process import Serve, free_port
 
-from conquest.v1 import game_pb2
+from conquest.v1 import game_pb2, r2210_pb2
+from conquest.v1.bot_pb2 import GameOver
 from conquest_bots.random_bot import RandomBot
-from conquest_sdk import Client, Game, Turn
+from conquest_sdk import Client, Game, Turn, Turn2210
 from server.cli.main import main
-from server.play.replays import load_replay_file, verify_record
+from server.play.replays import load_any_replay_file, load_replay_file, verify_record
 from server.storage import Store
 
 ADMIN = "admin-secret"
@@ -38,6 +41,12 @@ rules = "classic_two_player"
 players = 2
 rules_options = {{ turn_cap = 25 }}
 time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
+
+[queues.duel-2210]
+rules = "2210"
+players = 2
+rules_options = {{ years = 3 }}
+time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
 """
 NAMES = ("ann", "bob", "cat", "dan")
 
@@ -48,6 +57,10 @@ class SlowRandom(RandomBot):
     def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
         time.sleep(0.015)
         return super().decide(game, turn)
+
+    def decide_2210(self, game: Game, turn: Turn2210) -> r2210_pb2.Action2210:
+        time.sleep(0.015)
+        return super().decide_2210(game, turn)
 
 
 def _scrape(port: int) -> str:
@@ -66,12 +79,31 @@ async def _logged(url: str, games: int, actions: int, timeout: float) -> list[tu
     raise AssertionError(f"{games} games with {actions} logged actions never appeared: {live}")
 
 
-async def test_games_of_a_server_killed_mid_game_are_taken_over_and_finish_once(tmp_path: Path, db_url: str):
-    """ "when a replica is killed (SIGKILL, not only SIGTERM), every game it hosted is taken over by another
-    replica, rebuilt by replay, and finished; bots reconnect and resume their seats with the existing
-    resume mechanism" and "Each game's result, rating update and replay are recorded once"."""
+@dataclasses.dataclass
+class KilledMidGame:
+    """What ``kill_mid_game`` saw."""
+
+    live: list[tuple[str, str, int, int]]
+    """The live games (id, host, epoch, actions logged) as the first server was killed."""
+    results: list[list[GameOver]]
+    """Each bot's finished games."""
+    clients: list[Client]
+    dirs: list[Path]
+    """The killed server's directory, then the second's."""
+    records: list[dict[str, Any]]
+    """The second server's log records."""
+    scraped: str
+    """The second server's metrics once every game finished."""
+
+
+async def kill_mid_game(
+    tmp_path: Path, db_url: str, names: tuple[str, ...], queue: str, games: int, actions: int
+) -> KilledMidGame:
+    """Bots ``names`` each play one game of ``queue`` on a server with takeover; once ``games`` games have
+    ``actions`` actions logged it is killed with SIGKILL and a second server on the same database (and
+    address) started, until every bot's game is over."""
     with Store.open(db_url, admin_token=ADMIN) as store:
-        tokens = {name: store.register_bot(name, admin_token=ADMIN).token for name in NAMES}
+        tokens = {name: store.register_bot(name, admin_token=ADMIN).token for name in names}
     port = free_port()
     dirs = [tmp_path / "a", tmp_path / "b"]
     for d in dirs:
@@ -85,14 +117,14 @@ async def test_games_of_a_server_killed_mid_game_are_taken_over_and_finish_once(
     second: Serve | None = None
     clients = [
         Client(
-            SlowRandom(i), f"127.0.0.1:{port}", token=tokens[n], queues=["duel"], games=1, max_backoff_s=1.0
+            SlowRandom(i), f"127.0.0.1:{port}", token=tokens[n], queues=[queue], games=1, max_backoff_s=1.0
         )
-        for i, n in enumerate(NAMES)
+        for i, n in enumerate(names)
     ]
     try:
         replica = (await first.serving())["replica"]
         playing = asyncio.gather(*(c.run() for c in clients))
-        live = await _logged(db_url, games=2, actions=30, timeout=60)
+        live = await _logged(db_url, games=games, actions=actions, timeout=60)
         assert {host for _, host, _, _ in live} == {replica}
         first.process.kill()  # SIGKILL: no shutdown, nothing recorded
         first.process.wait(timeout=10)
@@ -105,12 +137,23 @@ async def test_games_of_a_server_killed_mid_game_are_taken_over_and_finish_once(
             first.process.kill()
         if second is not None:
             assert second.stop(timeout=30) == 0
+    return KilledMidGame(live, results, clients, dirs, second.records(), scraped)
+
+
+async def test_games_of_a_server_killed_mid_game_are_taken_over_and_finish_once(
+    tmp_path: Path, db_url: str
+) -> None:
+    """ "when a replica is killed (SIGKILL, not only SIGTERM), every game it hosted is taken over by another
+    replica, rebuilt by replay, and finished; bots reconnect and resume their seats with the existing
+    resume mechanism" and "Each game's result, rating update and replay are recorded once"."""
+    run = await kill_mid_game(tmp_path, db_url, NAMES, "duel", games=2, actions=30)
+    results, clients, dirs, scraped = run.results, run.clients, run.dirs, run.scraped
 
     assert all(len(overs) == 1 for overs in results), "every bot's game finished"
     assert all(c.reconnects >= 1 for c in clients), "every bot reconnected to the new server"
     game_ids = {overs[0].game_id for overs in results}
-    assert game_ids == {game_id for game_id, *_ in live}
-    taken = [r for r in second.records() if r["event"] == "game_taken_over"]
+    assert game_ids == {game_id for game_id, *_ in run.live}
+    taken = [r for r in run.records if r["event"] == "game_taken_over"]
     assert sorted(r["game_id"] for r in taken) == sorted(game_ids)
     assert all(r["epoch"] == 2 for r in taken)
     assert "conquest_games_taken_over_total 2.0" in scraped
@@ -131,3 +174,33 @@ async def test_games_of_a_server_killed_mid_game_are_taken_over_and_finish_once(
         assert data["format"] == 2
         assert main(["replay", "verify", str(path)]) == 0
         assert not (dirs[0] / "replays" / f"{game_id}.json").exists(), "the killed server recorded nothing"
+
+
+async def test_a_2210_game_of_a_server_killed_mid_game_is_taken_over_and_finishes_once(
+    tmp_path: Path, db_url: str
+) -> None:
+    """RISK 2210 A.D. too: "when a replica is killed (SIGKILL, not only SIGTERM), every game it hosted is
+    taken over by another replica, rebuilt by replay, and finished" with "a fresh committed seed for the
+    rest of the game, recorded in the replay so it still verifies", and "Each game's result, rating update
+    and replay are recorded once"."""
+    names = NAMES[:2]
+    run = await kill_mid_game(tmp_path, db_url, names, "duel-2210", games=1, actions=60)
+
+    ((game_id, *_),) = run.live
+    assert [[over.game_id for over in overs] for overs in run.results] == [[game_id]] * 2, "finished for both"
+    assert all(c.reconnects >= 1 for c in run.clients), "both bots reconnected to the new server"
+    taken = [r for r in run.records if r["event"] == "game_taken_over"]
+    assert [(r["game_id"], r["epoch"], r["queue"]) for r in taken] == [(game_id, 2, "duel-2210")]
+    with Store.open(db_url) as store:
+        (game,) = store.games()
+        assert game.id == game_id and game.rated and game.reason in ("year_5", "conquest")
+        assert {s.bot: s.games for s in store.leaderboard("duel-2210")} == dict.fromkeys(names, 1)
+        assert store.live_games() == []
+        stored = store.replay(game_id)
+        assert len(stored.reseeds) == 1 and stored.reseeds[0].at >= 60
+    path = run.dirs[1] / "replays" / f"{game_id}.json"
+    replay, data = load_any_replay_file(path)
+    verify_record(replay, data)  # the seed commitments, the fresh seed's included
+    assert data["format"] == 2 and data["game"] == "2210"
+    assert main(["replay", "verify", str(path)]) == 0
+    assert not (run.dirs[0] / "replays" / f"{game_id}.json").exists(), "the killed server recorded nothing"

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from serve_process import Serve, free_port
 
-from conquest.v1 import arena_pb2, arena_pb2_grpc, game_pb2
+from conquest.v1 import arena_pb2, arena_pb2_grpc, game_pb2, r2210_pb2
 from conquest_bots.random_bot import RandomBot
-from conquest_sdk import Client, Game, Turn
+from conquest_sdk import Client, Game, Turn, Turn2210
 from server.cli.main import main
-from server.play.replays import load_replay_file, verify_record
+from server.play.replays import load_any_replay_file, verify_record
 from server.storage import Store
 
 ADMIN = "admin-secret"
@@ -42,6 +42,12 @@ rules = "classic"
 players = 3
 rules_options = {{ turn_cap = {turn_cap} }}
 time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
+
+[queues.trio-2210]
+rules = "2210"
+players = 3
+rules_options = {{ years = 2 }}
+time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
 """
 NAMES = ("ann", "bob", "cat")
 ON_POSTGRESQL = os.environ.get("CONQUEST_TEST_POSTGRES_URL") or os.environ.get("CI", "").lower() in (
@@ -62,6 +68,10 @@ class SlowRandom(RandomBot):
     def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
         time.sleep(self.delay_s)
         return super().decide(game, turn)
+
+    def decide_2210(self, game: Game, turn: Turn2210) -> r2210_pb2.Action2210:
+        time.sleep(self.delay_s)
+        return super().decide_2210(game, turn)
 
 
 class Replicas:
@@ -131,18 +141,21 @@ def register(db_url: str) -> dict[str, str]:
         return {name: store.register_bot(name, admin_token=ADMIN).token for name in NAMES}
 
 
-def check_recorded(db_url: str, game_ids: set[str], replay_dirs: list[Path], games_each: int) -> None:
-    """Each game's result recorded once, ratings changed once per game, the replay file verifies."""
+def check_recorded(
+    db_url: str, game_ids: set[str], replay_dirs: list[Path], games_each: int, queue: str = "trio"
+) -> None:
+    """Each game's result recorded once, ratings changed once per game (on ``queue``'s ladder), the replay
+    file verifies."""
     with Store.open(db_url) as store:
         games = store.games()
         assert sorted(g.id for g in games) == sorted(game_ids), "each result recorded once"
         assert all(g.rated for g in games)
-        assert {s.bot: s.games for s in store.leaderboard("trio")} == dict.fromkeys(NAMES, games_each)
+        assert {s.bot: s.games for s in store.leaderboard(queue)} == dict.fromkeys(NAMES, games_each)
         assert store.live_games() == []
     for game_id in game_ids:
         paths = [d / f"{game_id}.json" for d in replay_dirs if (d / f"{game_id}.json").exists()]
         assert len(paths) == 1, f"game {game_id} has one replay file, by the replica that finished it"
-        replay, data = load_replay_file(paths[0])
+        replay, data = load_any_replay_file(paths[0])
         verify_record(replay, data)
         assert main(["replay", "verify", str(paths[0])]) == 0
 
