@@ -191,7 +191,8 @@ class Takeover:
                 why=f"this server has no queue {game.queue!r}: give every replica the same queues",
             )
             return
-        queue = dataclasses.replace(config, rules=Rules.from_dict(dict(game.rules)))
+        # Its own rules and ratedness: a challenge's game on a rated queue stays unrated.
+        queue = dataclasses.replace(config, rules=Rules.from_dict(dict(game.rules)), rated=game.rated)
         actions = [decode_action(a) for batch in batches for a in json.loads(batch)]
         reseeds = [Reseed(at, seed, commitment) for at, seed, commitment in game.reseeds]
 
