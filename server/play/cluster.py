@@ -3,8 +3,10 @@ matchmaker's lease, and the games it hosts for the cluster.
 
 - **Shared queues.** Each session's open, close, JoinQueue and LeaveQueue is written to the database (in
   order, by one writer task; never on a Decision's path): the session with its free game slots, and its
-  queue memberships. A session's free slots change only relatively: the matchmaker takes one as it seats
-  the session, the session's replica gives it back when the game ends.
+  queue memberships. A write the database does not take is tried again every heartbeat until it is, the
+  later ones waiting behind it. A session's free slots change only relatively: the matchmaker takes one
+  as it seats the session, the session's replica gives it back when the game ends (numbering its changes,
+  so that one tried again after a commit whose answer was lost is applied once: the count never drifts).
 - **One matchmaker.** Every heartbeat the lease's holder renews it (``UPDATE ... WHERE holder = me AND
   term = mine``); the others watch its renewals and take it over (one wins, by term) once they have stood
   still for ``replica_timeout_ms`` of their own clock (no two machines' clocks are compared). A holder whose
@@ -116,6 +118,8 @@ class Cluster:
         self.on_database: Callable[[str], None] = lambda why: None
         """Told when the database stops ("why") or starts again ("") answering this replica."""
         self._writes: asyncio.Queue[Callable[[], None]] = asyncio.Queue()
+        self._slot_changes: dict[str, int] = {}
+        """Each open session's free-slot changes so far (by session id): the number of its next one."""
         relay.on_free = self.free
 
     # ------------------------------------------------------------------ the lobby's side (Shared)
@@ -136,6 +140,7 @@ class Cluster:
 
     def closed(self, session: Session) -> None:
         self.relay.closed(session)
+        self._slot_changes.pop(session.session_id, None)
         self._write(lambda: self.store.close_shared_session(self.replica, session.session_id))
 
     def joined(self, queue: str, session: Session, games: int) -> None:
@@ -171,7 +176,8 @@ class Cluster:
 
     def free(self, session: Session, step: int) -> None:
         """``session``'s free slots changed by ``step``."""
-        self._write(lambda: self.store.add_free_slots(self.replica, session.session_id, step))
+        change = self._slot_changes[session.session_id] = self._slot_changes.get(session.session_id, 0) + 1
+        self._write(lambda: self.store.add_free_slots(self.replica, session.session_id, step, change))
 
     def _write(self, work: Callable[[], None]) -> None:
         self._writes.put_nowait(work)
@@ -182,16 +188,23 @@ class Cluster:
     # ------------------------------------------------------------------ the loops
 
     async def write(self) -> None:
-        """Until cancelled: the queued writes, in order (one the database did not take is dropped and
-        logged; the session's next change or close puts it right)."""
+        """Until cancelled: the queued writes, in order; one the database did not take is tried again every
+        heartbeat until it is (the later ones wait: a session's close never overtakes its open)."""
         while True:
             work = await self._writes.get()
             try:
-                await asyncio.to_thread(work)
-            except DatabaseUnavailable as down:
-                self._went_down(str(down))
+                while not await self._written(work):
+                    await asyncio.sleep(self.heartbeat_s)
             finally:
                 self._writes.task_done()
+
+    async def _written(self, work: Callable[[], None]) -> bool:
+        try:
+            await asyncio.to_thread(work)
+        except DatabaseUnavailable as down:
+            self._went_down(str(down))
+            return False
+        return True
 
     async def flushed(self, timeout_s: float) -> None:
         """Once the queued writes are done (at most ``timeout_s``): a stopping replica's sessions are out

@@ -337,6 +337,9 @@ class ClusterSessionRow(Base):
     ranked: Mapped[bool] = mapped_column(Boolean)
     live_events: Mapped[bool] = mapped_column(Boolean)
     free: Mapped[int] = mapped_column(Integer)
+    changes: Mapped[int] = mapped_column(Integer, server_default="0")
+    """The number of the last of its replica's own free-slot changes applied (they are numbered 1, 2, ...
+    in order): a change tried again after a commit whose answer was lost is not applied twice."""
 
 
 class ClusterWaitingRow(Base):
