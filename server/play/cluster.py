@@ -137,6 +137,7 @@ class Cluster:
         self._write(lambda: self.store.open_shared_session(bot))
         for game_id, host in elsewhere:
             self.relay.resume(host, game_id, session)
+            self.relay.awaited[game_id, session.session_id] = True  # its Welcome lists it: running then
 
     def closed(self, session: Session) -> None:
         self.relay.closed(session)
@@ -268,12 +269,22 @@ class Cluster:
         self._take_back(alive)
 
     def _take_back(self, alive: set[str]) -> None:
-        """Each session here asks the live hosts of its running games elsewhere for the seats it does not
-        play yet: after a reconnect whose first ask failed, or a host taken over."""
-        for session in list(self.relay.sessions.values()):
-            for game_id, host in self.elsewhere(session.identity.key):
-                if game_id not in session.games and host in alive:
-                    self.relay.resume(host, game_id, session)
+        """Each seat this replica asked back for a session of its and has not got yet is asked again of
+        its game's live host (after a reconnect whose first ask failed, or a host taken over); one whose
+        game was seen running and runs nowhere now ended while its bot was away: the bot is told."""
+        for (game_id, session_id), seen in list(self.relay.awaited.items()):
+            session = self.relay.sessions.get(session_id)
+            if session is None or game_id in session.games:  # taken back here (a takeover's ``adopt``)
+                self.relay.awaited.pop((game_id, session_id), None)
+                continue
+            host = next((h for g, h in self.games_by_bot.get(session.identity.key, []) if g == game_id), None)
+            if host is None:
+                if seen:
+                    self.relay.not_resumed(game_id, session_id, "it ended while you were away")
+                continue
+            self.relay.awaited[game_id, session_id] = True
+            if host in alive and host != self.replica:
+                self.relay.resume(host, game_id, session)
 
     async def _lease(self) -> None:
         if self.term:

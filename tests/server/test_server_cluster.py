@@ -263,6 +263,7 @@ async def test_serve_processes_runs_replicas_on_one_port_and_restarts_a_dead_one
         admin=ADMIN,
         turn_cap=12,
         grace_ms=0,
+        reconnect_grace_ms=30000,
     ).replace('cluster = true\ncluster_token = "cluster-secret"\n', "")
     server = Serve(tmp_path, toml, args=("--processes", "2"))
     try:
