@@ -274,8 +274,7 @@ class Cluster:
         game was seen running and runs nowhere now ended while its bot was away: the bot is told."""
         for (game_id, session_id), seen in list(self.relay.awaited.items()):
             session = self.relay.sessions.get(session_id)
-            if session is None or game_id in session.games:  # taken back here (a takeover's ``adopt``)
-                self.relay.awaited.pop((game_id, session_id), None)
+            if session is None:
                 continue
             host = next((h for g, h in self.games_by_bot.get(session.identity.key, []) if g == game_id), None)
             if host is None:
@@ -393,7 +392,11 @@ class Cluster:
 
     def adopt(self, runner: AnyRunner) -> None:
         """A game taken over here: the seats whose bots are connected to other replicas are re-attached
-        through the relay (``takeover.adopt`` seated those connected here)."""
+        through the relay (``takeover.adopt`` seated those connected here: they wait for it no more)."""
+        for game_id, session_id in list(self.relay.awaited):
+            session = self.relay.sessions.get(session_id)
+            if game_id == runner.game_id and session is not None and game_id in session.games:
+                del self.relay.awaited[game_id, session_id]
         self._spawn(self._adopt(runner), f"adopt-{runner.game_id}")
 
     async def _adopt(self, runner: AnyRunner) -> None:

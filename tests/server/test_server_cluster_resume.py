@@ -90,7 +90,8 @@ async def test_a_host_refuses_the_seat_of_a_game_that_ended_and_the_bot_is_told_
 async def test_a_game_waited_for_that_runs_nowhere_any_more_is_told(tmp_path: Path, db_url: str) -> None:
     """ "the bot must be told" even when no host answers: at each heartbeat the bot's replica asks the
     live host of each game it waits for again; one that was running when its Welcome listed it and has
-    gone from the cluster's running games since ended while the bot was away, and the bot is told once."""
+    gone from the cluster's running games since ended while the bot was away, and the bot is told once;
+    a game taken over by the bot's own replica, which seats the bot at once, is waited for no more."""
     lobby = _lobby(tmp_path)
     with Store.open(db_url) as store:
         cluster = Cluster(lobby, store, Relay(lobby, "bots", "secret"), "127.0.0.1:1", 1.0, 1.0)
@@ -104,6 +105,20 @@ async def test_a_game_waited_for_that_runs_nowhere_any_more_is_told(tmp_path: Pa
         assert list(cluster.relay.awaited) == [("g2", session.session_id)], "g2 runs on: still asked for"
         cluster._take_back(alive={"host"})
         assert await _errors(session) == [], "told once"
+        session.games["g2"] = 0  # g2's host died and this replica took it over: ``takeover.adopt`` seated ann
+        cluster.adopt(Taken("g2"))  # type: ignore[arg-type]
+        assert cluster.relay.awaited == {}
+        cluster.games_by_bot = {}
+        cluster._take_back(alive={"host"})
+        assert await _errors(session) == [], "a game taken back here is not told when it ends"
+
+
+class Taken:
+    """A game taken over with no seat to re-attach through the relay."""
+
+    def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
+        self.seats: list[object] = []
 
 
 @postgresql_only
