@@ -169,5 +169,5 @@ async def test_a_bot_whose_seat_forfeited_while_away_is_told_and_its_client_fini
         replicas.stop()
     assert cat.welcome is not None and list(cat.welcome.resumed_game_ids) == [game_id]
     assert all([o.game_id for o in overs] == [game_id] for overs in results)
-    cat_seat = results[0][0].results[NAMES.index("cat")]
+    (cat_seat,) = [r for r in results[0][0].results if r.name == "cat"]
     assert cat_seat.outcome == bot_pb2.SEAT_OUTCOME_FORFEIT_DISCONNECT
