@@ -119,6 +119,9 @@ class LiveGame:
     seats: tuple[LiveSeat, ...]
     seed_commitment: str
     started_at: datetime
+    rated: bool
+    """Whether its result moves ratings: its queue's flag as the game started (a challenge's or a tournament
+    table's game is unrated on a rated queue), kept so that a takeover records it the same way."""
     epoch: int = 1
     reseeds: tuple[tuple[int, int, str], ...] = ()
     actions: int = 0

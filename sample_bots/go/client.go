@@ -183,6 +183,12 @@ func (c *Client) session(ctx context.Context, api pb.BotServiceClient) (bool, er
 			if e.GetFatal() && e.GetCode() != "shutting_down" {
 				return welcomed, fmt.Errorf("%w: %s: %s", errFatal, e.GetCode(), e.GetMessage())
 			}
+			if e.GetCode() == "not_resumed" {
+				c.notResumed(e.GetGameId())
+				if c.done() {
+					return welcomed, stream.CloseSend()
+				}
+			}
 		}
 		if err != nil {
 			return welcomed, err
@@ -198,6 +204,16 @@ func (c *Client) forgetGamesNotResumed(resumed []string) {
 			delete(c.games, id)
 		}
 	}
+}
+
+// notResumed stops waiting for a game the Welcome listed as resumed that will not come back (it ended,
+// or our seat forfeited, while we were away: Error "not_resumed"). One we never saw start counts as
+// started, as joinQueues counted it.
+func (c *Client) notResumed(id string) {
+	if c.games[id] == nil {
+		c.started++
+	}
+	delete(c.games, id)
 }
 
 // joinQueues joins every configured queue once per connection (membership stands until we leave, reach

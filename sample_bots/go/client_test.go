@@ -158,3 +158,19 @@ func TestJoinQueueAfterAReconnectAsksForTheGamesLeft(t *testing.T) {
 		t.Fatalf("started = %d after the unseen game's GameStarted, want 3", c.started)
 	}
 }
+
+// Issue 20's review: "A Welcome can list a game that does not resume ... the SDK keeps waiting for it
+// forever ... the bot must be told": Error{not_resumed} for a game the Welcome listed ends the wait.
+func TestNotResumedStopsWaitingForTheGame(t *testing.T) {
+	c := NewClient(Config{Games: 1, Queues: []string{"classic-4"}})
+	c.started = 1
+	c.games["gone"] = &Game{ID: "gone"}
+	notResumed := &pb.ConnectResponse{Message: &pb.ConnectResponse_Error{Error: &pb.Error{Code: "not_resumed", GameId: "gone"}}}
+	stream := &scriptedStream{replies: []*pb.ConnectResponse{welcome("gone"), notResumed}}
+	if _, err := c.session(context.Background(), scriptedServer{stream}); err != nil || !stream.closedSend {
+		t.Fatalf("session ended with %v, closed %v; want a clean close once the game is not resumed", err, stream.closedSend)
+	}
+	if !c.done() {
+		t.Fatal("still waiting for a game the server will not resume")
+	}
+}

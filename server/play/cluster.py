@@ -3,8 +3,10 @@ matchmaker's lease, and the games it hosts for the cluster.
 
 - **Shared queues.** Each session's open, close, JoinQueue and LeaveQueue is written to the database (in
   order, by one writer task; never on a Decision's path): the session with its free game slots, and its
-  queue memberships. A session's free slots change only relatively: the matchmaker takes one as it seats
-  the session, the session's replica gives it back when the game ends.
+  queue memberships. A write the database does not take is tried again every heartbeat until it is, the
+  later ones waiting behind it. A session's free slots change only relatively: the matchmaker takes one
+  as it seats the session, the session's replica gives it back when the game ends (numbering its changes,
+  so that one tried again after a commit whose answer was lost is applied once: the count never drifts).
 - **One matchmaker.** Every heartbeat the lease's holder renews it (``UPDATE ... WHERE holder = me AND
   term = mine``); the others watch its renewals and take it over (one wins, by term) once they have stood
   still for ``replica_timeout_ms`` of their own clock (no two machines' clocks are compared). A holder whose
@@ -116,6 +118,8 @@ class Cluster:
         self.on_database: Callable[[str], None] = lambda why: None
         """Told when the database stops ("why") or starts again ("") answering this replica."""
         self._writes: asyncio.Queue[Callable[[], None]] = asyncio.Queue()
+        self._slot_changes: dict[str, int] = {}
+        """Each open session's free-slot changes so far (by session id): the number of its next one."""
         relay.on_free = self.free
 
     # ------------------------------------------------------------------ the lobby's side (Shared)
@@ -133,9 +137,11 @@ class Cluster:
         self._write(lambda: self.store.open_shared_session(bot))
         for game_id, host in elsewhere:
             self.relay.resume(host, game_id, session)
+            self.relay.awaited[game_id, session.session_id] = True  # its Welcome lists it: running then
 
     def closed(self, session: Session) -> None:
         self.relay.closed(session)
+        self._slot_changes.pop(session.session_id, None)
         self._write(lambda: self.store.close_shared_session(self.replica, session.session_id))
 
     def joined(self, queue: str, session: Session, games: int) -> None:
@@ -171,7 +177,8 @@ class Cluster:
 
     def free(self, session: Session, step: int) -> None:
         """``session``'s free slots changed by ``step``."""
-        self._write(lambda: self.store.add_free_slots(self.replica, session.session_id, step))
+        change = self._slot_changes[session.session_id] = self._slot_changes.get(session.session_id, 0) + 1
+        self._write(lambda: self.store.add_free_slots(self.replica, session.session_id, step, change))
 
     def _write(self, work: Callable[[], None]) -> None:
         self._writes.put_nowait(work)
@@ -182,16 +189,23 @@ class Cluster:
     # ------------------------------------------------------------------ the loops
 
     async def write(self) -> None:
-        """Until cancelled: the queued writes, in order (one the database did not take is dropped and
-        logged; the session's next change or close puts it right)."""
+        """Until cancelled: the queued writes, in order; one the database did not take is tried again every
+        heartbeat until it is (the later ones wait: a session's close never overtakes its open)."""
         while True:
             work = await self._writes.get()
             try:
-                await asyncio.to_thread(work)
-            except DatabaseUnavailable as down:
-                self._went_down(str(down))
+                while not await self._written(work):
+                    await asyncio.sleep(self.heartbeat_s)
             finally:
                 self._writes.task_done()
+
+    async def _written(self, work: Callable[[], None]) -> bool:
+        try:
+            await asyncio.to_thread(work)
+        except DatabaseUnavailable as down:
+            self._went_down(str(down))
+            return False
+        return True
 
     async def flushed(self, timeout_s: float) -> None:
         """Once the queued writes are done (at most ``timeout_s``): a stopping replica's sessions are out
@@ -255,12 +269,21 @@ class Cluster:
         self._take_back(alive)
 
     def _take_back(self, alive: set[str]) -> None:
-        """Each session here asks the live hosts of its running games elsewhere for the seats it does not
-        play yet: after a reconnect whose first ask failed, or a host taken over."""
-        for session in list(self.relay.sessions.values()):
-            for game_id, host in self.elsewhere(session.identity.key):
-                if game_id not in session.games and host in alive:
-                    self.relay.resume(host, game_id, session)
+        """Each seat this replica asked back for a session of its and has not got yet is asked again of
+        its game's live host (after a reconnect whose first ask failed, or a host taken over); one whose
+        game was seen running and runs nowhere now ended while its bot was away: the bot is told."""
+        for (game_id, session_id), seen in list(self.relay.awaited.items()):
+            session = self.relay.sessions.get(session_id)
+            if session is None:
+                continue
+            host = next((h for g, h in self.games_by_bot.get(session.identity.key, []) if g == game_id), None)
+            if host is None:
+                if seen:
+                    self.relay.not_resumed(game_id, session_id, "it ended while you were away")
+                continue
+            self.relay.awaited[game_id, session_id] = True
+            if host in alive and host != self.replica:
+                self.relay.resume(host, game_id, session)
 
     async def _lease(self) -> None:
         if self.term:
@@ -369,7 +392,11 @@ class Cluster:
 
     def adopt(self, runner: AnyRunner) -> None:
         """A game taken over here: the seats whose bots are connected to other replicas are re-attached
-        through the relay (``takeover.adopt`` seated those connected here)."""
+        through the relay (``takeover.adopt`` seated those connected here: they wait for it no more)."""
+        for game_id, session_id in list(self.relay.awaited):
+            session = self.relay.sessions.get(session_id)
+            if game_id == runner.game_id and session is not None and game_id in session.games:
+                del self.relay.awaited[game_id, session_id]
         self._spawn(self._adopt(runner), f"adopt-{runner.game_id}")
 
     async def _adopt(self, runner: AnyRunner) -> None:

@@ -279,6 +279,7 @@ def _live_game(header: dict[str, Any], runner: AnyRunner) -> LiveGame:
         ),
         seed_commitment=runner.commitment,
         started_at=runner.started_at,
+        rated=runner.queue.rated,
     )
 
 

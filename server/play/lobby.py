@@ -224,6 +224,10 @@ class Lobby:
             game_id=game_id[:SHOWN_LIMIT],
         )
 
+    def ended_reason(self, game_id: str) -> str:
+        """Why ``game_id`` ended here lately (``GameOver.reason``, or ``handed_over``); "" if it did not."""
+        return self._ended.get(game_id, ("", frozenset()))[0]
+
     def flooded(self, session: Session, dropped: int) -> bool:
         """``session`` sent more than ``session_message_rate`` messages a second: ``dropped`` of them were
         dropped since its rate was last kept. The first is told; a second's worth closes the session (True:

@@ -136,6 +136,16 @@ def seat_forfeited(game_id: str, seat: int, why: str) -> bot_pb2.ConnectResponse
     )
 
 
+def not_resumed(game_id: str, why: str) -> bot_pb2.ConnectResponse:
+    """The Error for a game a Welcome listed as resumed whose seat will not come back (cluster mode)."""
+    return _game_error(
+        game_id,
+        "not_resumed",
+        f"game {game_id}, listed in your Welcome's resumed_game_ids, is not resumed: {why}; nothing more "
+        "comes for it, so stop waiting for it",
+    )
+
+
 def game_over_error(game_id: str, reason: str, request_id: int) -> bot_pb2.ConnectResponse:
     """The Error for a Decision that came after its game ended (the game's runner, while it records the
     game, and the lobby, once it has forgotten it, answer alike)."""

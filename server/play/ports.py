@@ -132,8 +132,9 @@ class SharedQueues(Protocol):
         """A bot's session closed."""
         ...
 
-    def add_free_slots(self, replica: str, session_id: str, step: int) -> None:
-        """A session's free slots change by ``step``."""
+    def add_free_slots(self, replica: str, session_id: str, step: int, change: int = 0) -> None:
+        """A session's free slots change by ``step``; ``change``: its number among its replica's own
+        changes (1, 2, ... in order), applied once however often it is tried (0: not numbered)."""
         ...
 
     def join_shared_queue(self, wait: SharedWait) -> None:

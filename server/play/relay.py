@@ -8,7 +8,9 @@ hand (``server.play.relay_wire``, the relay's fast room).
 
 Every stream carries the cluster's shared secret (``cluster_token``); one without it is refused. A stream
 that drops leaves the host's relayed seats disconnected (their reconnect grace starts), and the bot's
-replica asks for them back over a new stream (``SeatResume``). docs/architecture.md, "The cluster".
+replica asks for them back over a new stream (``SeatResume``); a host that cannot give one back (the game
+ended, or the seat forfeited) says so (``SeatRefused``) and the bot is told (``Error{not_resumed}``).
+docs/architecture.md, "The cluster".
 """
 
 from __future__ import annotations
@@ -24,13 +26,13 @@ import structlog
 
 from conquest.cluster.v1 import relay_pb2
 from conquest.v1 import bot_pb2
-from server.play import relay_wire
+from server.play import messages, relay_wire
 from server.play.lobby import Lobby
 from server.play.mailbox import Mailbox
 from server.play.runner_2210 import AnyRunner
 from server.play.seats import RemoteSeat
 from server.play.session import Outgoing, Session
-from server.records import Identity
+from server.records import HANDED_OVER, Identity
 
 TOKEN_METADATA = "x-conquest-cluster-token"
 """The metadata key of the cluster's shared secret, on every relay stream."""
@@ -111,6 +113,10 @@ class Relay:
         """(game id, session id) -> a seat hosted here whose bot is connected elsewhere."""
         self.remote: dict[tuple[str, str], Link] = {}
         """(game id, session id) -> the stream to the host of a game one of this replica's sessions plays."""
+        self.awaited: dict[tuple[str, str], bool] = {}
+        """(game id, session id) -> a seat this replica asked back for one of its sessions (``resume``) and
+        has had no answer for yet; True once its game was seen running in the cluster since (the cluster's
+        heartbeat asks again, and tells the bot once the game runs nowhere any more)."""
         self.on_free: Callable[[Session, int], None] = lambda session, step: None
         """A session's free slots changed by a game hosted elsewhere (the shared queues count them)."""
         self.tasks: set[asyncio.Task[None]] = set()
@@ -230,6 +236,8 @@ class Relay:
                 self._released(frame.released.game_id, frame.released.session_id)
             elif kind == "resume":
                 self._resume_asked(link, frame.resume)
+            elif kind == "refused":
+                self.not_resumed(frame.refused.game_id, frame.refused.session_id, frame.refused.reason)
 
     def _decided(self, decision: relay_pb2.SeatDecision) -> None:
         """Host: a relayed bot's Decision, to its game's runner as from the seat it holds."""
@@ -250,6 +258,7 @@ class Relay:
             return
         session.games[attached.game_id] = attached.seat
         self.remote[attached.game_id, attached.session_id] = link
+        self.awaited.pop((attached.game_id, attached.session_id), None)
         if attached.resumed:
             self.on_free(session, -1)
         if attached.left_queue:
@@ -275,9 +284,15 @@ class Relay:
             runner.detach(seat.index)
 
     def _resume_asked(self, link: Link, resume: relay_pb2.SeatResume) -> None:
-        """Host: a bot that reconnected to ``link``'s replica asks for its seat back."""
+        """Host: a bot that reconnected to ``link``'s replica asks for its seat back. Refused when the game
+        ended here or the seat forfeited; unanswered when the game is not here (handed over: its new host
+        is asked at the next heartbeat) or the seat is still played by another session of the bot's (its
+        release may be on its way from another replica)."""
         runner = self.lobby.runners.get(resume.game_id)
         if runner is None:
+            reason = self.lobby.ended_reason(resume.game_id)
+            if reason and reason != HANDED_OVER:
+                self._refuse(link, resume, f"it ended ({reason}) while you were away")
             return
         for index in range(len(runner.seats)):
             if runner.is_resumable(index, resume.key):
@@ -286,6 +301,22 @@ class Relay:
                     link, runner, index, resume.session_id, identity, resume.live_events, resumed=True
                 )
                 return
+        held = [s for s in runner.seats if isinstance(s, RemoteSeat) and s.identity == resume.key]
+        forfeits = [s.forfeit for s in held if s.forfeit is not None]
+        if held and len(forfeits) == len(held):
+            outcome = bot_pb2.SeatOutcome.Name(forfeits[0])
+            self._refuse(link, resume, f"your seat forfeited ({outcome}); the game plays on without you")
+
+    def _refuse(self, link: Link, resume: relay_pb2.SeatResume, reason: str) -> None:
+        refused = relay_pb2.SeatRefused(game_id=resume.game_id, session_id=resume.session_id, reason=reason)
+        link.send(relay_pb2.RelayFrame(refused=refused).SerializeToString())
+
+    def not_resumed(self, game_id: str, session_id: str, why: str) -> None:
+        """Bot's replica: a seat asked back will not come back (``why``): the bot is told once, and the seat
+        is asked for no more."""
+        session = self.sessions.get(session_id)
+        if self.awaited.pop((game_id, session_id), None) is not None and session is not None:
+            session.send(messages.not_resumed(game_id, why))
 
     # ------------------------------------------------------------------ seats
 
@@ -344,9 +375,13 @@ class Relay:
         return True
 
     def resume(self, host: str, game_id: str, session: Session) -> None:
-        """Bot's replica: ask ``host`` for the seat ``session``'s bot holds in ``game_id``."""
+        """Bot's replica: ask ``host`` for the seat ``session``'s bot holds in ``game_id`` (awaited until
+        it is attached or refused)."""
+        if session.closed:
+            return
+        self.awaited.setdefault((game_id, session.session_id), False)
         link = self.link(host)
-        if link is not None and not session.closed:
+        if link is not None:
             resume = relay_pb2.SeatResume(
                 game_id=game_id,
                 session_id=session.session_id,
@@ -358,6 +393,9 @@ class Relay:
     def closed(self, session: Session) -> None:
         """Bot's replica: the session closed; the hosts of its relayed games are told (its grace starts)."""
         self.sessions.pop(session.session_id, None)
+        for game_id, session_id in list(self.awaited):
+            if session_id == session.session_id:
+                del self.awaited[game_id, session_id]
         for (game_id, session_id), link in list(self.remote.items()):
             if session_id == session.session_id:
                 del self.remote[game_id, session_id]

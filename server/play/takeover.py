@@ -193,10 +193,14 @@ class Takeover:
                 why=f"this server has no queue {game.queue!r}: give every replica the same queues",
             )
             return
-        if game.board == GAME_2210:  # the kind of game the log holds, whatever the queue is here
-            queue = dataclasses.replace(config, r2210=rules_from_dict(dict(game.rules)))
+        # Its own rules and ratedness (a challenge's game on a rated queue stays unrated), and the kind of
+        # game the log holds, whatever the queue of that name is here.
+        if game.board == GAME_2210:
+            queue = dataclasses.replace(config, r2210=rules_from_dict(dict(game.rules)), rated=game.rated)
         else:
-            queue = dataclasses.replace(config, rules=Rules.from_dict(dict(game.rules)), r2210=None)
+            queue = dataclasses.replace(
+                config, rules=Rules.from_dict(dict(game.rules)), r2210=None, rated=game.rated
+            )
         logged = [a for batch in batches for a in json.loads(batch)]
         reseeds = [Reseed(at, seed, commitment) for at, seed, commitment in game.reseeds]
 

@@ -3,7 +3,8 @@ sessions and queue memberships (the shared waiting set), the matchmaker's lease,
 hands to host replicas. docs/storage.md, "Replicas in a cluster".
 
 A session's free slots change only by relative updates (the matchmaker takes one in the transaction that
-seats it, its replica gives one back when the game ends), so two writers never overwrite each other. The
+seats it, its replica gives one back when the game ends), so two writers never overwrite each other; the
+replica numbers its own, so that one it tries again (its commit's answer lost) is applied once. The
 lease is fenced by its term: a renewal or a seating carries the term its holder won, and a holder that
 lost the lease finds both refused.
 """
@@ -90,23 +91,27 @@ class ClusterStore(LiveStore):
     # ------------------------------------------------------------------ sessions and queues
 
     def open_shared_session(self, bot: SharedBot) -> None:
-        """A bot's session opened on ``bot.replica``. Raises: DatabaseUnavailable."""
+        """A bot's session opened on ``bot.replica`` (kept once: this write may be tried again after a
+        commit whose answer was lost). Raises: DatabaseUnavailable."""
         identity = bot.identity
-        self._live_write(
-            lambda session: session.add(
-                ClusterSessionRow(
-                    replica=bot.replica,
-                    session_id=bot.session_id,
-                    key=identity.key,
-                    name=identity.name,
-                    bot_id=identity.bot_id,
-                    ranked=identity.ranked,
-                    live_events=bot.live_events,
-                    free=bot.free,
+
+        def open_session(session: Session) -> None:
+            if session.get(ClusterSessionRow, (bot.replica, bot.session_id)) is None:
+                session.add(
+                    ClusterSessionRow(
+                        replica=bot.replica,
+                        session_id=bot.session_id,
+                        key=identity.key,
+                        name=identity.name,
+                        bot_id=identity.bot_id,
+                        ranked=identity.ranked,
+                        live_events=bot.live_events,
+                        free=bot.free,
+                        changes=0,
+                    )
                 )
-            ),
-            f"did not keep session {bot.session_id!r}",
-        )
+
+        self._live_write(open_session, f"did not keep session {bot.session_id!r}")
 
     def close_shared_session(self, replica: str, session_id: str) -> None:
         """The session closed: it and its queue memberships go. Raises: DatabaseUnavailable."""
@@ -117,15 +122,16 @@ class ClusterStore(LiveStore):
 
         self._live_write(close, f"did not remove session {session_id!r}")
 
-    def add_free_slots(self, replica: str, session_id: str, step: int) -> None:
-        """The session's free slots change by ``step`` (a game of its ended: +1; one started: -1)."""
+    def add_free_slots(self, replica: str, session_id: str, step: int, change: int = 0) -> None:
+        """The session's free slots change by ``step`` (a game of its ended: +1; one started: -1).
+        ``change``: the number of this change among its replica's own (1, 2, ... in order), applied once
+        however often it is tried; 0: not one of those (slots the matchmaker took, given back)."""
+        row = ClusterSessionRow.replica == replica, ClusterSessionRow.session_id == session_id
+        statement = update(ClusterSessionRow).where(*row).values(free=ClusterSessionRow.free + step)
+        if change:
+            statement = statement.where(ClusterSessionRow.changes < change).values(changes=change)
         self._live_write(
-            lambda session: session.execute(
-                update(ClusterSessionRow)
-                .where(ClusterSessionRow.replica == replica, ClusterSessionRow.session_id == session_id)
-                .values(free=ClusterSessionRow.free + step)
-            ),
-            f"did not count session {session_id!r}'s free slots",
+            lambda session: session.execute(statement), f"did not count session {session_id!r}'s free slots"
         )
 
     def join_shared_queue(self, wait: SharedWait) -> None:
@@ -193,15 +199,21 @@ class ClusterStore(LiveStore):
         return self._live_read(read)
 
     def appoint_shared(self, appointment: SharedAppointment, now: float) -> None:
-        """Keep an appointment for the matchmaker to seat. Raises: DatabaseUnavailable."""
-        self._live_write(
-            lambda session: session.add(
-                ClusterAppointmentRow(
-                    key=appointment.key, replica=appointment.replica, bots=list(appointment.bots), made_at=now
+        """Keep an appointment for the matchmaker to seat (once: this write may be tried again after a
+        commit whose answer was lost). Raises: DatabaseUnavailable."""
+
+        def appoint(session: Session) -> None:
+            if session.get(ClusterAppointmentRow, appointment.key) is None:
+                session.add(
+                    ClusterAppointmentRow(
+                        key=appointment.key,
+                        replica=appointment.replica,
+                        bots=list(appointment.bots),
+                        made_at=now,
+                    )
                 )
-            ),
-            f"did not keep appointment {appointment.key!r}",
-        )
+
+        self._live_write(appoint, f"did not keep appointment {appointment.key!r}")
 
     def withdraw_shared(self, key: str) -> None:
         """The appointment is withdrawn (or its game started). Raises: DatabaseUnavailable."""

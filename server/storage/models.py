@@ -25,6 +25,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -288,6 +289,8 @@ class LiveGameRow(Base):
     """Per seat: {"name", "key", "bot_id", "ranked", "house"} (``server.records.LiveSeat``)."""
     seed_commitment: Mapped[str] = mapped_column(String(64))
     started_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    rated: Mapped[bool] = mapped_column(Boolean, server_default=true())
+    """Its result moves ratings (false for a challenge's or tournament table's game on a rated queue)."""
     host: Mapped[str] = mapped_column(String(64), index=True)
     """The replica id of the server playing it."""
     epoch: Mapped[int] = mapped_column(Integer)
@@ -334,6 +337,9 @@ class ClusterSessionRow(Base):
     ranked: Mapped[bool] = mapped_column(Boolean)
     live_events: Mapped[bool] = mapped_column(Boolean)
     free: Mapped[int] = mapped_column(Integer)
+    changes: Mapped[int] = mapped_column(Integer, server_default="0")
+    """The number of the last of its replica's own free-slot changes applied (they are numbered 1, 2, ...
+    in order): a change tried again after a commit whose answer was lost is not applied twice."""
 
 
 class ClusterWaitingRow(Base):

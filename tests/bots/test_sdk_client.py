@@ -39,6 +39,22 @@ async def test_join_asks_the_server_for_only_the_games_still_wanted() -> None:
     assert [j.games for j in _joins(unlimited)] == [0]  # 0: no limit
 
 
+async def test_a_game_listed_as_resumed_that_does_not_come_back_is_not_waited_for() -> None:
+    """Issue 20's review: "A Welcome can list a game that does not resume ... the SDK keeps waiting for it
+    forever ... the bot must be told ... the SDK stops waiting for it": Error{not_resumed} for a game the
+    Welcome listed ends the wait; the game counts as played (lost), so a client that wanted one game is
+    done. Another game's Error, or another code, changes nothing."""
+    client = Client(RandomBot(1), "localhost:0", name="me", queues=["classic-2"], games=1)
+    client._on_welcome(bot_pb2.Welcome())
+    client._on_game_started(_started("g1"))
+    client._on_welcome(bot_pb2.Welcome(resumed_game_ids=["g1"]))  # a reconnect during game g1
+    client._on_error(bot_pb2.Error(code="unknown_game", game_id="g1"))
+    client._on_error(bot_pb2.Error(code="not_resumed", game_id="g2"))
+    assert list(client.games) == ["g1"] and not client._finished()
+    client._on_error(bot_pb2.Error(code="not_resumed", message="it ended", game_id="g1"))
+    assert client.games == {} and client._finished(), "g1 is over for the client: it stops"
+
+
 def test_queue_status_says_why_the_bot_waits() -> None:
     """Issue 23: "a bot waiting in a queue should learn why it waits (how many seats are filled, how long
     it has waited), which the SDK logs"; the README points a lone bot at `conquest practice`."""

@@ -263,6 +263,7 @@ async def test_serve_processes_runs_replicas_on_one_port_and_restarts_a_dead_one
         admin=ADMIN,
         turn_cap=12,
         grace_ms=0,
+        reconnect_grace_ms=30000,
     ).replace('cluster = true\ncluster_token = "cluster-secret"\n', "")
     server = Serve(tmp_path, toml, args=("--processes", "2"))
     try:
@@ -340,20 +341,7 @@ async def test_a_challenge_seats_bots_connected_to_three_replicas(tmp_path: Path
             Client(SlowRandom(i), replicas.address(i), token=tokens[n], games=1) for i, n in enumerate(NAMES)
         ]
         playing = asyncio.gather(*(c.run() for c in clients))
-        async with grpc.aio.insecure_channel(replicas.address(0)) as channel:
-            deadline = time.monotonic() + 20
-            while True:  # once the replica knows every bot is connected somewhere
-                try:
-                    reply = await arena_pb2_grpc.ArenaServiceStub(channel).CreateChallenge(
-                        arena_pb2.CreateChallengeRequest(bots=list(NAMES), queue="trio", games=1),
-                        metadata=(("authorization", f"Bearer {ADMIN}"),),
-                    )
-                    break
-                except grpc.aio.AioRpcError as refused:
-                    assert (
-                        refused.code() == grpc.StatusCode.FAILED_PRECONDITION and time.monotonic() < deadline
-                    )
-                    await asyncio.sleep(0.2)
+        reply = await _challenge(replicas.address(0))
         results = await asyncio.wait_for(playing, 60)
     finally:
         replicas.stop()
@@ -364,3 +352,50 @@ async def test_a_challenge_seats_bots_connected_to_three_replicas(tmp_path: Path
         assert game.queue == reply.queue and not game.rated
         assert [s.name for s in game.seats] == list(NAMES), "the challenge's seat order"
     assert (tmp_path / "r0" / "replays" / f"{game.id}.json").exists(), "hosted by the replica that made it"
+
+
+async def _challenge(address: str) -> arena_pb2.CreateChallengeResponse:
+    """A one-game challenge of ``NAMES`` on queue trio, made through the replica at ``address``."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        deadline = time.monotonic() + 20
+        while True:  # once the replica knows every bot is connected somewhere
+            try:
+                return await arena_pb2_grpc.ArenaServiceStub(channel).CreateChallenge(
+                    arena_pb2.CreateChallengeRequest(bots=list(NAMES), queue="trio", games=1),
+                    metadata=(("authorization", f"Bearer {ADMIN}"),),
+                )
+            except grpc.aio.AioRpcError as refused:
+                assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION and time.monotonic() < deadline
+                await asyncio.sleep(0.2)
+
+
+@postgresql_only
+async def test_a_challenge_taken_over_from_a_killed_host_stays_unrated(tmp_path: Path, db_url: str) -> None:
+    """Issue 20's review: "a challenge on a configured queue that is taken over is replayed as rated ... A
+    challenge game must stay unrated ... through a takeover": its host killed mid-game, the challenge's
+    game finishes on another replica, recorded unrated; no rating moved."""
+    tokens = register(db_url)
+    replicas = Replicas(tmp_path, db_url, 3, turn_cap=25)
+    try:
+        ids = await replicas.serving()
+        clients = [
+            Client(SlowRandom(i, 0.015), replicas.address(i), token=tokens[n], games=1, max_backoff_s=0.5)
+            for i, n in enumerate(NAMES)
+        ]
+        playing = asyncio.gather(*(c.run() for c in clients))
+        await _challenge(replicas.address(0))
+        game_id, host = await hosted(db_url, actions=40, timeout=60)
+        killed = ids.index(host)
+        replicas.servers[killed].process.kill()
+        replicas.servers[killed].process.wait(timeout=10)
+        replicas.servers.append(replicas.start(killed, "restarted"))
+        results = await asyncio.wait_for(playing, 120)
+        taken = [r for s in replicas.servers for r in records_of_log(s) if r["event"] == "game_taken_over"]
+    finally:
+        replicas.stop()
+    assert [r["game_id"] for r in taken] == [game_id], "taken over once"
+    assert all([over.game_id for over in overs] == [game_id] for overs in results), "it finished for all"
+    with Store.open(db_url) as store:
+        (game,) = store.games()
+        assert game.id == game_id and not game.rated, "the challenge's game stayed unrated"
+        assert store.leaderboard("trio") == [], "no rating moved"

@@ -108,6 +108,7 @@ def live(game_id: str, names: list[str], bot_ids: list[int | None]) -> LiveGame:
         seats=tuple(LiveSeat(n, f"bot:{b}", b, True) for n, b in zip(names, bot_ids, strict=True)),
         seed_commitment="c" * 64,
         started_at=START,
+        rated=False,
     )
 
 

@@ -177,3 +177,30 @@ def test_the_heartbeat_reads_every_replicas_waiting_bots_and_running_games(store
         ("g2", "r1", 1, "classic-3"),
     ]
     assert games[0].seats == (("ann", "bot:None"), ("bob", "bot:None"), ("cat", "bot:None"))
+
+
+def test_a_write_tried_again_after_its_commit_counts_once(store: Store) -> None:
+    """Issue 20's review: "a refused write is retried at the next beat" so that "a session's free-slot count"
+    does not drift: a write whose commit's answer was lost may come again. The session and the appointment
+    are kept once, as first written (the matchmaker's slot taken meanwhile stays taken); a numbered slot
+    change is applied once however often it comes, the next number applies; unnumbered changes (slots the
+    matchmaker took, given back) always apply."""
+    ann = _bot("r1", "s1", "ann", free=2)
+    _publish(store, "r1")
+    store.open_shared_session(ann)
+    assert store.take_lease(LEASE, "r1", 0)
+    assert store.seat_shared(LEASE, "r1", 1, SharedSeating("g1", "duel", "r1", (_seat(ann),)), 1.0)
+    store.open_shared_session(ann)
+    assert _free(store, "s1") == 1, "the session kept as it was, its slot taken by the seating"
+    store.add_free_slots("r1", "s1", -1, change=1)
+    store.add_free_slots("r1", "s1", -1, change=1)
+    assert _free(store, "s1") == 0, "change 1 applied once"
+    store.add_free_slots("r1", "s1", 1, change=2)
+    store.add_free_slots("r1", "s1", 1, change=1)
+    assert _free(store, "s1") == 1, "change 2 applied; change 1 again, after it, not"
+    store.add_free_slots("r1", "s1", 1)
+    store.add_free_slots("r1", "s1", 1)
+    assert _free(store, "s1") == 3
+    store.appoint_shared(SharedAppointment("a1", "r1", ("ann",)), 1.0)
+    store.appoint_shared(SharedAppointment("a1", "r1", ("ann",)), 2.0)
+    assert [(a.key, a.bots) for a in store.shared_waiting()[2]] == [("a1", ("ann",))]

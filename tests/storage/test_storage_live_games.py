@@ -4,6 +4,7 @@ the epoch moved."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 import pytest
@@ -17,7 +18,8 @@ from server.storage.errors import GameRecordedError
 def test_actions_logged_in_batches_come_back_in_order_to_the_claimer(store: Store) -> None:
     """ "Persist each game's actions as they happen (batched, so the database is not hit once per
     decision)": the game is opened with its first batch; two batches are two rows; the claim returns them
-    in order, the game as it was kept, its epoch one up and the fresh seed kept at the action count."""
+    in order, the game as it was kept, its epoch one up and the fresh seed kept at the action count; and
+    (issue 20's review: "a challenge game must stay unrated ... through a takeover") whether it is rated."""
     store.beat("host-1", [opening("g1", '["x","y"]')])
     store.beat("host-1", [ActionBatch("g1", 1, 2, 1, '["z"]')])
     assert store.live_games() == [("g1", "host-1", 1, 3)]
@@ -27,7 +29,14 @@ def test_actions_logged_in_batches_come_back_in_order_to_the_claimer(store: Stor
     assert batches == ['["x","y"]', '["z"]']
     assert (game.epoch, game.seed, game.reseeds, game.actions) == (2, 2**63 + 5, ((3, 77, "commit"),), 3)
     assert game.seats[0] == LiveSeat("a", "bot:None", None, True)
+    assert not game.rated, "kept as it started (unrated)"
     assert store.live_games() == [("g1", "host-2", 2, 3)]
+    store.beat(
+        "host-1",
+        [dataclasses.replace(opening("g9"), game=dataclasses.replace(live("g9", ["a"], [None]), rated=True))],
+    )
+    rated = store.claim_game("g9", 1, 1, "host-2", 78, "commit")
+    assert rated is not None and rated[0].rated
 
 
 def test_a_draining_replica_releases_its_games_in_its_last_beat(store: Store) -> None:

@@ -16,9 +16,10 @@ class DroppingProxy:
         self.drops = 0
         """How many times ``drop()`` cut the connections."""
 
-    async def start(self) -> int:
-        """Listen on a free port of 127.0.0.1; returns it."""
-        self.listener = await asyncio.start_server(self._accept, "127.0.0.1", 0)
+    async def start(self, port: int = 0) -> int:
+        """Listen on ``port`` of 127.0.0.1 (0: a free one; the port it had, to open again after ``close``);
+        returns it."""
+        self.listener = await asyncio.start_server(self._accept, "127.0.0.1", port)
         port: int = self.listener.sockets[0].getsockname()[1]
         return port
 

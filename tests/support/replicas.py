@@ -41,13 +41,13 @@ replica_timeout_ms = 1000
 rules = "classic"
 players = 3
 rules_options = {{ turn_cap = {turn_cap} }}
-time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
+time_control = {{ decision_ms = 5000, reconnect_grace_ms = {reconnect_grace_ms} }}
 
 [queues.trio-2210]
 rules = "2210"
 players = 3
 rules_options = {{ years = 2 }}
-time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
+time_control = {{ decision_ms = 5000, reconnect_grace_ms = {reconnect_grace_ms} }}
 """
 NAMES = ("ann", "bob", "cat")
 ON_POSTGRESQL = os.environ.get("CONQUEST_TEST_POSTGRES_URL") or os.environ.get("CI", "").lower() in (
@@ -78,12 +78,19 @@ class Replicas:
     """``count`` replicas in cluster mode, each with its own bot port, metrics port and replay dir."""
 
     def __init__(
-        self, tmp_path: Path, db_url: str, count: int, turn_cap: int = 12, grace_ms: int = 0
+        self,
+        tmp_path: Path,
+        db_url: str,
+        count: int,
+        turn_cap: int = 12,
+        grace_ms: int = 0,
+        reconnect_grace_ms: int = 30000,
     ) -> None:
         self.tmp_path = tmp_path
         self.db_url = db_url
         self.turn_cap = turn_cap
         self.grace_ms = grace_ms
+        self.reconnect_grace_ms = reconnect_grace_ms
         self.ports = [free_port() for _ in range(count)]
         self.metrics = [free_port() for _ in range(count)]
         self.servers = [self.start(i) for i in range(count)]
@@ -99,6 +106,7 @@ class Replicas:
             admin=ADMIN,
             turn_cap=self.turn_cap,
             grace_ms=self.grace_ms,
+            reconnect_grace_ms=self.reconnect_grace_ms,
         )
         return Serve(where, config)
 

@@ -218,10 +218,7 @@ class Client:
         log.info("connected as %s (session %s, resumed %s)", welcome.bot_name, welcome.session_id, resumed)
         for game_id in list(self.games):
             if game_id not in resumed:
-                log.warning("game %s was not resumed after the reconnect; counting it as lost", game_id)
-                del self.games[game_id]
-                self._turns.pop(game_id, None)
-                self._lost += 1
+                self._lose(game_id, "it was not resumed after the reconnect")
         if self._wants_games():
             # The server seats at most ``games`` from this join, so no game is started and abandoned
             # between the last wanted one starting and the LeaveQueue arriving.
@@ -229,6 +226,13 @@ class Client:
             for queue in self.queues:
                 self._send(bot_pb2.ConnectRequest(join_queue=bot_pb2.JoinQueue(queue=queue, games=left)))
         self._check_done()
+
+    def _lose(self, game_id: str, why: str) -> None:
+        """Stop waiting for ``game_id``: it is counted as played and lost (no GameOver will come)."""
+        if self.games.pop(game_id, None) is not None:
+            log.warning("game %s: %s; counting it as lost", game_id, why)
+            self._turns.pop(game_id, None)
+            self._lost += 1
 
     def _on_game_started(self, started: bot_pb2.GameStarted) -> None:
         game = Game(started)
@@ -297,6 +301,9 @@ class Client:
         if error.fatal and error.code not in RETRYABLE:
             raise SessionError(f"{error.code}: {error.message}")
         log.warning("server error %s: %s", error.code, error.message)
+        if error.code == "not_resumed":  # a game the Welcome listed as resumed will not come back
+            self._lose(error.game_id, "the server will not resume it")
+            self._check_done()
 
     # ------------------------------------------------------------------ decisions
 

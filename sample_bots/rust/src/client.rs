@@ -232,6 +232,18 @@ impl Client {
                 if e.fatal && e.code != "shutting_down" {
                     return Some(SessionEnd::Refused(format!("{}: {}", e.code, e.message)));
                 }
+                // A game the Welcome listed as resumed that will not come back (it ended, or our seat
+                // forfeited, while we were away): stop waiting for it. One we never saw start counts as
+                // started, as join_queues counted it.
+                if e.code == "not_resumed" {
+                    self.pending.remove(&e.game_id);
+                    if self.games.remove(&e.game_id).is_none() {
+                        self.started += 1;
+                    }
+                    if self.done() {
+                        return Some(SessionEnd::Done);
+                    }
+                }
             }
         }
         None
@@ -459,5 +471,18 @@ mod tests {
         assert!(!client.done(), "the resumed game is still being played");
         joins(&mut client, vec![over("unseen")]);
         assert!(!client.done(), "one game is still to play");
+    }
+
+    /// Issue 20's review: "A Welcome can list a game that does not resume ... the SDK keeps waiting for it
+    /// forever ... the bot must be told": Error{not_resumed} for a game the Welcome listed ends the wait.
+    #[test]
+    fn not_resumed_stops_waiting_for_the_game() {
+        let mut client = client(1);
+        let not_resumed =
+            Message::Error(pb::Error { code: "not_resumed".into(), game_id: "gone".into(), ..Default::default() });
+        joins(&mut client, vec![welcome(&[]), started("gone"), welcome(&["gone"])]);
+        assert!(!client.done(), "waiting for the resumed game");
+        joins(&mut client, vec![not_resumed]);
+        assert!(client.done(), "the game will not come back: done");
     }
 }

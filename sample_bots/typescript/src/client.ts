@@ -183,6 +183,10 @@ export class Client {
         console.log(`server error ${e.code}: ${e.message}`);
         // A refused Hello is final; a server shutting down may come back.
         if (e.fatal && e.code !== "shutting_down") return `${e.code}: ${e.message}`;
+        // A game the Welcome listed as resumed that will not come back (it ended, or our seat forfeited,
+        // while we were away): stop waiting for it. One we never saw start counts as started, as
+        // joinQueues counted it.
+        if (e.code === "not_resumed" && !this.games.delete(e.game_id)) this.started++;
         break;
       }
     }

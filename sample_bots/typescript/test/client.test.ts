@@ -102,3 +102,15 @@ test("JoinQueue after a reconnect asks for the games left", () => {
   internals.handle(over("unseen"), send);
   assert.deepEqual(joins(sent), [1], "still 4 games, 3 started");
 });
+
+// Issue 20's review: "A Welcome can list a game that does not resume ... the SDK keeps waiting for it
+// forever ... the bot must be told": Error{not_resumed} for a game the Welcome listed ends the wait.
+test("an Error not_resumed stops the wait for a game the Welcome listed", () => {
+  const { internals, send } = kit(1);
+  internals.handle(welcome([]), send);
+  internals.handle(started("gone"), send);
+  internals.handle(welcome(["gone"]), send);
+  assert.equal(internals.done(), false, "waiting for the resumed game");
+  internals.handle({ message: "error", error: { code: "not_resumed", game_id: "gone", fatal: false } as never }, send);
+  assert.equal(internals.done(), true, "the game will not come back: done");
+});

@@ -874,7 +874,8 @@ class Error(_message.Message):
     """Machine-readable kind: "bad_hello", "unknown_token", "rotated_token", "revoked_token" (also sent when
     an open session's token is rotated or its bot revoked), "token_required", "name_taken" (a practice
     name like a registered or connected bot's, ignoring case and '.', '_', '-'), "shutting_down" (fatal);
-    "unknown_queue", "unknown_game", "unexpected_hello", "empty_message", "seat_forfeited" (not fatal).
+    "unknown_queue", "unknown_game", "unexpected_hello", "empty_message", "seat_forfeited", "not_resumed"
+    (a game listed in Welcome.resumed_game_ids that will not come back: stop waiting for it) (not fatal).
     """
     message: _builtins.str
     """What was wrong and what would be right, in plain words."""

@@ -90,6 +90,7 @@ class RelayFrame(_message.Message):
     DECISION_FIELD_NUMBER: _builtins.int
     RELEASED_FIELD_NUMBER: _builtins.int
     RESUME_FIELD_NUMBER: _builtins.int
+    REFUSED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def attached(self) -> Global___SeatAttached:
         """Host to the bot's replica: the bot's session now holds a seat of a game hosted there."""
@@ -110,6 +111,10 @@ class RelayFrame(_message.Message):
     def resume(self) -> Global___SeatResume:
         """The bot's replica to the host: a bot that reconnected there asks for its seat of a game back."""
 
+    @_builtins.property
+    def refused(self) -> Global___SeatRefused:
+        """Host to the bot's replica: a SeatResume it cannot honour (the game ended, or the seat forfeited)."""
+
     def __init__(
         self,
         *,
@@ -118,12 +123,13 @@ class RelayFrame(_message.Message):
         decision: Global___SeatDecision | None = ...,
         released: Global___SeatReleased | None = ...,
         resume: Global___SeatResume | None = ...,
+        refused: Global___SeatRefused | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["attached", b"attached", "decision", b"decision", "message", b"message", "released", b"released", "resume", b"resume", "seat_message", b"seat_message"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["attached", b"attached", "decision", b"decision", "message", b"message", "refused", b"refused", "released", b"released", "resume", b"resume", "seat_message", b"seat_message"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attached", b"attached", "decision", b"decision", "message", b"message", "released", b"released", "resume", b"resume", "seat_message", b"seat_message"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attached", b"attached", "decision", b"decision", "message", b"message", "refused", b"refused", "released", b"released", "resume", b"resume", "seat_message", b"seat_message"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["attached", "seat_message", "decision", "released", "resume"]  # noqa: Y015
+    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["attached", "seat_message", "decision", "released", "resume", "refused"]  # noqa: Y015
     _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
 
@@ -312,3 +318,33 @@ class SeatResume(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SeatResume: _TypeAlias = SeatResume  # noqa: Y015
+
+@_typing.final
+class SeatRefused(_message.Message):
+    """A seat asked back (SeatResume) that will not come back: the bot is told (Error "not_resumed")."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game's id (hex)."""
+    session_id: _builtins.str
+    """The bot's session on the receiving replica (hex)."""
+    reason: _builtins.str
+    """Why, in words for the bot: "it ended (conquest) while you were away", "your seat forfeited ..."."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        session_id: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "reason", b"reason", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatRefused: _TypeAlias = SeatRefused  # noqa: Y015

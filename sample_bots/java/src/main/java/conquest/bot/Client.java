@@ -217,6 +217,15 @@ public final class Client {
         if (e.getFatal() && !e.getCode().equals("shutting_down")) {
           return e.getCode() + ": " + e.getMessage();
         }
+        // A game the Welcome listed as resumed that will not come back (it ended, or our seat forfeited,
+        // while we were away): stop waiting for it. One we never saw start counts as started, as
+        // joinQueues counted it.
+        if (e.getCode().equals("not_resumed")) {
+          lastRequests.remove(e.getGameId());
+          if (games.remove(e.getGameId()) == null) {
+            started++;
+          }
+        }
       }
       default -> {
         // GAME_EVENTS: public events (a DecisionRequest carries its own in getEventsList()); the sample

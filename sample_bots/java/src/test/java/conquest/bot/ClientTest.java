@@ -133,4 +133,20 @@ class ClientTest {
     client.handle(welcome("running", "unseen"), out);
     assertEquals(List.of(1), joins(out), "still 4 games, 3 started");
   }
+
+  /**
+   * Issue 20's review: "A Welcome can list a game that does not resume ... the SDK keeps waiting for it
+   * forever ... the bot must be told": Error{not_resumed} for a game the Welcome listed ends the wait.
+   */
+  @Test
+  void notResumedStopsTheWaitForAGameTheWelcomeListed() {
+    Client client = client(1);
+    client.handle(welcome(), new Recorder());
+    client.handle(started("gone"), new Recorder());
+    client.handle(welcome("gone"), new Recorder());
+    assertFalse(client.done(), "waiting for the resumed game");
+    var error = conquest.v1.Error.newBuilder().setCode("not_resumed").setGameId("gone");
+    client.handle(ConnectResponse.newBuilder().setError(error).build(), new Recorder());
+    assertTrue(client.done(), "the game will not come back: done");
+  }
 }
