@@ -168,6 +168,7 @@ class CuttableProxy:
         self.target = (host, port)
         self.writers: list[asyncio.StreamWriter] = []
         self.server: asyncio.Server | None = None
+        self.is_cut = False
 
     async def start(self) -> int:
         self.server = await asyncio.start_server(self._pipe, "127.0.0.1", 0)
@@ -175,8 +176,13 @@ class CuttableProxy:
         return port
 
     async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.writers.append(writer)
         upstream_reader, upstream_writer = await asyncio.open_connection(*self.target)
-        self.writers += [writer, upstream_writer]
+        self.writers.append(upstream_writer)
+        if self.is_cut:  # cut while this connection was reaching the database: it must not slip through
+            writer.transport.abort()
+            upstream_writer.transport.abort()
+            return
 
         async def copy(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
             while data := await source.read(65536):
@@ -190,6 +196,7 @@ class CuttableProxy:
 
     def cut(self) -> None:
         assert self.server is not None
+        self.is_cut = True
         self.server.close()
         for writer in self.writers:
             writer.transport.abort()
