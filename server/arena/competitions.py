@@ -288,6 +288,7 @@ class TournamentDirector:
         """Until cancelled (in a cluster): every ``interval_s`` while this replica directs, carry on every
         unfinished tournament; once it no longer does, withdraw the tables it appointed that have not
         started (the new director seats them)."""
+        failing = False
         while True:
             await asyncio.sleep(interval_s)
             if not self.directs():
@@ -297,8 +298,13 @@ class TournamentDirector:
                 continue
             try:
                 await self.resume()
-            except Exception:  # the database did not answer: tried again at the next round
-                log.exception("tournaments_not_directed")
+                failing = False
+            except Exception as error:  # the database did not answer: tried again at the next round
+                if failing:  # the traceback once per outage, not every heartbeat
+                    log.warning("tournaments_not_directed", error=str(error)[:200])
+                else:
+                    log.exception("tournaments_not_directed")
+                failing = True
 
     async def advance(self, name: str) -> None:
         """Seat the current round's unplayed tables; once all are played, store and seat the next round, or
