@@ -36,6 +36,7 @@ from server.play.drain import hand_over, others_alive
 from server.play.lobby import Lobby
 from server.play.mailbox import deliver
 from server.play.recorder import Recorder
+from server.play.refusals import flooded
 from server.play.relay import Relay, add_relay_service
 from server.play.replays import DatabaseReplayWriter
 from server.play.session import Outgoing, Session
@@ -116,9 +117,14 @@ class BotService:
 
     async def _read(self, session: Session, requests: AsyncIterator[bot_pb2.ConnectRequest]) -> None:
         try:
-            rate = self.lobby.config.session_message_rate
+            rate, metrics = self.lobby.config.session_message_rate, self.lobby.metrics
             await read_stream(
-                requests, session, self.lobby.classic_runners, self.lobby.handle, rate, self.lobby.flooded
+                requests,
+                session,
+                self.lobby.classic_runners,
+                self.lobby.handle,
+                rate,
+                lambda flooding, dropped: flooded(flooding, dropped, rate, metrics),
             )
         except grpc.aio.AioRpcError:
             pass  # the client went away; the stream's end is handled below

@@ -19,7 +19,6 @@ from server.ops.calls import SMALL_REQUEST_BYTES
 from server.ops.config import QueueConfig, ServerConfig
 from server.ops.logs import SAMPLED
 from server.ops.metrics import Metrics
-from server.play import messages
 from server.play.admission import Admission
 from server.play.hello import admit, queue_infos, welcome
 from server.play.mailbox import Mailbox
@@ -27,19 +26,18 @@ from server.play.matchmaker import Matchmaker
 from server.play.pairing import LADDER, MatchPolicy
 from server.play.players import Appointment, BotPlayer, Shared
 from server.play.ports import Authenticator, Ratings
+from server.play.refusals import EndedGames, refuse_decision
 from server.play.replays import ReplayWriter
 from server.play.runner import GameRunner
 from server.play.runner_2210 import AnyRunner, Runner2210
 from server.play.seats import HouseSeat, RemoteSeat, Seat, house_seats
 from server.play.session import PracticeAuthenticator, Session
 from server.play.waiting import QueueNews
-from server.records import INITIAL, SHOWN_LIMIT, SHUTTING_DOWN, Identity, Skill, shown
+from server.records import INITIAL, SHUTTING_DOWN, Identity, Skill, shown
 
 log = structlog.get_logger("conquest.lobby")
 MATCH_RETRY_S = 1.0
 """How often a queue whose ready bots are too far apart in rating is matched again (windows widen)."""
-ENDED_GAMES_KEPT = 4096
-"""How many ended games the lobby remembers, to tell a late Decision for one that its game is over."""
 
 
 class Lobby:
@@ -71,9 +69,8 @@ class Lobby:
         self.classic_runners: dict[str, GameRunner] = {}
         """The classic games among ``runners``: the streams hand their Decisions straight to these
         (``server.play.stream``); a 2210 game's Decisions come through ``handle``."""
-        self._ended: dict[str, tuple[str, frozenset[str]]] = {}
-        """The latest ended games (``ENDED_GAMES_KEPT``, oldest first): game id -> (its end's reason, the
-        names of the bots that held its seats)."""
+        self.ended = EndedGames()
+        """The latest ended games: a late Decision for one is told its game is over."""
         self.appointments: list[Appointment] = []
         """Games waiting for their named bots, oldest first."""
         self._appointed: dict[str, Appointment] = {}
@@ -161,7 +158,7 @@ class Lobby:
             if isinstance(runner, Runner2210) and seat is not None:
                 return runner.submit(seat, decision, time.monotonic())
             if self.shared is None or not self.shared.forward(session, decision):
-                self._refuse_decision(session, decision)
+                refuse_decision(session, decision, self.ended, self.metrics)
         elif kind in ("join_queue", "leave_queue"):
             joining = kind == "join_queue"
             name = request.join_queue.queue if joining else request.leave_queue.queue
@@ -204,51 +201,6 @@ class Lobby:
         else:
             session.error(
                 "empty_message", "a ConnectRequest must set hello, join_queue, leave_queue or decision"
-            )
-        return False
-
-    def _refuse_decision(self, session: Session, decision: bot_pb2.Decision) -> None:
-        """A Decision for no running game of the bot's: ``game_over`` if the bot held a seat in that game
-        and it has ended (an answer that crossed its GameOver), else ``unknown_game``."""
-        game_id = decision.game_id
-        reason, holders = self._ended.get(game_id, ("", frozenset()))
-        if session.identity.name in holders:
-            self.metrics.rejections.labels("game_over").inc()
-            session.send(messages.game_over_error(game_id, reason, decision.request_id))
-            return
-        self.metrics.rejections.labels("not_your_game").inc()
-        mine = ", ".join(session.games) or "none"
-        session.error(
-            "unknown_game",
-            f"you have no seat in game {shown(game_id)}; your games: {mine}",
-            game_id=game_id[:SHOWN_LIMIT],
-        )
-
-    def ended_reason(self, game_id: str) -> str:
-        """Why ``game_id`` ended here lately (``GameOver.reason``, or ``handed_over``); "" if it did not."""
-        return self._ended.get(game_id, ("", frozenset()))[0]
-
-    def flooded(self, session: Session, dropped: int) -> bool:
-        """``session`` sent more than ``session_message_rate`` messages a second: ``dropped`` of them were
-        dropped since its rate was last kept. The first is told; a second's worth closes the session (True:
-        read no more). Its games go on by the disconnect rules."""
-        rate = self.config.session_message_rate
-        if dropped >= rate:
-            self.metrics.streams_cut.labels("rate_limited").inc()
-            log.warning("session_flooding", bot=session.identity.name, session_id=session.session_id)
-            session.error(
-                "rate_limited",
-                f"{dropped} messages over the rate of {rate} a second (server.session_message_rate) were "
-                "dropped: the session is closed; reconnect and send at most one Decision per DecisionRequest",
-                fatal=True,
-            )
-            return True
-        if dropped == 1:
-            session.error(
-                "rate_limited",
-                f"more than {rate} messages a second on this session (server.session_message_rate): the "
-                f"messages over it are dropped, this one first; {rate} dropped before the rate is kept for "
-                "a second close the session",
             )
         return False
 
@@ -486,9 +438,7 @@ class Lobby:
         del self.runners[runner.game_id]
         self.classic_runners.pop(runner.game_id, None)
         holders = frozenset(s.name for s in runner.seats if isinstance(s, RemoteSeat))
-        self._ended[runner.game_id] = (runner.reason or "unfinished", holders)
-        if len(self._ended) > ENDED_GAMES_KEPT:
-            del self._ended[next(iter(self._ended))]
+        self.ended.add(runner.game_id, runner.reason or "unfinished", holders)
         if self.ratings is not None:
             bot_ids = [s.bot_id for s in runner.seats if isinstance(s, RemoteSeat) and s.bot_id is not None]
             self.ratings.forget(runner.queue.name, bot_ids)

@@ -290,7 +290,7 @@ class Relay:
         release may be on its way from another replica)."""
         runner = self.lobby.runners.get(resume.game_id)
         if runner is None:
-            reason = self.lobby.ended_reason(resume.game_id)
+            reason = self.lobby.ended.reason(resume.game_id)
             if reason and reason != HANDED_OVER:
                 self._refuse(link, resume, f"it ended ({reason}) while you were away")
             return

@@ -61,9 +61,8 @@ async def test_a_host_refuses_the_seat_of_a_game_that_ended_and_the_bot_is_told_
     never had are not answered. The bot's replica tells its bot once, naming the game and why."""
     lobby = _lobby(tmp_path)
     host = Relay(lobby, "host", "secret")
-    lobby._ended.update(  # what ``Lobby._game_ended`` keeps of the games that ended here
-        {"g1": ("conquest", frozenset({"ann"})), "g2": (HANDED_OVER, frozenset({"ann"}))}
-    )
+    lobby.ended.add("g1", "conquest", frozenset({"ann"}))  # what ``Lobby._game_ended`` keeps of them
+    lobby.ended.add("g2", HANDED_OVER, frozenset({"ann"}))
     link = Link("bots", dialed=True)
     for game_id in ("g1", "g2", "g3"):
         host.on_message(link, _asked(game_id, "s1"))
