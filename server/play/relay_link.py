@@ -147,7 +147,10 @@ class Connection(asyncio.Protocol):
         try:
             messages, taken, self.needed = relay_wire.split(data, MESSAGE_LIMIT)
         except relay_wire.TooLarge as too_large:
-            self.refuse(str(too_large)) if self.link is None else self.end(str(too_large))
+            if self.link is None:
+                self.refuse(str(too_large))
+            else:
+                self.end(str(too_large))
             return
         rest += data[taken:]
         for message in messages:

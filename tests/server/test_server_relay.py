@@ -8,10 +8,13 @@ import asyncio
 import dataclasses
 from pathlib import Path
 
+import pytest
+
 from conquest.v1 import bot_pb2
 from conquest_bots.first_choice import first_choice
 from server.app import build_lobby
 from server.ops.config import ServerConfig, TimeControl, default_queues
+from server.play import relay_link
 from server.play.relay import Relay, RelayedSeat
 from server.play.replays import DirectoryReplayWriter
 from server.play.runner import GameRunner
@@ -89,3 +92,35 @@ async def test_a_relayed_game_survives_its_relay_connection_being_cut_mid_game(t
     assert all(seat.forfeit is None and seat.crashes == 2 for seat in seats), (
         "each seat was taken back over a new connection after each cut, and never forfeited"
     )
+
+
+async def test_a_replica_that_stops_reading_is_cut_off_before_memory_grows_without_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "backpressure (a slow peer must not grow memory without bound: use the transport's write buffer
+    limits)": frames for a peer that reads nothing pile up in the transport to its limit, then the
+    connection is cut and counted, and the link is gone (its seats' reconnect grace would start)."""
+    monkeypatch.setattr(relay_link, "UNREAD_LIMIT", 1 << 20)
+    stalled = asyncio.Event()
+
+    async def never_read(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await stalled.wait()
+        writer.close()
+
+    peer = await asyncio.start_server(never_read, "127.0.0.1", 0)
+    host = Relay(build_lobby(ServerConfig(database_url="", replay_dir=tmp_path), None), "a", "secret")
+    host.addresses["b"] = f"127.0.0.1:{peer.sockets[0].getsockname()[1]}"
+    link = host.link("b")
+    assert link is not None
+    try:
+        sent = 0
+        while not link.closed and sent < 400:  # MiB: far beyond the socket buffers and the limit
+            link.send(b"\0" * (1 << 20))
+            sent += 1
+            await asyncio.sleep(0)
+        assert link.closed and "b" not in host.links
+        assert sent < 64, "cut once the socket buffers (Linux: tens of MiB at most) and the limit were full"
+        assert host.lobby.metrics.streams_cut.labels("relay_unread")._value.get() == 1
+    finally:
+        stalled.set()
+        peer.close()
