@@ -1,13 +1,13 @@
 """What the relay itself costs a relayed decision (issue 20: "a decision whose seat sits on another replica
 costs ≤ 1.5× the server CPU of a local one"), apart from the games and the bots' own streams.
 
-Two ``server.play.relay.Relay``s in this process, joined by their gRPC stream as two replicas are: host A
+Two ``server.play.relay.Relay``s in this process, joined by their TCP connection as two replicas are: host A
 hosts ``--games`` games, each with one seat whose bot's session is on B. Every round trip, A's seat sends a
 DecisionRequest-sized message (``SeatMessage``), B's session receives it in its mailbox and its bot answers
 at once with a Decision, which B forwards to A's game (``SeatDecision``); the game takes it and sends the
-next. The figure is this process's CPU time (both replicas, gRPC's threads included) per round trip, the
-extra a relayed decision costs over a local one on the two replicas together. With one game at a time every
-frame is a gRPC message of its own; with several, frames due at once share one.
+next. The figure is this process's CPU time (both replicas) per round trip, the extra a relayed decision
+costs over a local one on the two replicas together. With one game at a time every frame is a message of its
+own; with several, frames due at once share one.
 
     python -m benchmarks.bench_relay [--round-trips N] [--games N ...]
 """
@@ -21,14 +21,12 @@ import time
 from pathlib import Path
 from typing import cast
 
-import grpc
-
 from conquest.v1 import bot_pb2, game_pb2
 from server.app import build_lobby
 from server.ops.config import ServerConfig, TimeControl
 from server.ops.runtime import run
 from server.play.clock import SeatClock
-from server.play.relay import Relay, RelayedSeat, add_relay_service
+from server.play.relay import Relay, RelayedSeat
 from server.play.runner_2210 import AnyRunner
 from server.play.seats import RemoteSeat
 from server.play.session import Session
@@ -76,11 +74,8 @@ async def measure(games: int, round_trips: int, work: Path) -> float:
     """CPU µs a round trip with ``games`` games relayed at once."""
     host = Relay(build_lobby(ServerConfig(database_url="", replay_dir=work / "a"), None), "a", "token")
     bots = Relay(build_lobby(ServerConfig(database_url="", replay_dir=work / "b"), None), "b", "token")
-    server = grpc.aio.server()
-    add_relay_service(bots, server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    host.addresses["b"] = f"127.0.0.1:{port}"
+    server = await bots.listen(0)
+    host.addresses["b"] = f"127.0.0.1:{server.sockets[0].getsockname()[1]}"
     link = host.link("b")
     assert link is not None
     hosted: list[Game] = []
@@ -93,7 +88,7 @@ async def measure(games: int, round_trips: int, work: Path) -> float:
         host.hosted[game_id, session.session_id] = seat
         host.lobby.runners[game_id] = cast(AnyRunner, game)
         bots.sessions[session.session_id] = session
-        host.seated(seat, "duel", False)  # B learns the seat over the stream it dials now
+        host.seated(seat, "duel", False)  # B learns the seat over the connection dialled now
         asyncio.get_running_loop().create_task(answer(bots, session, game_id))
     while len(bots.remote) < games:
         await asyncio.sleep(0.01)
@@ -105,7 +100,7 @@ async def measure(games: int, round_trips: int, work: Path) -> float:
     for session in bots.sessions.values():
         session.close()
     host.stop()
-    await server.stop(1.0)  # the stream ends as the host closes it
+    server.close()
     return used / (games * round_trips) * 1e6
 
 

@@ -37,7 +37,7 @@ from server.play.lobby import Lobby
 from server.play.mailbox import deliver
 from server.play.recorder import Recorder
 from server.play.refusals import flooded
-from server.play.relay import Relay, add_relay_service
+from server.play.relay import Relay
 from server.play.replays import DatabaseReplayWriter
 from server.play.session import Outgoing, Session
 from server.play.stream import read_stream, serialize_response
@@ -281,20 +281,16 @@ async def start_takeover(
 
 async def start_cluster(
     config: ServerConfig, lobby: Lobby, store: Store, health_servicer: Health
-) -> tuple[Cluster, grpc.aio.Server]:
-    """With ``server.cluster``: this replica's relay service on ``relay_port`` (started), and its side of
+) -> tuple[Cluster, asyncio.Server]:
+    """With ``server.cluster``: this replica's relay listening on ``relay_port``, and its side of
     the shared queues, set as the lobby's (``run`` and ``write`` are started once the takeover watches the
     replicas). While the cluster's database does not answer, the lobby seats nothing and health says
     NOT_SERVING."""
     recorder = lobby.writer
     assert isinstance(recorder, Recorder)
     relay = Relay(lobby, recorder.replica, config.cluster_token)
-    relay_server = grpc.aio.server()
-    add_relay_service(relay, relay_server)
-    relay_port = relay_server.add_insecure_port(f"[::]:{config.relay_port}")
-    if relay_port == 0:
-        raise OSError(f"cannot listen on relay_port {config.relay_port}")
-    await relay_server.start()
+    relay_server = await relay.listen(config.relay_port)
+    relay_port = relay_server.sockets[0].getsockname()[1]
     host = config.advertise_host or socket.gethostbyname(socket.gethostname())
     cluster = Cluster(
         lobby,
@@ -439,7 +435,7 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
         for task in clustering:
             task.cancel()
         cluster[0].relay.stop()
-        await cluster[1].stop(grace=0.5)
+        cluster[1].close()
         await asyncio.to_thread(cluster[0].stop)
     if takeover is not None:
         takeover[1].cancel()

@@ -150,9 +150,9 @@ class ServerConfig:
     """Serve one ladder with the other replicas on the same PostgreSQL (``server.play.cluster``): shared
     queues, one matchmaker holding a lease, seats relayed between replicas; implies ``takeover``."""
     cluster_token: str = ""
-    """With ``cluster``: the shared secret every relay stream between replicas must carry."""
+    """With ``cluster``: the shared secret every relay connection between replicas must carry."""
     relay_port: int = 0
-    """With ``cluster``: the port of this replica's relay service (0: any free port)."""
+    """With ``cluster``: the TCP port of this replica's relay (0: any free port)."""
     advertise_host: str = ""
     """With ``cluster``: the host name or IP the other replicas reach this one's relay at ("": this
     host's IP; in Kubernetes, the pod IP)."""

@@ -26,7 +26,7 @@ A config file looks like this (every key optional; the values shown are the defa
     replica_heartbeat_ms = 1000  # with takeover: how often this server beats, logs games, looks for dead ones
     replica_timeout_ms = 5000    # with takeover: a server silent this long is presumed dead
     cluster = false              # share queues with the replicas on this PostgreSQL (implies takeover)
-    cluster_token = ""           # with cluster: the secret the replicas' relay streams carry
+    cluster_token = ""           # with cluster: the secret the replicas' relay connections carry
     relay_port = 0               # with cluster: this replica's relay port (0: any free port)
     advertise_host = ""          # with cluster: the host other replicas reach the relay at ("": own IP)
     processes = 1                # replicas `conquest serve` runs on this machine, sharing the port
@@ -252,7 +252,7 @@ def check_cluster(config: ServerConfig) -> None:
     if processes == 1 and not config.cluster_token:
         raise ConfigError(
             "server.cluster = true needs server.cluster_token: the same secret on every replica, carried "
-            "by their relay streams (e.g. CONQUEST_SERVER_CLUSTER_TOKEN=$(openssl rand -hex 32))"
+            "by their relay connections (e.g. CONQUEST_SERVER_CLUSTER_TOKEN=$(openssl rand -hex 32))"
         )
 
 

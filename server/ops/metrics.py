@@ -127,7 +127,7 @@ class Metrics:
         self.streams_cut = Counter(
             "conquest_streams_cut_total",
             "Streams the server refused or closed to bound its resources, by reason (hello_timeout, "
-            "server_busy, too_many_streams, rate_limited, unread).",
+            "server_busy, too_many_streams, rate_limited, unread, relay_refused, relay_unread).",
             ["reason"],
             registry=r,
         )

@@ -1,81 +1,37 @@
 """Seats played across replicas (``server.cluster``): a game runs on its host replica; a seat whose bot is
 connected to another replica is a ``RelayedSeat`` there (a ``seats.Connection``), whose messages travel,
-already serialized, over one bidirectional stream per pair of replicas (proto/conquest/cluster/v1/
-relay.proto) to the bot's replica, which puts them on the bot's session as they are. The bot's Decisions
-for that game travel back to the host's runner. The bot never knows: its stream is the one it opened.
-Every frame queued on a stream in one event-loop turn goes out in one gRPC message, written and read by
-hand (``server.play.relay_wire``, the relay's fast room).
+already serialized, over one TCP connection per pair of replicas (``server.play.relay_link``, the frames of
+proto/conquest/cluster/v1/relay.proto) to the bot's replica, which puts them on the bot's session as they
+are. The bot's Decisions for that game travel back to the host's runner. The bot never knows: its stream
+is the one it opened. Every frame queued on a connection in one event-loop turn goes out in one message,
+written by hand (``server.play.relay_wire``, the relay's fast room).
 
-Every stream carries the cluster's shared secret (``cluster_token``); one without it is refused. A stream
-that drops leaves the host's relayed seats disconnected (their reconnect grace starts), and the bot's
-replica asks for them back over a new stream (``SeatResume``); a host that cannot give one back (the game
-ended, or the seat forfeited) says so (``SeatRefused``) and the bot is told (``Error{not_resumed}``).
-docs/architecture.md, "The cluster".
+Every connection first shows the cluster's shared secret (``cluster_token``); one without it is refused. A
+connection that drops leaves the host's relayed seats disconnected (their reconnect grace starts), and the
+bot's replica asks for them back over a new connection (``SeatResume``); a host that cannot give one back
+(the game ended, or the seat forfeited) says so (``SeatRefused``) and the bot is told
+(``Error{not_resumed}``). docs/architecture.md, "The cluster".
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import hmac
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Callable, Coroutine
 
-import grpc
 import structlog
 
 from conquest.cluster.v1 import relay_pb2
 from conquest.v1 import bot_pb2
-from server.play import messages, relay_wire
+from server.play import messages, relay_link, relay_wire
 from server.play.lobby import Lobby
-from server.play.mailbox import Mailbox
+from server.play.relay_link import Link
 from server.play.runner_2210 import AnyRunner
 from server.play.seats import RemoteSeat
 from server.play.session import Outgoing, Session
 from server.records import HANDED_OVER, Identity
 
-TOKEN_METADATA = "x-conquest-cluster-token"
-"""The metadata key of the cluster's shared secret, on every relay stream."""
-SERVICE = relay_pb2.DESCRIPTOR.services_by_name["RelayService"].full_name
-METHOD = f"/{SERVICE}/Relay"
 log = structlog.get_logger("conquest.relay")
-
-
-class Link:
-    """One relay stream with another replica; frames are queued, never awaited (no game waits on it), and
-    those queued in one event-loop turn (or while the last message was being written) go out as one gRPC
-    message."""
-
-    def __init__(self, peer: str, dialed: bool) -> None:
-        self.peer = peer
-        self.outbox: Mailbox[bytes | None] = Mailbox()
-        self.closed = False
-        # The dialing replica writes RelayRequests and reads RelayResponses; the dialed one the reverse.
-        self.frame_key = relay_wire.RESPONSE_FRAMES_KEY if dialed else relay_wire.REQUEST_FRAMES_KEY
-        self.read: Callable[[bytes], relay_pb2.RelayRequest | relay_pb2.RelayResponse] = (
-            relay_pb2.RelayRequest.FromString if dialed else relay_pb2.RelayResponse.FromString
-        )
-
-    def send(self, frame: bytes) -> None:
-        """Queue ``frame``, a serialized RelayFrame."""
-        if not self.closed:
-            self.outbox.put(relay_wire.framed(self.frame_key, frame))
-
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self.outbox.put(None)
-
-    async def write(self, write: Callable[[bytes], Awaitable[None]]) -> None:
-        """Write the queued frames with ``write`` until the link closes: each time all that are queued, as
-        one message (a serialized RelayRequest or RelayResponse)."""
-        while (frame := await self.outbox.get()) is not None:
-            batch = [frame]
-            while len(self.outbox) and (frame := await self.outbox.get()) is not None:
-                batch.append(frame)  # queued already: ``get`` returns at once
-            await write(b"".join(batch))
-            if frame is None:
-                return
 
 
 class RelayedSeat:
@@ -97,7 +53,7 @@ class RelayedSeat:
 
 
 class Relay:
-    """This replica's relay: its streams with the other replicas, the seats it hosts for bots connected
+    """This replica's relay: its links with the other replicas, the seats it hosts for bots connected
     elsewhere, and the games hosted elsewhere that its own sessions play."""
 
     def __init__(self, lobby: Lobby, replica: str, token: str) -> None:
@@ -112,7 +68,7 @@ class Relay:
         self.hosted: dict[tuple[str, str], RelayedSeat] = {}
         """(game id, session id) -> a seat hosted here whose bot is connected elsewhere."""
         self.remote: dict[tuple[str, str], Link] = {}
-        """(game id, session id) -> the stream to the host of a game one of this replica's sessions plays."""
+        """(game id, session id) -> the link to the host of a game one of this replica's sessions plays."""
         self.awaited: dict[tuple[str, str], bool] = {}
         """(game id, session id) -> a seat this replica asked back for one of its sessions (``resume``) and
         has had no answer for yet; True once its game was seen running in the cluster since (the cluster's
@@ -121,10 +77,14 @@ class Relay:
         """A session's free slots changed by a game hosted elsewhere (the shared queues count them)."""
         self.tasks: set[asyncio.Task[None]] = set()
 
-    # ------------------------------------------------------------------ streams
+    # ------------------------------------------------------------------ connections
+
+    async def listen(self, port: int) -> asyncio.Server:
+        """Take the other replicas' connections on ``port`` (0: any free one)."""
+        return await relay_link.listen(self, port)
 
     def link(self, peer: str) -> Link | None:
-        """The stream with replica ``peer``, dialled if there is none yet (None: its address is unknown)."""
+        """The relay with replica ``peer``, dialled if there is none yet (None: its address is unknown)."""
         link = self.links.get(peer)
         if link is not None and not link.closed:
             return link
@@ -132,73 +92,24 @@ class Relay:
         if address is None:
             return None
         link = self.links[peer] = Link(peer, dialed=False)
-        self._spawn(self._dial(link, address), f"relay-to-{peer}")
+        self._spawn(relay_link.dial(self, link, address), f"relay-to-{peer}")
         return link
 
-    def _spawn(self, work: object, name: str) -> None:
-        assert asyncio.iscoroutine(work)
+    def _spawn(self, work: Coroutine[object, object, None], name: str) -> None:
         task = asyncio.get_running_loop().create_task(work, name=name)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    async def _dial(self, link: Link, address: str) -> None:
-        async with grpc.aio.insecure_channel(address) as channel:
-            # No serializer either way: the messages are bytes, written and read by ``relay_wire``.
-            call: grpc.aio.StreamStreamCall[bytes, bytes] = channel.stream_stream(METHOD)(
-                metadata=((TOKEN_METADATA, self.token),)
-            )
-            writer = asyncio.create_task(self._write_requests(link, call))
-            try:
-                async for response in call:
-                    self.on_message(link, response)
-            except grpc.aio.AioRpcError as failed:
-                log.warning("relay_dropped", peer=link.peer, address=address, error=failed.details())
-            finally:
-                writer.cancel()
-                self.dropped(link)
-
-    async def _write_requests(self, link: Link, call: grpc.aio.StreamStreamCall[bytes, bytes]) -> None:
-        hello = relay_pb2.RelayRequest(hello=relay_pb2.RelayHello(replica=self.replica))
-        with contextlib.suppress(grpc.aio.AioRpcError, grpc.aio.UsageError):  # the call ended: read above
-            await call.write(hello.SerializeToString())
-            await link.write(call.write)
-            await call.done_writing()
-
-    async def Relay(
-        self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[bytes, bytes]
-    ) -> None:
-        """conquest.cluster.v1.RelayService.Relay: a stream another replica dialled (serialized
-        RelayRequests in, serialized RelayResponses out)."""
-        sent = dict(context.invocation_metadata() or ()).get(TOKEN_METADATA, "")
-        if not hmac.compare_digest(str(sent).encode(), self.token.encode()):
-            await context.abort(
-                grpc.StatusCode.PERMISSION_DENIED,
-                "the relay service is for the replicas of a cluster only: a stream must carry the cluster's "
-                f"server.cluster_token in metadata {TOKEN_METADATA!r}; bots connect to BotService.Connect",
-            )
-        first = await anext(aiter(requests), None)
-        hello = relay_pb2.RelayRequest.FromString(first) if first is not None else None
-        if hello is None or not hello.HasField("hello"):
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "send RelayRequest{hello} first")
-            return
-        link = Link(hello.hello.replica, dialed=True)
+    def greeted(self, link: Link) -> None:
+        """Replica ``link.peer`` dialled this one (it dials when it needs the relay before this one does)."""
         self.links.setdefault(link.peer, link)
-        reader = asyncio.create_task(self._read(link, requests))
-        try:
-            await link.write(context.write)
-        finally:
-            reader.cancel()
-            self.dropped(link)
 
-    async def _read(self, link: Link, requests: AsyncIterator[bytes]) -> None:
-        with contextlib.suppress(grpc.aio.AioRpcError):
-            async for request in requests:
-                self.on_message(link, request)
-        link.close()
+    def cut(self, reason: str) -> None:
+        self.lobby.metrics.streams_cut.labels(reason).inc()
 
     def dropped(self, link: Link) -> None:
-        """The stream ended: the seats it carried here are disconnected (their grace starts), and the games
-        this replica's bots play over it are asked for again over a new stream."""
+        """The connection ended: the seats it carried here are disconnected (their grace starts), and the
+        games this replica's bots play over it are asked for again over a new connection."""
         link.close()
         if self.links.get(link.peer) is link:
             del self.links[link.peer]
@@ -214,14 +125,19 @@ class Relay:
                     self.resume(link.peer, game_id, session)
 
     def stop(self) -> None:
-        for link in list(self.links.values()):
+        """Close every connection that carries a seat (closing the listener leaves accepted ones open)."""
+        seats = {seat.link for seat in self.hosted.values()}
+        for link in {*self.links.values(), *self.remote.values(), *seats}:
             link.close()
 
     # ------------------------------------------------------------------ frames
 
-    def on_message(self, link: Link, message: bytes) -> None:
+    def received(self, link: Link, message: bytes) -> None:
         """A message read from ``link`` (a serialized RelayRequest or RelayResponse): its frames, in order."""
-        for frame in link.read(message).frames:
+        read = link.read.FromString(message)
+        if isinstance(read, relay_pb2.RelayResponse) and read.refused:
+            log.error("relay_refused_by_peer", peer=link.peer, why=read.refused)
+        for frame in read.frames:
             kind = frame.WhichOneof("message")
             if kind == "seat_message":
                 seat_message = frame.seat_message
@@ -345,7 +261,7 @@ class Relay:
 
     def seated(self, seat: RelayedSeat, queue: str, left_queue: bool) -> None:
         """Host: a new game seated ``seat``: its bot's replica learns which game and seat its session holds
-        (before the game's first message, which follows on the same stream)."""
+        (before the game's first message, which follows on the same connection)."""
         self.hosted[seat.game_id, seat.session_id] = seat
         attached = relay_pb2.SeatAttached(
             game_id=seat.game_id,
@@ -406,13 +322,3 @@ def _released(game_id: str, session_id: str) -> bytes:
     """A serialized RelayFrame{released}."""
     released = relay_pb2.SeatReleased(game_id=game_id, session_id=session_id)
     return relay_pb2.RelayFrame(released=released).SerializeToString()
-
-
-def add_relay_service(relay: Relay, server: grpc.aio.Server) -> None:
-    """Serve ``relay`` as conquest.cluster.v1.RelayService on ``server`` (the replica's relay port), with no
-    serializer either way: ``Relay`` reads and writes the messages as bytes (``relay_wire``)."""
-    handlers: dict[str, grpc.RpcMethodHandler[bytes, bytes]] = {
-        "Relay": grpc.stream_stream_rpc_method_handler(relay.Relay)
-    }
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
-    server.add_registered_method_handlers(SERVICE, handlers)

@@ -3,11 +3,12 @@
 Every relayed message for a bot is a ``SeatMessage`` frame, and every relayed Decision a ``SeatDecision``
 frame. Here they are written as bytes in protobuf's wire format, as ``server.play.wire`` writes the bot's
 own messages (half the CPU of building them as protobuf objects and serializing those), and the frames
-queued on a stream are joined into one RelayRequest or RelayResponse as bytes: its ``frames``, a repeated
-field, is its frames one after the other, each behind the field's key and its length. gRPC moves those
-bytes as they are (no serializer). The bytes are protobuf's own (``tests/server/test_server_relay_wire.py``).
-Messages are read with protobuf's classes (``relay_pb2.RelayRequest.FromString``), which is faster than
-reading them by hand in Python; so are the rarer frames (attached, released, resume) built.
+queued on a connection are joined into one RelayRequest or RelayResponse as bytes: its ``frames``, a
+repeated field, is its frames one after the other, each behind the field's key and its length. On the
+connection (TCP) each message follows its length, 4 bytes big-endian (``message``, ``split``). The bytes
+are protobuf's own (``tests/server/test_server_relay_wire.py``). Messages are read with protobuf's classes
+(``relay_pb2.RelayRequest.FromString``), which is faster than reading them by hand in Python; so are the
+rarer frames (attached, released, resume) built.
 """
 
 from __future__ import annotations
@@ -61,3 +62,40 @@ def framed(key: bytes, frame: bytes) -> bytes:
     """``frame`` (a serialized RelayFrame) as one item of a RelayRequest's or RelayResponse's ``frames``
     (``key``: ``REQUEST_FRAMES_KEY`` or ``RESPONSE_FRAMES_KEY``); such items joined are the message."""
     return key + varint(len(frame)) + frame
+
+
+LENGTH_BYTES: Final = 4
+"""Each message on a relay connection follows its length in bytes, this many bytes big-endian."""
+
+
+def message(items: list[bytes]) -> bytes:
+    """``items`` (``framed`` frames, or one whole serialized message) as one message on the connection:
+    its length, then the items joined (a serialized RelayRequest or RelayResponse)."""
+    size = sum(map(len, items))
+    return b"".join((size.to_bytes(LENGTH_BYTES, "big"), *items))
+
+
+class TooLarge(ValueError):
+    """A message's length prefix says more than the reader takes: the peer does not speak the relay."""
+
+
+def split(data: bytes, limit: int) -> tuple[list[bytes], int, int]:
+    """The whole messages at the start of ``data`` (what ``message`` wrote, without their lengths); how many
+    bytes of ``data`` they took; and how many bytes the next message needs with its length (its length's
+    own bytes while those are not all there).
+
+    Raises:
+        TooLarge: a message's length is over ``limit`` bytes.
+    """
+    messages: list[bytes] = []
+    at, end = 0, len(data)
+    while end - at >= LENGTH_BYTES:
+        size = int.from_bytes(data[at : at + LENGTH_BYTES], "big")
+        if size > limit:
+            raise TooLarge(f"a relay message of {size} bytes, over the {limit} taken")
+        if end - at - LENGTH_BYTES < size:
+            return messages, at, LENGTH_BYTES + size
+        at += LENGTH_BYTES
+        messages.append(data[at : at + size])
+        at += size
+    return messages, at, LENGTH_BYTES

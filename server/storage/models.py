@@ -319,7 +319,7 @@ class ClusterReplicaRow(Base):
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     relay: Mapped[str] = mapped_column(String(255))
-    """``advertise_host:relay_port``: where the other replicas reach its relay service."""
+    """``advertise_host:relay_port``: where the other replicas reach its relay (TCP)."""
     games: Mapped[int] = mapped_column(Integer)
     """Games it hosts, as of its last heartbeat."""
 

@@ -30,13 +30,14 @@ from replicas import (
 from serve_process import Serve, free_port
 from sqlalchemy import make_url
 
-from conquest.cluster.v1 import relay_pb2, relay_pb2_grpc
+from conquest.cluster.v1 import relay_pb2
 from conquest.v1 import arena_pb2, arena_pb2_grpc
 from conquest_sdk import Client
 from server.app import build_lobby
 from server.cli.main import main
 from server.ops.config import ServerConfig
-from server.play.relay import TOKEN_METADATA, Relay, add_relay_service
+from server.play import relay_wire
+from server.play.relay import Relay
 from server.play.shared_pairing import place
 from server.storage import Store
 
@@ -313,27 +314,32 @@ def test_serve_processes_on_sqlite_says_it_needs_postgresql(
 
 async def test_the_relay_refuses_a_stream_without_the_cluster_token(tmp_path: Path) -> None:
     """ "Guard the internal service (a shared cluster secret ...); a bot calling it is refused with an
-    actionable error"."""
+    actionable error". A relay connection without the right token is told why, closed, and counted; a bot
+    dialling the relay port with gRPC gets no service there."""
     lobby = build_lobby(ServerConfig(database_url="", replay_dir=tmp_path), None)
-    server = grpc.aio.server()
-    add_relay_service(Relay(lobby, "me", "cluster-secret"), server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
+    relay = Relay(lobby, "me", "cluster-secret")
+    server = await relay.listen(0)
+    port = server.sockets[0].getsockname()[1]
     try:
+        for token in ("", "guess"):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            hello = relay_pb2.RelayRequest(hello=relay_pb2.RelayHello(replica="bot", cluster_token=token))
+            writer.write(relay_wire.message([hello.SerializeToString()]))
+            size = int.from_bytes(await reader.readexactly(4), "big")
+            refused = relay_pb2.RelayResponse.FromString(await reader.readexactly(size)).refused
+            assert "server.cluster_token" in refused
+            assert "bots connect to BotService.Connect" in refused
+            assert await reader.read() == b"", "then the connection is closed"
+            writer.close()
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            for metadata in ((), ((TOKEN_METADATA, "guess"),)):
-                call = relay_pb2_grpc.RelayServiceStub(channel).Relay(
-                    iter([relay_pb2.RelayRequest(hello=relay_pb2.RelayHello(replica="bot"))]),
-                    metadata=metadata,
-                )
-                with pytest.raises(grpc.aio.AioRpcError) as refused:
-                    async for _ in call:
-                        pass
-                assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
-                assert "server.cluster_token" in str(refused.value.details())
-                assert "bots connect to BotService.Connect" in str(refused.value.details())
+            with pytest.raises(grpc.aio.AioRpcError) as failed:
+                await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
+            assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
+        refusals = lobby.metrics.streams_cut.labels("relay_refused")._value.get()
+        assert refusals == 3, "each refused connection is counted"
+        assert not relay.links, "no link came of them"
     finally:
-        await server.stop(None)
+        server.close()
 
 
 @postgresql_only

@@ -1,17 +1,19 @@
 """The relay's fast room (server.play.relay_wire): the frames and messages it writes by hand are protobuf's
-own bytes; and a stream's frames queued in one event-loop turn go out as one message (issue 20: "a
-decision whose seat sits on another replica costs ≤ 1.5× the server CPU of a local one")."""
+own bytes, each message behind its length; and a connection's frames queued in one event-loop turn go out
+as one message (issue 20: "a decision whose seat sits on another replica costs ≤ 1.5× the server CPU of a
+local one")."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import cast
 
 import pytest
 
 from conquest.cluster.v1 import relay_pb2
 from conquest.v1 import bot_pb2, game_pb2
 from server.play import relay_wire
-from server.play.relay import Link
+from server.play.relay_link import Link
 
 RESPONSE = bot_pb2.ConnectResponse(
     decision_request=bot_pb2.DecisionRequest(game_id="9f3a", request_id=300)
@@ -55,41 +57,72 @@ def every_kind() -> list[relay_pb2.RelayFrame]:
 
 
 @pytest.mark.parametrize("dialed", [True, False])
-def test_a_message_joined_by_hand_is_the_one_protobuf_writes(dialed: bool) -> None:
-    """A stream's message is its frames one after the other, each behind its key and length: protobuf's
-    RelayRequest (the dialing replica's) or RelayResponse (the dialed one's) with those ``frames``, which
-    the other side's ``Link.read`` reads back."""
+async def test_a_message_joined_by_hand_is_the_one_protobuf_writes(dialed: bool) -> None:
+    """A connection's message is its length, then its frames one after the other, each behind its key and
+    length: protobuf's RelayRequest (the dialing replica's) or RelayResponse (the dialed one's) with those
+    ``frames``, which the other side's ``Link.read`` reads back."""
     frames = every_kind()
     whole: relay_pb2.RelayRequest | relay_pb2.RelayResponse
     if dialed:
         whole, key = relay_pb2.RelayResponse(frames=frames), relay_wire.RESPONSE_FRAMES_KEY
     else:
         whole, key = relay_pb2.RelayRequest(frames=frames), relay_wire.REQUEST_FRAMES_KEY
-    message = b"".join(relay_wire.framed(key, f.SerializeToString()) for f in frames)
-    assert message == whole.SerializeToString()
-    assert list(Link("peer", dialed=not dialed).read(message).frames) == frames
+    message = relay_wire.message([relay_wire.framed(key, f.SerializeToString()) for f in frames])
+    serialized = whole.SerializeToString()
+    assert message == len(serialized).to_bytes(4, "big") + serialized
+    assert list(Link("peer", dialed=not dialed).read.FromString(message[4:]).frames) == frames
+
+
+def test_messages_are_split_where_their_lengths_say_and_a_partial_one_waits() -> None:
+    """Whatever pieces TCP delivers, the reader takes each whole message once, and knows how many bytes the
+    next one needs."""
+    messages = [relay_pb2.RelayResponse(frames=every_kind()[:n]).SerializeToString() for n in (1, 0, 5)]
+    stream = b"".join(relay_wire.message([m]) for m in messages)
+    assert relay_wire.split(stream, 1 << 20) == (messages, len(stream), 4)
+    cut = 4 + len(messages[0]) + 2  # the first whole, two bytes of the second's length
+    assert relay_wire.split(stream[:cut], 1 << 20) == (messages[:1], cut - 2, 4)
+    cut = len(stream) - 1  # all but the last message's last byte
+    assert relay_wire.split(stream[:cut], 1 << 20) == (
+        messages[:2],
+        cut + 1 - 4 - len(messages[2]),
+        4 + len(messages[2]),
+    )
+    with pytest.raises(relay_wire.TooLarge):
+        relay_wire.split(b"PRI * HTTP/2.0", 1 << 20)  # a gRPC client's first bytes: no relay peer
+
+
+class Transport:
+    """What a link writes, as a connection's transport takes it."""
+
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def close(self) -> None:
+        self.closed = True
 
 
 async def test_frames_queued_in_one_event_loop_turn_go_out_as_one_message() -> None:
-    """ "coalesce all frames queued on a link in one event-loop turn into ONE gRPC message"."""
+    """ "coalesce all frames queued on a link in one event-loop turn into ONE ... message"."""
     link = Link("peer", dialed=True)
-    written: list[bytes] = []
-
-    async def write(message: bytes) -> None:
-        written.append(message)
-        await asyncio.sleep(0)
-
-    writing = asyncio.create_task(link.write(write))
+    transport = Transport()
     frames = [f.SerializeToString() for f in every_kind()]
-    for frame in frames[:3]:
+    link.send(frames[0])  # before the connection is up: waits for it
+    link.open(cast(asyncio.Transport, transport))
+    for frame in frames[1:3]:
         link.send(frame)
-    await asyncio.sleep(0.01)
+    await asyncio.sleep(0)
     for frame in frames[3:]:
         link.send(frame)
-    link.close()
+    link.close()  # what is queued goes out first
     link.send(frames[0])  # after close: dropped
-    await asyncio.wait_for(writing, 1)
-    assert [relay_pb2.RelayResponse.FromString(m).frames for m in written] == [
-        every_kind()[:3],
-        every_kind()[3:],
-    ]
+    await asyncio.sleep(0)
+    assert transport.closed
+    read = [relay_pb2.RelayResponse.FromString(m[4:]).frames for m in transport.written]
+    assert read == [every_kind()[:1], every_kind()[1:3], every_kind()[3:]]

@@ -3,7 +3,13 @@
 isort:skip_file
 The replicas of one cluster (server.cluster) among themselves: a game runs on its host replica, and a
 seat whose bot is connected to another replica is played through this relay. Not for bots: every
-stream must carry the cluster's shared secret (metadata "x-conquest-cluster-token").
+connection must first show the cluster's shared secret (RelayHello.cluster_token).
+
+One TCP connection per pair of replicas carries every relayed seat between them, both ways, on each
+replica's relay_port (server.play.relay_link). The dialing replica writes RelayRequests, the dialed one
+RelayResponses, each behind its length in bytes (4 bytes, big-endian); the dialing replica's first
+message is its RelayRequest{hello}, alone. The replicas write and read these messages by hand
+(server.play.relay_wire), in protobuf's wire format.
 """
 
 from collections import abc as _abc
@@ -35,8 +41,8 @@ class RelayRequest(_message.Message):
 
     @_builtins.property
     def frames(self) -> _containers.RepeatedCompositeFieldContainer[Global___RelayFrame]:
-        """Relayed seats' messages, in order: every frame queued on the stream in one event-loop turn travels
-        in one gRPC message.
+        """Relayed seats' messages, in order: every frame queued on the connection in one event-loop turn
+        travels in one message.
         """
 
     def __init__(
@@ -60,20 +66,26 @@ class RelayResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     FRAMES_FIELD_NUMBER: _builtins.int
+    REFUSED_FIELD_NUMBER: _builtins.int
+    refused: _builtins.str
+    """The dialed replica refused the connection, and why (plain text, for the dialing replica's log): its
+    hello was missing or carried a wrong cluster_token. The only message then; the connection closes.
+    """
     @_builtins.property
     def frames(self) -> _containers.RepeatedCompositeFieldContainer[Global___RelayFrame]:
-        """Relayed seats' messages, in order: every frame queued on the stream in one event-loop turn travels
-        in one gRPC message.
+        """Relayed seats' messages, in order: every frame queued on the connection in one event-loop turn
+        travels in one message.
         """
 
     def __init__(
         self,
         *,
         frames: _abc.Iterable[Global___RelayFrame] | None = ...,
+        refused: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["frames", b"frames"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["frames", b"frames", "refused", b"refused"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -142,16 +154,20 @@ class RelayHello(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     REPLICA_FIELD_NUMBER: _builtins.int
+    CLUSTER_TOKEN_FIELD_NUMBER: _builtins.int
     replica: _builtins.str
     """The dialing replica's id (its row in the replicas table), ASCII, at most 64 bytes."""
+    cluster_token: _builtins.str
+    """The cluster's shared secret (server.cluster_token), compared in constant time; a wrong one is refused."""
     def __init__(
         self,
         *,
         replica: _builtins.str = ...,
+        cluster_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["replica", b"replica"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cluster_token", b"cluster_token", "replica", b"replica"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -3,7 +3,6 @@
 import grpc
 import warnings
 
-from conquest.cluster.v1 import relay_pb2 as conquest_dot_cluster_dot_v1_dot_relay__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -23,80 +22,3 @@ if _version_not_supported:
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'
     )
-
-
-class RelayServiceStub:
-    """One bidirectional stream per pair of replicas carries every relayed seat between them, both ways.
-    """
-
-    def __init__(self, channel):
-        """Constructor.
-
-        Args:
-            channel: A grpc.Channel.
-        """
-        self.Relay = channel.stream_stream(
-                '/conquest.cluster.v1.RelayService/Relay',
-                request_serializer=conquest_dot_cluster_dot_v1_dot_relay__pb2.RelayRequest.SerializeToString,
-                response_deserializer=conquest_dot_cluster_dot_v1_dot_relay__pb2.RelayResponse.FromString,
-                _registered_method=True)
-
-
-class RelayServiceServicer:
-    """One bidirectional stream per pair of replicas carries every relayed seat between them, both ways.
-    """
-
-    def Relay(self, request_iterator, context):
-        """The dialing replica sends RelayRequest{hello} first; then both sides send frames. The replicas write
-        and read these messages by hand (server.play.relay_wire), in protobuf's wire format.
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-
-def add_RelayServiceServicer_to_server(servicer, server):
-    rpc_method_handlers = {
-            'Relay': grpc.stream_stream_rpc_method_handler(
-                    servicer.Relay,
-                    request_deserializer=conquest_dot_cluster_dot_v1_dot_relay__pb2.RelayRequest.FromString,
-                    response_serializer=conquest_dot_cluster_dot_v1_dot_relay__pb2.RelayResponse.SerializeToString,
-            ),
-    }
-    generic_handler = grpc.method_handlers_generic_handler(
-            'conquest.cluster.v1.RelayService', rpc_method_handlers)
-    server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('conquest.cluster.v1.RelayService', rpc_method_handlers)
-
-
- # This class is part of an EXPERIMENTAL API.
-class RelayService:
-    """One bidirectional stream per pair of replicas carries every relayed seat between them, both ways.
-    """
-
-    @staticmethod
-    def Relay(request_iterator,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.stream_stream(
-            request_iterator,
-            target,
-            '/conquest.cluster.v1.RelayService/Relay',
-            conquest_dot_cluster_dot_v1_dot_relay__pb2.RelayRequest.SerializeToString,
-            conquest_dot_cluster_dot_v1_dot_relay__pb2.RelayResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)

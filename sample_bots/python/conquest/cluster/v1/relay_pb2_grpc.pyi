@@ -3,21 +3,20 @@
 isort:skip_file
 The replicas of one cluster (server.cluster) among themselves: a game runs on its host replica, and a
 seat whose bot is connected to another replica is played through this relay. Not for bots: every
-stream must carry the cluster's shared secret (metadata "x-conquest-cluster-token").
+connection must first show the cluster's shared secret (RelayHello.cluster_token).
+
+One TCP connection per pair of replicas carries every relayed seat between them, both ways, on each
+replica's relay_port (server.play.relay_link). The dialing replica writes RelayRequests, the dialed one
+RelayResponses, each behind its length in bytes (4 bytes, big-endian); the dialing replica's first
+message is its RelayRequest{hello}, alone. The replicas write and read these messages by hand
+(server.play.relay_wire), in protobuf's wire format.
 """
 
 from collections import abc as _abc
-from conquest.cluster.v1 import relay_pb2 as _relay_pb2
 from grpc import aio as _aio
 import abc as _abc_1
 import grpc as _grpc
-import sys
 import typing as _typing
-
-if sys.version_info >= (3, 11):
-    from typing import Self as _Self
-else:
-    from typing_extensions import Self as _Self
 
 _T = _typing.TypeVar("_T")
 
@@ -28,40 +27,3 @@ class _ServicerContext(_grpc.ServicerContext, _aio.ServicerContext):  # type: ig
 
 GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
-
-class RelayServiceStub:
-    """One bidirectional stream per pair of replicas carries every relayed seat between them, both ways."""
-
-    @_typing.overload
-    def __new__(cls, channel: _grpc.Channel) -> _Self: ...
-    @_typing.overload
-    def __new__(cls, channel: _aio.Channel) -> RelayServiceAsyncStub: ...
-    Relay: _grpc.StreamStreamMultiCallable[_relay_pb2.RelayRequest, _relay_pb2.RelayResponse]
-    """The dialing replica sends RelayRequest{hello} first; then both sides send frames. The replicas write
-    and read these messages by hand (server.play.relay_wire), in protobuf's wire format.
-    """
-
-@_typing.type_check_only
-class RelayServiceAsyncStub(RelayServiceStub):
-    """One bidirectional stream per pair of replicas carries every relayed seat between them, both ways."""
-
-    def __init__(self, channel: _aio.Channel) -> None: ...
-    Relay: _aio.StreamStreamMultiCallable[_relay_pb2.RelayRequest, _relay_pb2.RelayResponse]  # type: ignore[assignment]
-    """The dialing replica sends RelayRequest{hello} first; then both sides send frames. The replicas write
-    and read these messages by hand (server.play.relay_wire), in protobuf's wire format.
-    """
-
-class RelayServiceServicer(metaclass=_abc_1.ABCMeta):
-    """One bidirectional stream per pair of replicas carries every relayed seat between them, both ways."""
-
-    @_abc_1.abstractmethod
-    def Relay(
-        self,
-        request_iterator: _MaybeAsyncIterator[_relay_pb2.RelayRequest],
-        context: _ServicerContext,
-    ) -> _typing.Union[_abc.Iterator[_relay_pb2.RelayResponse], _abc.AsyncIterator[_relay_pb2.RelayResponse]]:
-        """The dialing replica sends RelayRequest{hello} first; then both sides send frames. The replicas write
-        and read these messages by hand (server.play.relay_wire), in protobuf's wire format.
-        """
-
-def add_RelayServiceServicer_to_server(servicer: RelayServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

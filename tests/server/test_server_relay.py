@@ -1,0 +1,126 @@
+"""The relay between replicas (server.play.relay over server.play.relay_link) when its connection is cut
+mid-game: issue 20's "bots reconnect and resume their seats with the existing resume mechanism", here for
+seats whose bots are connected to another replica than the game's host."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from conquest.v1 import bot_pb2
+from conquest_bots.first_choice import first_choice
+from server.app import build_lobby
+from server.ops.config import ServerConfig, TimeControl, default_queues
+from server.play import relay_link
+from server.play.relay import Relay, RelayedSeat
+from server.play.replays import DirectoryReplayWriter
+from server.play.runner import GameRunner
+from server.play.seats import RemoteSeat
+from server.play.session import Session
+from server.records import Identity
+
+
+async def play(relay: Relay, session: Session, over: list[bot_pb2.GameOver]) -> None:
+    """A bot on the relay's replica: the first legal action for every request, until its GameOver."""
+    while (message := await session.outbox.get()) is not None:
+        response = bot_pb2.ConnectResponse.FromString(
+            message if isinstance(message, bytes) else message.SerializeToString()
+        )
+        if response.HasField("decision_request"):
+            request = response.decision_request
+            decision = bot_pb2.Decision(
+                game_id=request.game_id, request_id=request.request_id, action=first_choice(request)
+            )
+            relay.forward(session, decision)
+        elif response.HasField("game_over"):
+            over.append(response.game_over)
+            return
+
+
+async def test_a_relayed_game_survives_its_relay_connection_being_cut_mid_game(tmp_path: Path) -> None:
+    """ "a dropped connection leaves the host's relayed seats disconnected (their reconnect grace starts)
+    and the bot's replica asks for them back over a new connection (SeatResume)": a game hosted on A with
+    both seats' bots connected to B plays on to its end after A's connection with B is cut twice."""
+    config = ServerConfig(database_url="", replay_dir=tmp_path)
+    host, bots = (
+        Relay(build_lobby(config, None), "a", "secret"),
+        Relay(build_lobby(config, None), "b", "secret"),
+    )
+    listening = [await bots.listen(0), await host.listen(0)]
+    host.addresses["b"], bots.addresses["a"] = (
+        f"127.0.0.1:{s.sockets[0].getsockname()[1]}" for s in listening
+    )
+    queue = next(q for q in default_queues() if q.name == "classic-2")
+    queue = dataclasses.replace(queue, rules=dataclasses.replace(queue.rules, turn_cap=30))
+    link = host.link("b")
+    assert link is not None
+    identities = [Identity(f"key{i}", f"bot{i}", False) for i in range(2)]
+    sessions = [Session(identity, capacity=1) for identity in identities]
+    relayed = [RelayedSeat(link, "g1", i, s.session_id, s.identity, False) for i, s in enumerate(sessions)]
+    seats = [
+        RemoteSeat.for_bot(s.identity, seat, TimeControl()) for s, seat in zip(sessions, relayed, strict=True)
+    ]
+    runner = GameRunner("g1", queue, seats, 7, DirectoryReplayWriter(tmp_path / "replays"))
+    host.lobby.runners["g1"] = runner
+    over: list[bot_pb2.GameOver] = []
+    for session, seat in zip(sessions, relayed, strict=True):
+        bots.sessions[session.session_id] = session
+        host.seated(seat, queue.name, False)
+    playing = [asyncio.create_task(play(bots, session, over)) for session in sessions]
+    game = asyncio.create_task(runner.run())
+    try:
+        for cut in (10, 40):
+            while len(runner.replay.actions) < cut:
+                await asyncio.sleep(0.005)
+            connection = host.links["b"].transport
+            assert connection is not None
+            connection.abort()  # as a network failure would
+            await asyncio.sleep(0)
+            assert all(seat.connection is None for seat in seats), "A: both seats wait for their bots"
+        await asyncio.wait_for(asyncio.gather(*playing, game), 30)
+        host.ended(runner)  # as the host's cluster does when a game ends: its seats are relayed no more
+    finally:
+        runner.stop()
+        host.stop()
+        bots.stop()
+        for server in listening:
+            server.close()
+    assert runner.state.is_over() and len(over) == 2, "the game played on to its end"
+    assert all(seat.forfeit is None and seat.crashes == 2 for seat in seats), (
+        "each seat was taken back over a new connection after each cut, and never forfeited"
+    )
+
+
+async def test_a_replica_that_stops_reading_is_cut_off_before_memory_grows_without_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "backpressure (a slow peer must not grow memory without bound: use the transport's write buffer
+    limits)": frames for a peer that reads nothing pile up in the transport to its limit, then the
+    connection is cut and counted, and the link is gone (its seats' reconnect grace would start)."""
+    monkeypatch.setattr(relay_link, "UNREAD_LIMIT", 1 << 20)
+    stalled = asyncio.Event()
+
+    async def never_read(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await stalled.wait()
+        writer.close()
+
+    peer = await asyncio.start_server(never_read, "127.0.0.1", 0)
+    host = Relay(build_lobby(ServerConfig(database_url="", replay_dir=tmp_path), None), "a", "secret")
+    host.addresses["b"] = f"127.0.0.1:{peer.sockets[0].getsockname()[1]}"
+    link = host.link("b")
+    assert link is not None
+    try:
+        sent = 0
+        while not link.closed and sent < 400:  # MiB: far beyond the socket buffers and the limit
+            link.send(b"\0" * (1 << 20))
+            sent += 1
+            await asyncio.sleep(0)
+        assert link.closed and "b" not in host.links
+        assert sent < 64, "cut once the socket buffers (Linux: tens of MiB at most) and the limit were full"
+        assert host.lobby.metrics.streams_cut.labels("relay_unread")._value.get() == 1
+    finally:
+        stalled.set()
+        peer.close()
