@@ -9,9 +9,9 @@ finished games go), ``seats`` and ``clock``. Before a game: ``admission`` (which
 takes), ``hello`` (whether a Hello lets a bot in), ``session`` (a connected bot), ``lobby``, ``matchmaker``
 and ``pairing``, and ``waiting`` (what the bots in a queue are told of it); ``mailbox`` bounds what waits for
 a stream's reader; ``refusals`` says what a bot is told when what it sent is refused (a Decision for no
-game of its, messages over its rate). During one: ``live_records`` keeps the record of every running game (``.live`` files or
-the action log) and rebuilds the games a crash cut short. After one: ``recorder`` keeps results on disk
-until the database has them.
+game of its, messages over its rate). During one: ``live_records`` keeps the record of every running game
+(``.live`` files or the action log) and rebuilds the games a crash cut short. After one: ``recorder``
+keeps results on disk until the database has them.
 ``offline`` plays SDK bots in-process through the same messages (for the bot benchmarks and tests). Play
 never imports ``server.storage``: it talks to the small Protocols in ``server.play.ports``, which
 ``server.app`` wires to the database.
