@@ -151,7 +151,7 @@ class Cluster:
     def left(self, queue: str, session: Session) -> None:
         self._write(lambda: self.store.leave_shared_queue(self.replica, session.session_id, queue))
 
-    def forward(self, session: Session, decision: bot_pb2.Decision) -> bool:
+    def forward(self, session: Session, decision: bot_pb2.Decision) -> int:
         return self.relay.forward(session, decision)
 
     def ended(self, runner: AnyRunner) -> None:

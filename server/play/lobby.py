@@ -32,6 +32,7 @@ from server.play.runner import GameRunner
 from server.play.runner_2210 import AnyRunner, Runner2210
 from server.play.seats import HouseSeat, RemoteSeat, Seat, house_seats
 from server.play.session import PracticeAuthenticator, Session
+from server.play.stream import NO_SEAT, TAKEN
 from server.play.waiting import QueueNews
 from server.records import INITIAL, SHUTTING_DOWN, Identity, Skill, shown
 
@@ -148,8 +149,8 @@ class Lobby:
 
     def handle(self, session: Session, request: bot_pb2.ConnectRequest) -> bool:
         """One message from an open session that ``server.play.stream.read_stream`` did not hand to a game:
-        a Decision here is for a 2210 game of the bot's, or for no game of its. True: a Decision its 2210 game
-        took as the answer to the seat's open request (its rate token is given back)."""
+        a Decision here is for a 2210 game of the bot's, a game hosted on another replica, or no game of its.
+        True: a Decision that answers the seat's open request (its rate token is given back)."""
         kind = request.WhichOneof("message")
         if kind == "decision":
             decision = request.decision
@@ -157,8 +158,10 @@ class Lobby:
             seat = session.games.get(decision.game_id)
             if isinstance(runner, Runner2210) and seat is not None:
                 return runner.submit(seat, decision, time.monotonic())
-            if self.shared is None or not self.shared.forward(session, decision):
+            forwarded = NO_SEAT if self.shared is None else self.shared.forward(session, decision)
+            if forwarded == NO_SEAT:
                 refuse_decision(session, decision, self.ended, self.metrics)
+            return forwarded == TAKEN
         elif kind in ("join_queue", "leave_queue"):
             joining = kind == "join_queue"
             name = request.join_queue.queue if joining else request.leave_queue.queue

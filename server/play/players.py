@@ -58,8 +58,10 @@ class Shared(Protocol):
         """A session left ``queue``."""
         ...
 
-    def forward(self, session: Session, decision: bot_pb2.Decision) -> bool:
-        """A Decision for a game hosted by another replica, sent there; False if it is not one."""
+    def forward(self, session: Session, decision: bot_pb2.Decision) -> int:
+        """A Decision for a game hosted by another replica, sent there: ``stream.TAKEN`` if it answers a
+        request relayed to the bot, ``stream.NOT_TAKEN`` if not, ``stream.NO_SEAT`` if it is for no such
+        game."""
         ...
 
     def ended(self, runner: AnyRunner) -> None:

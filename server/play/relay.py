@@ -29,6 +29,7 @@ from server.play.relay_link import Link
 from server.play.runner_2210 import AnyRunner
 from server.play.seats import RemoteSeat
 from server.play.session import Outgoing, Session
+from server.play.stream import NO_SEAT, NOT_TAKEN, TAKEN
 from server.records import HANDED_OVER, Identity
 
 log = structlog.get_logger("conquest.relay")
@@ -69,6 +70,8 @@ class Relay:
         """(game id, session id) -> a seat hosted here whose bot is connected elsewhere."""
         self.remote: dict[tuple[str, str], Link] = {}
         """(game id, session id) -> the link to the host of a game one of this replica's sessions plays."""
+        self.asked: dict[tuple[str, str], int] = {}
+        """(game id, session id) of ``remote`` -> DecisionRequests relayed to the bot and not answered yet."""
         self.awaited: dict[tuple[str, str], bool] = {}
         """(game id, session id) -> a seat this replica asked back for one of its sessions (``resume``) and
         has had no answer for yet; True once its game was seen running in the cluster since (the cluster's
@@ -119,6 +122,7 @@ class Relay:
         for (game_id, session_id), over in list(self.remote.items()):
             if over is link:
                 del self.remote[game_id, session_id]
+                self.asked.pop((game_id, session_id), None)
                 session = self.sessions.get(session_id)
                 if session is not None and session.games.pop(game_id, None) is not None:
                     self.on_free(session, 1)
@@ -143,6 +147,9 @@ class Relay:
                 seat_message = frame.seat_message
                 session = self.sessions.get(seat_message.session_id)
                 if session is not None:
+                    if relay_wire.asks_decision(seat_message.response):
+                        asked = (seat_message.game_id, seat_message.session_id)
+                        self.asked[asked] = self.asked.get(asked, 0) + 1
                     session.send(seat_message.response)
             elif kind == "decision":
                 self._decided(frame.decision)
@@ -187,6 +194,7 @@ class Relay:
             self._detach((game_id, session_id))
             return
         self.remote.pop((game_id, session_id), None)
+        self.asked.pop((game_id, session_id), None)
         session = self.sessions.get(session_id)
         if session is not None and session.games.pop(game_id, None) is not None:
             self.on_free(session, 1)
@@ -280,15 +288,22 @@ class Relay:
                 self.hosted.pop((connection.game_id, connection.session_id), None)
                 connection.link.send(_released(connection.game_id, connection.session_id))
 
-    def forward(self, session: Session, decision: bot_pb2.Decision) -> bool:
-        """Bot's replica: send ``decision`` to its game's host; False when the game is not relayed."""
-        link = self.remote.get((decision.game_id, session.session_id))
+    def forward(self, session: Session, decision: bot_pb2.Decision) -> int:
+        """Bot's replica: send ``decision`` to its game's host. ``stream.NO_SEAT`` when the game is not
+        relayed; ``stream.TAKEN`` when it answers a DecisionRequest the host sent (so it does not count
+        against the session's message rate, as an answer to a local game does not), else
+        ``stream.NOT_TAKEN``."""
+        key = (decision.game_id, session.session_id)
+        link = self.remote.get(key)
         if link is None:
-            return False
+            return NO_SEAT
         link.send(
             relay_wire.seat_decision(decision.game_id, session.session_id, decision.SerializeToString())
         )
-        return True
+        if self.asked.get(key, 0) > 0:  # at most one answer counted per request sent
+            self.asked[key] -= 1
+            return TAKEN
+        return NOT_TAKEN
 
     def resume(self, host: str, game_id: str, session: Session) -> None:
         """Bot's replica: ask ``host`` for the seat ``session``'s bot holds in ``game_id`` (awaited until
@@ -315,6 +330,7 @@ class Relay:
         for (game_id, session_id), link in list(self.remote.items()):
             if session_id == session.session_id:
                 del self.remote[game_id, session_id]
+                self.asked.pop((game_id, session_id), None)
                 link.send(_released(game_id, session_id))
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Final
 
 from conquest.cluster.v1 import relay_pb2
+from conquest.v1 import bot_pb2
 from server.play.wire import _key as key_of  # the bot's fast room's writers, shared
 from server.play.wire import _varint as varint
 
@@ -30,6 +31,15 @@ _DECISION_KEY: Final = key_of(relay_pb2.RelayFrame.DESCRIPTOR, "decision")
 _GAME_ID_KEY: Final = key_of(relay_pb2.SeatMessage.DESCRIPTOR, "game_id")
 _SESSION_ID_KEY: Final = key_of(relay_pb2.SeatMessage.DESCRIPTOR, "session_id")
 _PAYLOAD_KEY: Final = key_of(relay_pb2.SeatMessage.DESCRIPTOR, "response")
+_DECISION_REQUEST_KEY: Final = key_of(bot_pb2.ConnectResponse.DESCRIPTOR, "decision_request")
+
+
+def asks_decision(response: bytes) -> bool:
+    """``response`` (a serialized ConnectResponse, one of its oneof) is a DecisionRequest: it opens a
+    request the bot's next Decision answers. Read from its first key, without parsing it."""
+    return response.startswith(_DECISION_REQUEST_KEY)
+
+
 assert tuple(
     key_of(relay_pb2.SeatDecision.DESCRIPTOR, name) for name in ("game_id", "session_id", "decision")
 ) == (_GAME_ID_KEY, _SESSION_ID_KEY, _PAYLOAD_KEY)

@@ -26,12 +26,10 @@ from server.storage import Store
 
 
 async def _drained(link: Link) -> list[relay_pb2.RelayFrame]:
-    """The frames queued on ``link`` (a dialed one's: each queued item is a RelayResponse)."""
-    frames: list[relay_pb2.RelayFrame] = []
-    while len(link.outbox):
-        item = await link.outbox.get()
-        assert item is not None
-        frames += relay_pb2.RelayResponse.FromString(item).frames
+    """The frames queued on ``link`` (a dialed one's, with no connection: together they are a
+    RelayResponse's body)."""
+    frames = list(relay_pb2.RelayResponse.FromString(b"".join(link.pending)).frames)
+    link.pending = []
     return frames
 
 
@@ -65,7 +63,7 @@ async def test_a_host_refuses_the_seat_of_a_game_that_ended_and_the_bot_is_told_
     lobby.ended.add("g2", HANDED_OVER, frozenset({"ann"}))
     link = Link("bots", dialed=True)
     for game_id in ("g1", "g2", "g3"):
-        host.on_message(link, _asked(game_id, "s1"))
+        host.received(link, _asked(game_id, "s1"))
     (frame,) = await _drained(link)
     assert frame.refused.game_id == "g1" and frame.refused.session_id == "s1"
     assert frame.refused.reason == "it ended (conquest) while you were away"
@@ -77,8 +75,8 @@ async def test_a_host_refuses_the_seat_of_a_game_that_ended_and_the_bot_is_told_
     frame.refused.session_id = session.session_id
     back = relay_pb2.RelayResponse(frames=[frame]).SerializeToString()
     dialing = Link("host", dialed=False)
-    bots.on_message(dialing, back)
-    bots.on_message(dialing, back)
+    bots.received(dialing, back)
+    bots.received(dialing, back)
     (error,) = await _errors(session)
     assert (error.code, error.game_id, error.fatal) == ("not_resumed", "g1", False)
     assert "game g1, listed in your Welcome's resumed_game_ids, is not resumed" in error.message

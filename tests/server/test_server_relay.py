@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from conquest.cluster.v1 import relay_pb2
 from conquest.v1 import bot_pb2
 from conquest_bots.first_choice import first_choice
 from server.app import build_lobby
@@ -20,7 +21,8 @@ from server.play.replays import DirectoryReplayWriter
 from server.play.runner import GameRunner
 from server.play.seats import RemoteSeat
 from server.play.session import Session
-from server.records import Identity
+from server.play.stream import NO_SEAT, NOT_TAKEN, TAKEN
+from server.records import Identity, practice_identity
 
 
 async def play(relay: Relay, session: Session, over: list[bot_pb2.GameOver]) -> None:
@@ -124,3 +126,32 @@ async def test_a_replica_that_stops_reading_is_cut_off_before_memory_grows_witho
     finally:
         stalled.set()
         peer.close()
+
+
+async def test_a_decision_relayed_to_its_host_keeps_its_rate_token_once_per_request(tmp_path: Path) -> None:
+    """The session's message rate counts only what a bot sends unasked: "a Decision that answers its open
+    request gives its token back, so answers never count, however many games the bot plays"
+    (docs/configuration.md, ``session_message_rate``), also for a game another replica hosts: a forwarded
+    Decision is an answer once per DecisionRequest relayed to the bot, no more."""
+    lobby = build_lobby(ServerConfig(database_url="", replay_dir=tmp_path), None)
+    relay = Relay(lobby, "bots", "secret")
+    session = Session(practice_identity("ann"), capacity=1)
+    relay.sessions[session.session_id] = session
+    link = relay_link.Link("host", dialed=False)  # this replica dialled the game's host
+    relay.remote["g1", session.session_id] = link
+    session.games["g1"] = 0
+
+    def relayed(response: bot_pb2.ConnectResponse) -> None:
+        message = relay_pb2.SeatMessage(
+            game_id="g1", session_id=session.session_id, response=response.SerializeToString()
+        )
+        frames = [relay_pb2.RelayFrame(seat_message=message)]
+        relay.received(link, relay_pb2.RelayResponse(frames=frames).SerializeToString())
+
+    decision = bot_pb2.Decision(game_id="g1", request_id=1)
+    assert relay.forward(session, decision) == NOT_TAKEN, "nothing was asked yet"
+    relayed(bot_pb2.ConnectResponse(decision_request=bot_pb2.DecisionRequest(game_id="g1", request_id=1)))
+    relayed(bot_pb2.ConnectResponse(game_over=bot_pb2.GameOver(game_id="g1")))
+    assert relay.forward(session, decision) == TAKEN
+    assert relay.forward(session, decision) == NOT_TAKEN, "one answer per request"
+    assert relay.forward(session, bot_pb2.Decision(game_id="g2")) == NO_SEAT

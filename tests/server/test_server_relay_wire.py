@@ -126,3 +126,18 @@ async def test_frames_queued_in_one_event_loop_turn_go_out_as_one_message() -> N
     assert transport.closed
     read = [relay_pb2.RelayResponse.FromString(m[4:]).frames for m in transport.written]
     assert read == [every_kind()[:1], every_kind()[1:3], every_kind()[3:]]
+
+
+@pytest.mark.parametrize(
+    "kind", [f.name for f in bot_pb2.ConnectResponse.DESCRIPTOR.oneofs_by_name["message"].fields]
+)
+def test_a_relayed_decision_request_is_told_from_its_first_key(kind: str) -> None:
+    """``asks_decision`` reads a serialized ConnectResponse's first key by hand: true for a DecisionRequest
+    (the bot's replica counts the answers it is owed, so relayed answers keep their rate token) and for
+    no other kind of message, set as protobuf sets it."""
+    field = bot_pb2.ConnectResponse.DESCRIPTOR.fields_by_name[kind]
+    response = bot_pb2.ConnectResponse()
+    getattr(response, kind).SetInParent()
+    if field.message_type is not None and "game_id" in field.message_type.fields_by_name:
+        getattr(response, kind).game_id = "9f3a"  # a request is never empty; others may be
+    assert relay_wire.asks_decision(response.SerializeToString()) == (kind == "decision_request")
