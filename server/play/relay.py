@@ -139,8 +139,8 @@ class Relay:
     def received(self, link: Link, message: bytes) -> None:
         """A message read from ``link`` (a serialized RelayRequest or RelayResponse): its frames, in order."""
         read = link.read.FromString(message)
-        if isinstance(read, relay_pb2.RelayResponse) and read.refused:
-            log.error("relay_refused_by_peer", peer=link.peer, why=read.refused)
+        if isinstance(read, relay_pb2.RelayResponse) and read.connection_refused:
+            log.error("relay_refused_by_peer", peer=link.peer, why=read.connection_refused)
         for frame in read.frames:
             kind = frame.WhichOneof("message")
             if kind == "seat_message":

@@ -190,7 +190,7 @@ class Connection(asyncio.Protocol):
         log.warning("relay_refused", peer=self.transport.get_extra_info("peername"), why=why)
         self.relay.cut("relay_refused")
         self.transport.write(
-            relay_wire.message([relay_pb2.RelayResponse(refused=REFUSAL).SerializeToString()])
+            relay_wire.message([relay_pb2.RelayResponse(connection_refused=REFUSAL).SerializeToString()])
         )
         self.transport.close()
 

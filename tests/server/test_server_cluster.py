@@ -326,7 +326,7 @@ async def test_the_relay_refuses_a_stream_without_the_cluster_token(tmp_path: Pa
             hello = relay_pb2.RelayRequest(hello=relay_pb2.RelayHello(replica="bot", cluster_token=token))
             writer.write(relay_wire.message([hello.SerializeToString()]))
             size = int.from_bytes(await reader.readexactly(4), "big")
-            refused = relay_pb2.RelayResponse.FromString(await reader.readexactly(size)).refused
+            refused = relay_pb2.RelayResponse.FromString(await reader.readexactly(size)).connection_refused
             assert "server.cluster_token" in refused
             assert "bots connect to BotService.Connect" in refused
             assert await reader.read() == b"", "then the connection is closed"

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63onquest/cluster/v1/relay.proto\x12\x13\x63onquest.cluster.v1\"o\n\x0cRelayRequest\x12.\n\x05hello\x18\x01 \x01(\x0b\x32\x1f.conquest.cluster.v1.RelayHello\x12/\n\x06\x66rames\x18\x02 \x03(\x0b\x32\x1f.conquest.cluster.v1.RelayFrame\"Q\n\rRelayResponse\x12/\n\x06\x66rames\x18\x01 \x03(\x0b\x32\x1f.conquest.cluster.v1.RelayFrame\x12\x0f\n\x07refused\x18\x02 \x01(\t\"\xde\x02\n\nRelayFrame\x12\x35\n\x08\x61ttached\x18\x02 \x01(\x0b\x32!.conquest.cluster.v1.SeatAttachedH\x00\x12\x38\n\x0cseat_message\x18\x03 \x01(\x0b\x32 .conquest.cluster.v1.SeatMessageH\x00\x12\x35\n\x08\x64\x65\x63ision\x18\x04 \x01(\x0b\x32!.conquest.cluster.v1.SeatDecisionH\x00\x12\x35\n\x08released\x18\x05 \x01(\x0b\x32!.conquest.cluster.v1.SeatReleasedH\x00\x12\x31\n\x06resume\x18\x06 \x01(\x0b\x32\x1f.conquest.cluster.v1.SeatResumeH\x00\x12\x33\n\x07refused\x18\x07 \x01(\x0b\x32 .conquest.cluster.v1.SeatRefusedH\x00\x42\t\n\x07message\"4\n\nRelayHello\x12\x0f\n\x07replica\x18\x01 \x01(\t\x12\x15\n\rcluster_token\x18\x02 \x01(\t\"u\n\x0cSeatAttached\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x12\n\nsession_id\x18\x03 \x01(\t\x12\r\n\x05queue\x18\x04 \x01(\t\x12\x12\n\nleft_queue\x18\x05 \x01(\x08\x12\x0f\n\x07resumed\x18\x06 \x01(\x08\"D\n\x0bSeatMessage\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x10\n\x08response\x18\x03 \x01(\x0c\"E\n\x0cSeatDecision\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x10\n\x08\x64\x65\x63ision\x18\x03 \x01(\x0c\"3\n\x0cSeatReleased\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\"S\n\nSeatResume\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0b\n\x03key\x18\x03 \x01(\t\x12\x13\n\x0blive_events\x18\x04 \x01(\x08\"B\n\x0bSeatRefused\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\tB#\n\x13\x63onquest.cluster.v1B\nRelayProtoP\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63onquest/cluster/v1/relay.proto\x12\x13\x63onquest.cluster.v1\"o\n\x0cRelayRequest\x12.\n\x05hello\x18\x01 \x01(\x0b\x32\x1f.conquest.cluster.v1.RelayHello\x12/\n\x06\x66rames\x18\x02 \x03(\x0b\x32\x1f.conquest.cluster.v1.RelayFrame\"\\\n\rRelayResponse\x12/\n\x06\x66rames\x18\x01 \x03(\x0b\x32\x1f.conquest.cluster.v1.RelayFrame\x12\x1a\n\x12\x63onnection_refused\x18\x02 \x01(\t\"\xde\x02\n\nRelayFrame\x12\x35\n\x08\x61ttached\x18\x02 \x01(\x0b\x32!.conquest.cluster.v1.SeatAttachedH\x00\x12\x38\n\x0cseat_message\x18\x03 \x01(\x0b\x32 .conquest.cluster.v1.SeatMessageH\x00\x12\x35\n\x08\x64\x65\x63ision\x18\x04 \x01(\x0b\x32!.conquest.cluster.v1.SeatDecisionH\x00\x12\x35\n\x08released\x18\x05 \x01(\x0b\x32!.conquest.cluster.v1.SeatReleasedH\x00\x12\x31\n\x06resume\x18\x06 \x01(\x0b\x32\x1f.conquest.cluster.v1.SeatResumeH\x00\x12\x33\n\x07refused\x18\x07 \x01(\x0b\x32 .conquest.cluster.v1.SeatRefusedH\x00\x42\t\n\x07message\"4\n\nRelayHello\x12\x0f\n\x07replica\x18\x01 \x01(\t\x12\x15\n\rcluster_token\x18\x02 \x01(\t\"u\n\x0cSeatAttached\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x12\n\nsession_id\x18\x03 \x01(\t\x12\r\n\x05queue\x18\x04 \x01(\t\x12\x12\n\nleft_queue\x18\x05 \x01(\x08\x12\x0f\n\x07resumed\x18\x06 \x01(\x08\"D\n\x0bSeatMessage\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x10\n\x08response\x18\x03 \x01(\x0c\"E\n\x0cSeatDecision\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x10\n\x08\x64\x65\x63ision\x18\x03 \x01(\x0c\"3\n\x0cSeatReleased\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\"S\n\nSeatResume\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0b\n\x03key\x18\x03 \x01(\t\x12\x13\n\x0blive_events\x18\x04 \x01(\x08\"B\n\x0bSeatRefused\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\tB#\n\x13\x63onquest.cluster.v1B\nRelayProtoP\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,21 +35,21 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RELAYREQUEST']._serialized_start=56
   _globals['_RELAYREQUEST']._serialized_end=167
   _globals['_RELAYRESPONSE']._serialized_start=169
-  _globals['_RELAYRESPONSE']._serialized_end=250
-  _globals['_RELAYFRAME']._serialized_start=253
-  _globals['_RELAYFRAME']._serialized_end=603
-  _globals['_RELAYHELLO']._serialized_start=605
-  _globals['_RELAYHELLO']._serialized_end=657
-  _globals['_SEATATTACHED']._serialized_start=659
-  _globals['_SEATATTACHED']._serialized_end=776
-  _globals['_SEATMESSAGE']._serialized_start=778
-  _globals['_SEATMESSAGE']._serialized_end=846
-  _globals['_SEATDECISION']._serialized_start=848
-  _globals['_SEATDECISION']._serialized_end=917
-  _globals['_SEATRELEASED']._serialized_start=919
-  _globals['_SEATRELEASED']._serialized_end=970
-  _globals['_SEATRESUME']._serialized_start=972
-  _globals['_SEATRESUME']._serialized_end=1055
-  _globals['_SEATREFUSED']._serialized_start=1057
-  _globals['_SEATREFUSED']._serialized_end=1123
+  _globals['_RELAYRESPONSE']._serialized_end=261
+  _globals['_RELAYFRAME']._serialized_start=264
+  _globals['_RELAYFRAME']._serialized_end=614
+  _globals['_RELAYHELLO']._serialized_start=616
+  _globals['_RELAYHELLO']._serialized_end=668
+  _globals['_SEATATTACHED']._serialized_start=670
+  _globals['_SEATATTACHED']._serialized_end=787
+  _globals['_SEATMESSAGE']._serialized_start=789
+  _globals['_SEATMESSAGE']._serialized_end=857
+  _globals['_SEATDECISION']._serialized_start=859
+  _globals['_SEATDECISION']._serialized_end=928
+  _globals['_SEATRELEASED']._serialized_start=930
+  _globals['_SEATRELEASED']._serialized_end=981
+  _globals['_SEATRESUME']._serialized_start=983
+  _globals['_SEATRESUME']._serialized_end=1066
+  _globals['_SEATREFUSED']._serialized_start=1068
+  _globals['_SEATREFUSED']._serialized_end=1134
 # @@protoc_insertion_point(module_scope)

@@ -66,8 +66,8 @@ class RelayResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     FRAMES_FIELD_NUMBER: _builtins.int
-    REFUSED_FIELD_NUMBER: _builtins.int
-    refused: _builtins.str
+    CONNECTION_REFUSED_FIELD_NUMBER: _builtins.int
+    connection_refused: _builtins.str
     """The dialed replica refused the connection, and why (plain text, for the dialing replica's log): its
     hello was missing or carried a wrong cluster_token. The only message then; the connection closes.
     """
@@ -81,11 +81,11 @@ class RelayResponse(_message.Message):
         self,
         *,
         frames: _abc.Iterable[Global___RelayFrame] | None = ...,
-        refused: _builtins.str = ...,
+        connection_refused: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["frames", b"frames", "refused", b"refused"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["connection_refused", b"connection_refused", "frames", b"frames"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
