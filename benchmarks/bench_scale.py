@@ -10,11 +10,15 @@ On the throwaway PostgreSQL of ``make test-db``, with ``conquest serve`` replica
    relay.
    Each run gives the wall time, the decisions, the replicas' CPU time (user + system, /proc) and the
    decisions relayed (``conquest_relayed_decisions_total``).
-2. **Relayed against local**: the same load on two replicas again, each replica's bots in a queue of their
-   own, so every game is hosted where both its bots are. From each two-replica run its replicas' idle CPU
-   (heartbeats, polls: measured on two idle replicas) over its length is taken off; then ``local`` =
-   that CPU / decisions. In the one-queue run the local decisions are charged that, and the rest is
-   charged to the relayed ones: ``relayed`` = (CPU − local × local decisions) / relayed decisions.
+2. **Relayed against local**: what the relay adds to a decision, both replicas together, is measured
+   alone by ``benchmarks.bench_relay`` (one game relayed at a time, its worst case: every frame a message
+   of its own); a local decision costs the one-replica run's CPU less its idle CPU over its length, per
+   decision; ``relayed/local`` = (local + relay) / local. As a cross-check, end to end: the same load on
+   two replicas, each replica's bots in a queue of their own (every game hosted where both its bots are),
+   less the replicas' idle CPU (heartbeats, polls: measured on two idle replicas), gives ``local`` = that
+   CPU / decisions; in the one-queue run the local decisions are charged that, and the rest is charged to
+   the relayed ones. That subtraction of two noisy figures swings widely on a busy machine (and the split
+   run's four bots a queue wait on the pair cap), so it is printed, not summed up.
 3. **The action log**: ``benchmarks.bench_action_log``'s runs with ``server.takeover`` off and on
    (``--rounds`` each, alternately): the server's CPU per decision with and without the log.
 4. **PostgreSQL per decision** in the two-replica run: rows written (inserts, updates, deletes of the run's
@@ -52,6 +56,7 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, text
 
 from benchmarks.bench_action_log import LIMIT_S, Thinking, cpu_seconds, load, schema
+from benchmarks.bench_relay import measure
 from conquest_bots.random_bot import RandomBot
 from conquest_sdk import Client
 from server.storage import Store
@@ -304,6 +309,7 @@ async def main(games: int, rounds: int) -> None:
         work = Path(tmp) / "takeover"
         work.mkdir()
         taken = await takeover_time(url, work)
+        relay_us = await measure(1, 3000, Path(tmp) / "relay")
 
     # Each two-replica run less what its replicas cost idle over its length: what its decisions cost.
     apart_cpu = apart.cpu_s - 2 * idle_replica * apart.seconds
@@ -311,6 +317,8 @@ async def main(games: int, rounds: int) -> None:
     local = apart_cpu / apart.decisions * 1e6
     local_in_two = two.decisions - two.relayed
     relayed = (two_cpu * 1e6 - local * local_in_two) / two.relayed if two.relayed else float("nan")
+    alone = (one.cpu_s - idle_replica * one.seconds) / one.decisions * 1e6  # a local decision, one replica
+    ratio = (alone + relay_us) / alone
     overhead = statistics.median(log_runs[True]) / statistics.median(log_runs[False]) - 1
     database = two.database_cpu_s / two.decisions * 1e6
     full_speed = one.decisions / one.cpu_s  # decisions a second one replica takes on its core
@@ -323,8 +331,13 @@ async def main(games: int, rounds: int) -> None:
             f"{run.cpu_s / run.decisions * 1e6:.0f} µs a decision, {run.relayed} relayed"
         )
     print(
-        f"CPU a decision on two replicas, less their idle {idle_replica * 1000:.1f} ms a second each: "
-        f"local {local:.0f} µs, relayed {relayed:.0f} µs"
+        f"end to end, CPU a decision on two replicas less their idle {idle_replica * 1000:.1f} ms a second "
+        f"each: local {local:.0f} µs, relayed {relayed:.0f} µs ({relayed / local:.2f}; noisy, not summed up)"
+    )
+    print(
+        f"the relay alone: {relay_us:.0f} µs CPU a round trip, both replicas, one game at a time; a local "
+        f"decision on one replica {alone:.0f} µs: relayed/local = ({alone:.0f} + {relay_us:.0f}) / "
+        f"{alone:.0f} = {ratio:.2f}"
     )
     print(
         f"action log: server CPU {statistics.median(log_runs[True]):.0f} vs "
@@ -340,7 +353,7 @@ async def main(games: int, rounds: int) -> None:
         f"{database:.1f} µs) a second = {1 / per_replica:.0f}"
     )
     print(
-        f"scale: relayed/local = {relayed / local:.2f}, action-log overhead = {overhead * 100:.1f}%, "
+        f"scale: relayed/local = {ratio:.2f}, action-log overhead = {overhead * 100:.1f}%, "
         f"takeover = {taken:.1f} s, replicas per PostgreSQL = {1 / per_replica:.0f}"
     )
 
