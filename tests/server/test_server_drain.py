@@ -23,6 +23,7 @@ from serve_process import Serve
 
 from conquest.v1.bot_pb2 import GameOver
 from conquest_sdk import Client
+from server.play.replays import load_any_replay_file
 from server.records import SHUTDOWN
 from server.storage import Store
 
@@ -30,12 +31,17 @@ GRACE_MS = 60_000
 
 
 def play(
-    replicas: Replicas, tokens: dict[str, str], games: int, delay_s: float, queues: list[str]
+    replicas: Replicas,
+    tokens: dict[str, str],
+    games: int,
+    delay_s: float,
+    queues: list[str],
+    first_delay_s: float = 0.0,
 ) -> asyncio.Future[list[list[GameOver]]]:
     """One bot of ``NAMES`` on each replica, playing ``games`` games, reconnecting within half a second."""
     clients = [
         Client(
-            SlowRandom(i, delay_s),
+            SlowRandom(i, delay_s, first_delay_s),
             replicas.address(i),
             token=tokens[n],
             queues=queues,
@@ -87,6 +93,54 @@ async def test_a_sigtermed_host_hands_its_game_to_another_replica_within_seconds
     assert not (tmp_path / f"r{drained}" / "replays" / f"{game_id}.json").exists(), "nothing recorded there"
     dirs = [tmp_path / d / "replays" for d in ("r0", "r1", "r2", "restarted")]
     check_recorded(db_url, {game_id}, dirs, 1, queue)
+    with Store.open(db_url) as store:
+        assert all(g.reason != SHUTDOWN for g in store.games()), "played to its end, not cut short"
+
+
+async def started(replicas: Replicas, timeout: float) -> tuple[str, int]:
+    """The first game started on any replica (its id, and the index of its host), from their logs."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for index, server in enumerate(replicas.servers):
+            game_id = next((r["game_id"] for r in records_of_log(server) if r["event"] == "game_started"), None)
+            if game_id is not None:
+                return str(game_id), index
+        await asyncio.sleep(0.05)
+    raise AssertionError("no game started")
+
+
+@postgresql_only
+@pytest.mark.parametrize("queue", ["trio", "trio-2210"])
+async def test_a_sigtermed_host_hands_over_a_game_with_no_action_played_yet(
+    tmp_path: Path, db_url: str, queue: str
+) -> None:
+    """ "a draining replica hands its games to the others instead of ending them", a game that has played
+    no action yet too (its bots slow to answer their first request): SIGTERMed then, its host hands it over
+    within seconds; another replica claims it at 0 actions, plays it from the start with a fresh seed drawn
+    at action 0, and finishes it once; its replay verifies, ratings change once. Classic and RISK 2210 A.D."""
+    tokens = register(db_url)
+    replicas = Replicas(tmp_path, db_url, 3, turn_cap=10, grace_ms=GRACE_MS)
+    try:
+        await replicas.serving()
+        playing = play(replicas, tokens, games=1, delay_s=0.01, queues=[queue], first_delay_s=3.0)
+        game_id, drained = await started(replicas, timeout=60)
+        drain_s = await asyncio.to_thread(_drain, replicas.servers[drained])
+        replicas.servers.append(replicas.start(drained, "restarted"))
+        results = await asyncio.wait_for(playing, 120)
+        records = [r for s in replicas.servers for r in records_of_log(s)]
+    finally:
+        replicas.stop()
+    assert drain_s < 5, f"the drain took {drain_s:.1f} s"
+    assert all([over.game_id for over in overs] == [game_id] for overs in results), "finished for all"
+    handed = [r for r in records if r["event"] == "games_handed_over"]
+    assert [r["games"] for r in handed] == [[game_id]], "handed over once, by its host"
+    taken = [(r["game_id"], r["actions"]) for r in records if r["event"] == "game_taken_over"]
+    assert taken == [(game_id, 0)], "claimed once, by another replica, with no action played"
+    dirs = [tmp_path / d / "replays" for d in ("r0", "r1", "r2", "restarted")]
+    check_recorded(db_url, {game_id}, dirs, 1, queue)
+    replay_file = next(d / f"{game_id}.json" for d in dirs if (d / f"{game_id}.json").exists())
+    replay, _ = load_any_replay_file(replay_file)
+    assert [r.at for r in replay.reseeds] == [0], "its one fresh seed drawn at action 0"
     with Store.open(db_url) as store:
         assert all(g.reason != SHUTDOWN for g in store.games()), "played to its end, not cut short"
 
