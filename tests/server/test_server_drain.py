@@ -102,9 +102,9 @@ async def started(replicas: Replicas, timeout: float) -> tuple[str, int]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for index, server in enumerate(replicas.servers):
-            game_id = next((r["game_id"] for r in records_of_log(server) if r["event"] == "game_started"), None)
-            if game_id is not None:
-                return str(game_id), index
+            games = [r["game_id"] for r in records_of_log(server) if r["event"] == "game_started"]
+            if games:
+                return str(games[0]), index
         await asyncio.sleep(0.05)
     raise AssertionError("no game started")
 
