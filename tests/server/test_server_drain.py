@@ -60,43 +60,6 @@ def _drain(server: Serve) -> float:
     return time.monotonic() - started
 
 
-@postgresql_only
-@pytest.mark.parametrize("queue", ["trio", "trio-2210"])
-async def test_a_sigtermed_host_hands_its_game_to_another_replica_within_seconds(
-    tmp_path: Path, db_url: str, queue: str
-) -> None:
-    """ "a draining replica hands its games to the others instead of ending them": SIGTERM a replica
-    hosting a game whose other seats are on other replicas; the game finishes on another replica, its
-    replay verifies, its result is recorded once and ratings change once, and the drain ends within
-    seconds (not ``shutdown_grace_ms``). The drained replica's own bot reconnects (to the replica started
-    on its address, as a load balancer would send it) and resumes its seat. A classic game and a RISK
-    2210 A.D. one alike."""
-    tokens = register(db_url)
-    replicas = Replicas(tmp_path, db_url, 3, turn_cap=25, grace_ms=GRACE_MS)
-    try:
-        ids = await replicas.serving()
-        playing = play(replicas, tokens, games=1, delay_s=0.015, queues=[queue])
-        game_id, host = await hosted(db_url, actions=40, timeout=60)
-        drained = ids.index(host)
-        drain_s = await asyncio.to_thread(_drain, replicas.servers[drained])
-        replicas.servers.append(replicas.start(drained, "restarted"))
-        results = await asyncio.wait_for(playing, 120)
-        records = [r for s in replicas.servers for r in records_of_log(s)]
-    finally:
-        replicas.stop()
-    assert drain_s < 5, f"the drain took {drain_s:.1f} s"
-    assert all([over.game_id for over in overs] == [game_id] for overs in results), "finished for all"
-    handed = [r for r in records if r["event"] == "games_handed_over"]
-    assert [r["games"] for r in handed] == [[game_id]], "handed over once, by its host"
-    taken = [r for r in records if r["event"] == "game_taken_over"]
-    assert [r["game_id"] for r in taken] == [game_id], "claimed once, by another replica"
-    assert not (tmp_path / f"r{drained}" / "replays" / f"{game_id}.json").exists(), "nothing recorded there"
-    dirs = [tmp_path / d / "replays" for d in ("r0", "r1", "r2", "restarted")]
-    check_recorded(db_url, {game_id}, dirs, 1, queue)
-    with Store.open(db_url) as store:
-        assert all(g.reason != SHUTDOWN for g in store.games()), "played to its end, not cut short"
-
-
 async def started(replicas: Replicas, timeout: float) -> tuple[str, int]:
     """The first game started on any replica (its id, and the index of its host), from their logs."""
     deadline = time.monotonic() + timeout
@@ -111,19 +74,29 @@ async def started(replicas: Replicas, timeout: float) -> tuple[str, int]:
 
 @postgresql_only
 @pytest.mark.parametrize("queue", ["trio", "trio-2210"])
-async def test_a_sigtermed_host_hands_over_a_game_with_no_action_played_yet(
-    tmp_path: Path, db_url: str, queue: str
+@pytest.mark.parametrize("unplayed", [False, True], ids=["mid-game", "no-action-yet"])
+async def test_a_sigtermed_host_hands_its_game_to_another_replica_within_seconds(
+    tmp_path: Path, db_url: str, queue: str, unplayed: bool
 ) -> None:
-    """ "a draining replica hands its games to the others instead of ending them", a game that has played
-    no action yet too (its bots slow to answer their first request): SIGTERMed then, its host hands it over
-    within seconds; another replica claims it at 0 actions, plays it from the start with a fresh seed drawn
-    at action 0, and finishes it once; its replay verifies, ratings change once. Classic and RISK 2210 A.D."""
+    """ "a draining replica hands its games to the others instead of ending them": SIGTERM a replica
+    hosting a game whose other seats are on other replicas; the game finishes on another replica, its
+    replay verifies, its result is recorded once and ratings change once, and the drain ends within
+    seconds (not ``shutdown_grace_ms``). The drained replica's own bot reconnects (to the replica started
+    on its address, as a load balancer would send it) and resumes its seat. A classic game and a RISK
+    2210 A.D. one alike; mid-game, and (``unplayed``) before the game's first action (its bots slow to
+    answer their first request): then claimed at 0 actions and played from the start, its one fresh seed
+    drawn at action 0."""
     tokens = register(db_url)
-    replicas = Replicas(tmp_path, db_url, 3, turn_cap=10, grace_ms=GRACE_MS)
+    replicas = Replicas(tmp_path, db_url, 3, turn_cap=25, grace_ms=GRACE_MS)
     try:
-        await replicas.serving()
-        playing = play(replicas, tokens, games=1, delay_s=0.01, queues=[queue], first_delay_s=3.0)
-        game_id, drained = await started(replicas, timeout=60)
+        ids = await replicas.serving()
+        first_delay_s = 3.0 if unplayed else 0.0
+        playing = play(replicas, tokens, 1, 0.015, [queue], first_delay_s)
+        if unplayed:
+            game_id, drained = await started(replicas, timeout=60)
+        else:
+            game_id, host = await hosted(db_url, actions=40, timeout=60)
+            drained = ids.index(host)
         drain_s = await asyncio.to_thread(_drain, replicas.servers[drained])
         replicas.servers.append(replicas.start(drained, "restarted"))
         results = await asyncio.wait_for(playing, 120)
@@ -135,12 +108,14 @@ async def test_a_sigtermed_host_hands_over_a_game_with_no_action_played_yet(
     handed = [r for r in records if r["event"] == "games_handed_over"]
     assert [r["games"] for r in handed] == [[game_id]], "handed over once, by its host"
     taken = [(r["game_id"], r["actions"]) for r in records if r["event"] == "game_taken_over"]
-    assert taken == [(game_id, 0)], "claimed once, by another replica, with no action played"
+    assert [g for g, _ in taken] == [game_id], "claimed once, by another replica"
+    assert not (tmp_path / f"r{drained}" / "replays" / f"{game_id}.json").exists(), "nothing recorded there"
     dirs = [tmp_path / d / "replays" for d in ("r0", "r1", "r2", "restarted")]
     check_recorded(db_url, {game_id}, dirs, 1, queue)
     replay_file = next(d / f"{game_id}.json" for d in dirs if (d / f"{game_id}.json").exists())
     replay, _ = load_any_replay_file(replay_file)
-    assert [r.at for r in replay.reseeds] == [0], "its one fresh seed drawn at action 0"
+    assert [r.at for r in replay.reseeds] == [taken[0][1]], "its one fresh seed drawn where it was claimed"
+    assert (taken[0][1] == 0) == unplayed, "claimed with no action played exactly when it had none"
     with Store.open(db_url) as store:
         assert all(g.reason != SHUTDOWN for g in store.games()), "played to its end, not cut short"
 
