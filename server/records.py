@@ -132,7 +132,8 @@ class LiveGame:
 class ActionBatch:
     """Actions of one running game for the action log: ``count`` of them (their JSON array ``data``) from
     its action ``first`` on, written at ``epoch``. ``game``: the game's record, sent with its first batch
-    (a game is opened in the same transaction as its first actions; one that ends before has no record)."""
+    (a game is opened in the same transaction as its first actions; one that ends before has no record),
+    or alone in a batch of ``count`` 0 when a draining replica releases a game with no action yet."""
 
     game_id: str
     epoch: int

@@ -5,12 +5,14 @@ seating (health NOT_SERVING; its address, sessions and queue memberships leave t
 matchmaker places nothing more on it), gives up the matchmaker lease if it holds it, stops its games here at
 once (classic and RISK 2210 A.D. alike) and, in one transaction, logs what they played since the last
 heartbeat and releases them (``ActionLog.beat`` with ``leaving``: their host gone, their epoch one up, so
-nothing more of this replica's is written for them). The other replicas claim them at their next heartbeat
-exactly as they take over a dead replica's games (``server.play.takeover``: replay, a fresh committed seed),
-without waiting for ``replica_timeout_ms``. Its bots are told to reconnect (``shutting_down``) and resume
-their seats wherever the load balancer sends them; the new host re-attaches, through the relay, the seats of
-bots connected to other replicas. A replica alone in its cluster drains as a single server does
-(``Lobby.shutdown``).
+nothing more of this replica's is written for them). A game with no action played yet (seated within the
+last heartbeat, or its first decision not answered) is not in the action log: its record goes in that
+transaction alone, with no actions, and it is released with the others. The other replicas claim them at
+their next heartbeat exactly as they take over a dead replica's games (``server.play.takeover``: replay,
+from zero actions for those, and a fresh committed seed), without waiting for ``replica_timeout_ms``. Its
+bots are told to reconnect (``shutting_down``) and resume their seats wherever the load balancer sends
+them; the new host re-attaches, through the relay, the seats of bots connected to other replicas. A replica
+alone in its cluster drains as a single server does (``Lobby.shutdown``).
 """
 
 from __future__ import annotations
@@ -35,8 +37,7 @@ def others_alive(takeover: Takeover) -> bool:
 
 async def hand_over(lobby: Lobby, cluster: Cluster, beating: list[asyncio.Task[None]]) -> None:
     """Drain this replica into the others: ``beating`` are its heartbeat, takeover and hosting tasks,
-    stopped first so that it claims and starts nothing more and does not register again. Its games with
-    no action played yet (nothing to take over) are left to ``Lobby.shutdown``."""
+    stopped first so that it claims and starts nothing more and does not register again."""
     lobby.accepting = False
     for task in beating:
         task.cancel()
@@ -51,11 +52,11 @@ async def hand_over(lobby: Lobby, cluster: Cluster, beating: list[asyncio.Task[N
 
 
 async def _release_games(lobby: Lobby) -> list[str]:
-    """Stop the games that played an action here (classic or RISK 2210 A.D.) and release them to the other
-    replicas; their ids."""
+    """Stop every game running here (classic or RISK 2210 A.D., with actions played or none yet) and
+    release them to the other replicas; their ids."""
     recorder = lobby.writer
     assert isinstance(recorder, Recorder)
-    runners = [r for r in lobby.runners.values() if r.replay.actions]
+    runners = list(lobby.runners.values())
     games = lobby.game_tasks({r.game_id for r in runners})
     for runner in runners:
         runner.reason = HANDED_OVER  # nothing recorded here: its result comes from where it finishes
@@ -63,10 +64,12 @@ async def _release_games(lobby: Lobby) -> list[str]:
         task.cancel()
     if games:
         await asyncio.wait(games)
-    batches = recorder.live.batches(logged=True)
+    batches = recorder.live.batches(logged=True, leaving=True)
     try:
         heartbeat = await asyncio.to_thread(recorder.live.log, batches, True)
-    except DatabaseUnavailable as down:  # logged up to the last heartbeat: taken over after the timeout
+    except DatabaseUnavailable as down:
+        # a game logged up to the last heartbeat is taken over after the timeout; one never logged (started
+        # since) is lost with this replica, as at a SIGKILL
         log.warning("games_not_released", error=str(down), games=[r.game_id for r in runners])
         return []
     lobby.metrics.games_handed_over.inc(len(heartbeat.released))

@@ -14,8 +14,8 @@ With ``server.takeover`` the running games go to the database's action log inste
 (``LiveRecords.log``, through ``server.play.ports.ActionLog``), so that another server can take them over
 (``server.play.takeover``): every heartbeat, the batches of all the games this server hosts go in ONE
 transaction with the heartbeat itself, and a game's record goes with its first batch (a game that ends
-before never reaches the log). The results of the games that may have reached it carry the epoch this
-server holds.
+before never reaches the log), or alone when a draining replica releases it (``server.play.drain``). The
+results of the games that may have reached it carry the epoch this server holds.
 """
 
 from __future__ import annotations
@@ -129,20 +129,22 @@ class LiveRecords:
         ``server.takeover``: every game, classic or RISK 2210 A.D.)."""
         return self.action_log is not None
 
-    def batches(self, logged: bool) -> list[Batch]:
+    def batches(self, logged: bool, leaving: bool = False) -> list[Batch]:
         """What to append to the running games' records in the action log (``logged``) or in ``.live`` files
         (none when this server keeps the other kind): a new game's header, and the actions since the last
         batch (a slice of the replay's list, taken on the event loop). A game of the action log has its header
         sent with its first actions, not before, so one that ends before its first batch never reaches the
-        log."""
+        log; but in a draining replica's last beat (``leaving``) a game with no action yet has its header
+        sent alone, so that it is released to the other replicas with the rest."""
         if self.logging != logged:
             return []
         with self._state:
             lives = list(self._live.values())
+        header_waits = logged and not leaving
         batches: list[Batch] = []
         for live in lives:
             actions = live.runner.replay.actions[live.flushed :]
-            if not actions and (live.header_sent or logged) and not live.unsent:
+            if not actions and (live.header_sent or header_waits) and not live.unsent:
                 continue
             header = None if live.header_sent else live_header(live.runner)
             live.header_sent = True
@@ -163,7 +165,7 @@ class LiveRecords:
                 runner = live.runner
                 if runner.game_id not in self._live:  # finished meanwhile: its replay file has it all
                     continue
-                if actions:
+                if actions or header is not None:  # a header alone: a game leaving with no action yet
                     first = live.flushed - len(actions)
                     game = _live_game(header, runner) if header is not None else None
                     encoded = encode_actions(runner.replay, actions)

@@ -88,7 +88,8 @@ class ActionLog(Protocol):
         transaction whose commit was not seen) is not written twice. ``leaving`` (a draining replica's
         last beat): then every game ``replica`` hosts is released, its host gone and its epoch one up (its
         writes from now on are refused, and any other replica claims it at its next heartbeat), named in
-        ``Heartbeat.released``, and ``replica`` leaves the registry."""
+        ``Heartbeat.released``, and ``replica`` leaves the registry; a batch of no actions carrying its
+        game's record then opens a game with none to release it too."""
         ...
 
     def leave(self, replica: str) -> None:

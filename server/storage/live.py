@@ -42,7 +42,8 @@ class LiveStore(Database):
         batch whose actions are logged already (a transaction whose commit was not seen) is not written
         again. ``leaving``: then each game ``replica`` hosts is released (its host ``RELEASED``, its epoch
         one up: the leaving replica's writes are refused from now on, and the others claim it at once,
-        as a game whose host is not registered) and ``replica``'s row goes.
+        as a game whose host is not registered) and ``replica``'s row goes; a game with no action yet is
+        opened by a batch of none (``count`` 0, its record alone) and released with the others.
 
         Raises: DatabaseUnavailable (nothing was written).
         """
@@ -185,7 +186,9 @@ def _log(connection: Connection, host: str, batches: Sequence[ActionBatch]) -> d
             refused[game_id] = _handed_over(game_id, batch.epoch, row)
             continue
         held[game_id] = (row[0], row[1], batch.first + batch.count)
-        if row[2] == batch.first:  # else: written already by a transaction whose commit was not seen
+        # not written: a batch a transaction whose commit was not seen wrote already, or a header alone (a
+        # draining replica's game with no action yet: it only opens the game; its next host logs action 0 on)
+        if row[2] == batch.first and batch.count:
             logged[game_id] = batch.first + batch.count
             rows.append({"game_id": game_id, "first": batch.first, "data": batch.data})
     if opened:

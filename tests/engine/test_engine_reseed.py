@@ -27,12 +27,15 @@ def _play_with_reseed(at: int, fresh: int) -> Replay:
     return replay
 
 
-def test_a_reseeded_game_replays_only_with_its_reseed() -> None:
-    """The recorded reseed is what makes the replay verify: without it, the dice after it differ."""
-    replay = _play_with_reseed(150, 987654321)
+@pytest.mark.parametrize("at", [150, 0])
+def test_a_reseeded_game_replays_only_with_its_reseed(at: int) -> None:
+    """The recorded reseed is what makes the replay verify: without it, the dice after it differ. At action
+    0 too: a game a draining replica handed over before its first action ("a draining replica hands its
+    games to the others instead of ending them") has its only fresh seed there."""
+    replay = _play_with_reseed(at, 987654321)
     verify(replay)
     data = replay.to_dict()
-    assert data["format"] == 2 and data["reseeds"] == [{"at": 150, "seed": 987654321, "commitment": "c"}]
+    assert data["format"] == 2 and data["reseeds"] == [{"at": at, "seed": 987654321, "commitment": "c"}]
     assert Replay.from_dict(data) == replay
     del data["reseeds"]
     data["format"] = 1

@@ -59,6 +59,23 @@ def test_a_draining_replica_releases_its_games_in_its_last_beat(store: Store) ->
     assert (game.epoch, game.reseeds, batches) == (3, ((3, 9, "c"),), ['["x","y"]', '["z"]'])
 
 
+def test_a_draining_replica_releases_a_game_with_no_action_yet_by_its_record_alone(store: Store) -> None:
+    """ "a draining replica hands its games to the others instead of ending them", a game that has played no
+    action yet too: in the leaving beat its record goes alone (a batch of 0 actions), opening it with none
+    logged and no batch row, and it is released with the others; another replica claims it at 0 actions
+    with a fresh seed from action 0, gets no batches, and logs the game's actions from action 0 on."""
+    store.beat("leaving", [opening("g10", '["x"]')])
+    heartbeat = store.beat("leaving", [opening("g11", "[]")], leaving=True)
+    assert heartbeat.released == ("g10", "g11")
+    assert sorted(store.live_games()) == [("g10", "", 2, 1), ("g11", "", 2, 0)]
+    claimed = store.claim_game("g11", 2, 0, "staying", 9, "c")
+    assert claimed is not None
+    game, batches = claimed
+    assert (game.epoch, game.reseeds, game.actions, batches) == (3, ((0, 9, "c"),), 0, [])
+    assert store.beat("staying", [ActionBatch("g11", 3, 0, 2, '["y","z"]')]).refused == {}
+    assert ("g11", "staying", 3, 2) in store.live_games()
+
+
 def test_the_old_host_is_fenced_once_the_game_is_claimed(store: Store) -> None:
     """ "a replica whose game was taken over must not record anything for it (its writes carry the epoch
     and are refused when stale)": actions and the result at the old epoch are refused and write nothing;

@@ -59,18 +59,25 @@ postgresql_only = pytest.mark.parametrize("db_url", ["postgresql"] if ON_POSTGRE
 
 
 class SlowRandom(RandomBot):
-    """Random legal play, ``delay_s`` a decision: a game lasts long enough to be killed in the middle."""
+    """Random legal play, ``delay_s`` a decision: a game lasts long enough to be killed in the middle.
+    ``first_delay_s``: the bot's first decision (of all its games) takes that long instead, so that its
+    first game can be caught before any action."""
 
-    def __init__(self, seed: int, delay_s: float = 0.0) -> None:
+    def __init__(self, seed: int, delay_s: float = 0.0, first_delay_s: float = 0.0) -> None:
         super().__init__(seed)
         self.delay_s = delay_s
+        self.first_delay_s = first_delay_s
+
+    def _wait(self) -> None:
+        time.sleep(self.first_delay_s or self.delay_s)
+        self.first_delay_s = 0.0
 
     def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
-        time.sleep(self.delay_s)
+        self._wait()
         return super().decide(game, turn)
 
     def decide_2210(self, game: Game, turn: Turn2210) -> r2210_pb2.Action2210:
-        time.sleep(self.delay_s)
+        self._wait()
         return super().decide_2210(game, turn)
 
 
