@@ -4,21 +4,18 @@
 On the throwaway PostgreSQL of ``make test-db``, with ``conquest serve`` replicas in cluster mode
 (``server.cluster``) as real processes and SDK random bots in this process:
 
-1. **One replica against two on the same load**: 8 bots play ``--games`` duels each (``classic_two_player``,
-   turn cap 60), all connected to one replica; then the same on two replicas, half the bots on each, in
-   one queue, so the matchmaker seats bots of both together and part of the decisions travel through the
-   relay.
-   Each run gives the wall time, the decisions, the replicas' CPU time (user + system, /proc) and the
-   decisions relayed (``conquest_relayed_decisions_total``).
-2. **Relayed against local**: what the relay adds to a decision, both replicas together, is measured
-   alone by ``benchmarks.bench_relay`` (one game relayed at a time, its worst case: every frame a message
-   of its own); a local decision costs the one-replica run's CPU less its idle CPU over its length, per
-   decision; ``relayed/local`` = (local + relay) / local. As a cross-check, end to end: the same load on
-   two replicas, each replica's bots in a queue of their own (every game hosted where both its bots are),
-   less the replicas' idle CPU (heartbeats, polls: measured on two idle replicas), gives ``local`` = that
-   CPU / decisions; in the one-queue run the local decisions are charged that, and the rest is charged to
-   the relayed ones. That subtraction of two noisy figures swings widely on a busy machine (and the split
-   run's four bots a queue wait on the pair cap), so it is printed, not summed up.
+1. **One replica against two on the same load**: 8 random bots, a pair per queue, play ``--games`` duels
+   each (``classic_two_player``, turn cap 60): all connected to one replica (``one``); on two replicas,
+   each pair on one of them (``local``: every game hosted where both its bots are, nothing relayed); on two
+   replicas, each pair split between them (``relayed``: one seat of every game played through the
+   relay). The same games each time: a pair per queue, so neither the pair cap nor the rating window holds
+   a queue back. Each run gives the wall time, the decisions, the replicas' CPU time (user + system,
+   /proc) and the decisions relayed (``conquest_relayed_decisions_total``).
+2. **Relayed against local**: both two-replica runs less their replicas' idle CPU (heartbeats, polls:
+   measured on two idle replicas) over their length; ``local`` = the ``local`` run's CPU / decisions;
+   ``relayed`` = ``local`` + (the ``relayed`` run's CPU − ``local`` × its decisions) / its relayed
+   decisions. ``benchmarks.bench_relay``'s figure (the relay alone, both ends in one process, one game at a
+   time) is printed beside it: the part of the difference the relay's own code accounts for.
 3. **The action log**: ``benchmarks.bench_action_log``'s runs with ``server.takeover`` off and on
    (``--rounds`` each, alternately): the server's CPU per decision with and without the log.
 4. **PostgreSQL per decision** in the two-replica run: rows written (inserts, updates, deletes of the run's
@@ -50,6 +47,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,8 +63,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "suppo
 
 from serve_process import Serve, free_port  # type: ignore[import-not-found]  # tests/support, on the path above
 
-BOTS = 8
+PAIRS = 4
+BOTS = 2 * PAIRS
 TOKEN = "bench-scale-cluster-token"
+QUEUE = """
+[queues.NAME]
+rules = "classic_two_player"
+players = 2
+rules_options = {{ turn_cap = {turn_cap} }}
+time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
+"""
 CONFIG = """
 [server]
 address = "127.0.0.1:{port}"
@@ -78,21 +84,16 @@ shutdown_grace_ms = 0
 cluster = true
 cluster_token = "{token}"
 advertise_host = "127.0.0.1"
-
-[queues.duel]
-rules = "classic_two_player"
-players = 2
-rules_options = {{ turn_cap = {turn_cap} }}
-time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
-
-[queues.duel-b]
-rules = "classic_two_player"
-players = 2
-rules_options = {{ turn_cap = {turn_cap} }}
-time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
-"""
-SPLIT = ("duel", "duel-b")
-"""A queue per replica: every game's two bots are on one replica, which hosts it (no relay)."""
+""" + "".join(QUEUE.replace("NAME", name) for name in ["duel", *(f"pair-{p}" for p in range(PAIRS))])
+"""``duel`` for the takeover's 8 bots; ``pair-0`` ... for the runs, one pair of bots each (with two bots
+waiting, the pair cap does not hold a queue back), so every run plays the same games."""
+LAYOUTS: dict[str, Callable[[int], int]] = {
+    "one": lambda bot: 0,
+    "local": lambda bot: bot // 2 % 2,
+    "relayed": lambda bot: bot % 2,
+}
+"""The replica each bot connects to: all to one; each pair on one of two (every game hosted where both its
+bots are: nothing relayed); each pair split between two (one seat of every game relayed)."""
 
 
 @dataclass
@@ -183,22 +184,22 @@ class Run:
     wal_bytes: int = 0
 
 
-async def play(url: str, replicas: int, games: int, work: Path, split: bool = False) -> Run:
-    """``BOTS`` random bots playing ``games`` duels each, spread evenly over ``replicas`` replicas: all in
-    one queue (the matchmaker seats bots of different replicas together), or with ``split`` each
-    replica's bots in a queue of their own (every game local)."""
+async def play(url: str, layout: str, games: int, work: Path) -> Run:
+    """``BOTS`` random bots, a pair per queue, playing ``games`` duels each, connected to the replicas as
+    ``LAYOUTS[layout]`` says."""
     with schema(url) as (db, name):
         database = Database(db, name)
         try:
-            return await _measure(database, replicas, games, work, split)
+            return await _measure(database, layout, games, work)
         finally:
             database.close()
 
 
-async def _measure(database: Database, replicas: int, games: int, work: Path, split: bool) -> Run:
+async def _measure(database: Database, layout: str, games: int, work: Path) -> Run:
     """One run of ``play`` on ``database`` (a fresh schema)."""
     db = database.url
-    servers = [Replica.start(work / f"r{i}", db) for i in range(replicas)]
+    replica_of = LAYOUTS[layout]
+    servers = [Replica.start(work / f"r{i}", db) for i in range(max(map(replica_of, range(BOTS))) + 1)]
     for server in servers:
         await server.serve.serving()
     await asyncio.sleep(2.0)  # every replica has beaten and the lease is held
@@ -208,9 +209,9 @@ async def _measure(database: Database, replicas: int, games: int, work: Path, sp
     clients = [
         Client(
             RandomBot(i),
-            servers[i % replicas].address,
+            servers[replica_of(i)].address,
             name=f"bot{i}",
-            queues=[SPLIT[i % replicas] if split else "duel"],
+            queues=[f"pair-{i // 2}"],
             games=games,
         )
         for i in range(BOTS)
@@ -296,9 +297,7 @@ async def main(games: int, rounds: int) -> None:
             "a throwaway cluster and prints one)"
         )
     with tempfile.TemporaryDirectory(prefix="conquest-bench-scale-") as tmp:
-        one = await play(url, 1, games, Path(tmp) / "one")
-        apart = await play(url, 2, games, Path(tmp) / "apart", split=True)
-        two = await play(url, 2, games, Path(tmp) / "two")
+        runs = {layout: await play(url, layout, games, Path(tmp) / layout) for layout in LAYOUTS}
         log_runs: dict[bool, list[float]] = {False: [], True: []}
         for i in range(rounds):
             for takeover in (False, True):
@@ -312,32 +311,30 @@ async def main(games: int, rounds: int) -> None:
         relay_us = await measure(1, 3000, Path(tmp) / "relay")
 
     # Each two-replica run less what its replicas cost idle over its length: what its decisions cost.
+    one, apart, two = runs["one"], runs["local"], runs["relayed"]
     apart_cpu = apart.cpu_s - 2 * idle_replica * apart.seconds
     two_cpu = two.cpu_s - 2 * idle_replica * two.seconds
     local = apart_cpu / apart.decisions * 1e6
-    local_in_two = two.decisions - two.relayed
-    relayed = (two_cpu * 1e6 - local * local_in_two) / two.relayed if two.relayed else float("nan")
-    alone = (one.cpu_s - idle_replica * one.seconds) / one.decisions * 1e6  # a local decision, one replica
-    ratio = (alone + relay_us) / alone
+    relayed = local + (two_cpu * 1e6 - local * two.decisions) / two.relayed if two.relayed else float("nan")
     overhead = statistics.median(log_runs[True]) / statistics.median(log_runs[False]) - 1
     database = two.database_cpu_s / two.decisions * 1e6
     full_speed = one.decisions / one.cpu_s  # decisions a second one replica takes on its core
     per_replica = idle + full_speed * database / 1e6  # PostgreSQL CPU seconds a second
-    runs = (("one replica", one), ("two replicas, games local", apart), ("two replicas, one queue", two))
-    for label, run in runs:
+    labels = {
+        "one": "one replica",
+        "local": "two replicas, games local",
+        "relayed": "two replicas, pairs split",
+    }
+    for layout, run in runs.items():
         print(
-            f"{label}: {run.decisions} decisions in {run.seconds:.1f} s "
+            f"{labels[layout]}: {run.decisions} decisions in {run.seconds:.1f} s "
             f"({run.decisions / run.seconds:,.0f}/s), replicas' CPU "
             f"{run.cpu_s / run.decisions * 1e6:.0f} µs a decision, {run.relayed} relayed"
         )
     print(
-        f"end to end, CPU a decision on two replicas less their idle {idle_replica * 1000:.1f} ms a second "
-        f"each: local {local:.0f} µs, relayed {relayed:.0f} µs ({relayed / local:.2f}; noisy, not summed up)"
-    )
-    print(
-        f"the relay alone: {relay_us:.0f} µs CPU a round trip, both replicas, one game at a time; a local "
-        f"decision on one replica {alone:.0f} µs: relayed/local = ({alone:.0f} + {relay_us:.0f}) / "
-        f"{alone:.0f} = {ratio:.2f}"
+        f"CPU a decision on two replicas, less their idle {idle_replica * 1000:.1f} ms a second each: "
+        f"local {local:.0f} µs, relayed {relayed:.0f} µs; the relay's own code (bench_relay, both ends, one "
+        f"game at a time) {relay_us:.0f} µs a round trip"
     )
     print(
         f"action log: server CPU {statistics.median(log_runs[True]):.0f} vs "
@@ -353,7 +350,7 @@ async def main(games: int, rounds: int) -> None:
         f"{database:.1f} µs) a second = {1 / per_replica:.0f}"
     )
     print(
-        f"scale: relayed/local = {ratio:.2f}, action-log overhead = {overhead * 100:.1f}%, "
+        f"scale: relayed/local = {relayed / local:.2f}, action-log overhead = {overhead * 100:.1f}%, "
         f"takeover = {taken:.1f} s, replicas per PostgreSQL = {1 / per_replica:.0f}"
     )
 
