@@ -121,8 +121,7 @@ class Relay:
                 self._detach(key)
         for (game_id, session_id), over in list(self.remote.items()):
             if over is link:
-                del self.remote[game_id, session_id]
-                self.asked.pop((game_id, session_id), None)
+                self._unrelay((game_id, session_id))
                 session = self.sessions.get(session_id)
                 if session is not None and session.games.pop(game_id, None) is not None:
                     self.on_free(session, 1)
@@ -147,8 +146,8 @@ class Relay:
                 seat_message = frame.seat_message
                 session = self.sessions.get(seat_message.session_id)
                 if session is not None:
-                    if relay_wire.asks_decision(seat_message.response):
-                        asked = (seat_message.game_id, seat_message.session_id)
+                    asked = (seat_message.game_id, seat_message.session_id)
+                    if asked in self.remote and relay_wire.asks_decision(seat_message.response):
                         self.asked[asked] = self.asked.get(asked, 0) + 1
                     session.send(seat_message.response)
             elif kind == "decision":
@@ -187,14 +186,19 @@ class Relay:
         if attached.left_queue:
             self.lobby.left_queue(attached.queue, session)
 
+    def _unrelay(self, key: tuple[str, str]) -> None:
+        """Bot's replica: the seat ``key`` (game id, session id) is played over no link any more, and no
+        answer is owed on it."""
+        self.remote.pop(key, None)
+        self.asked.pop(key, None)
+
     def _released(self, game_id: str, session_id: str) -> None:
         """The seat is relayed no more: on the host, the bot's session closed (its grace starts); on the
         bot's replica, the game ended (its slot is free again)."""
         if (game_id, session_id) in self.hosted:
             self._detach((game_id, session_id))
             return
-        self.remote.pop((game_id, session_id), None)
-        self.asked.pop((game_id, session_id), None)
+        self._unrelay((game_id, session_id))
         session = self.sessions.get(session_id)
         if session is not None and session.games.pop(game_id, None) is not None:
             self.on_free(session, 1)
@@ -329,8 +333,7 @@ class Relay:
                 del self.awaited[game_id, session_id]
         for (game_id, session_id), link in list(self.remote.items()):
             if session_id == session.session_id:
-                del self.remote[game_id, session_id]
-                self.asked.pop((game_id, session_id), None)
+                self._unrelay((game_id, session_id))
                 link.send(_released(game_id, session_id))
 
 
