@@ -148,9 +148,7 @@ async def kill_mid_game(
     first = Serve(dirs[0], configs[0])
     second: Serve | None = None
     clients = [
-        Client(
-            bot(i), f"127.0.0.1:{port}", token=tokens[n], queues=[queue], games=1, max_backoff_s=1.0
-        )
+        Client(bot(i), f"127.0.0.1:{port}", token=tokens[n], queues=[queue], games=1, max_backoff_s=1.0)
         for i, n in enumerate(names)
     ]
     try:
