@@ -131,9 +131,9 @@ class LiveGame:
 @dataclass(frozen=True, slots=True)
 class ActionBatch:
     """Actions of one running game for the action log: ``count`` of them (their JSON array ``data``) from
-    its action ``first`` on, written at ``epoch``. ``game``: the game's record, sent with its first batch
-    (a game is opened in the same transaction as its first actions; one that ends before has no record),
-    or alone in a batch of ``count`` 0 when a draining replica releases a game with no action yet."""
+    its action ``first`` on, written at ``epoch``. ``game``: the game's record, alone in a batch of
+    ``count`` 0 sent as the game starts, before its first request (``ActionLog.open_games``; with the next
+    heartbeat if the database did not take it then)."""
 
     game_id: str
     epoch: int

@@ -5,9 +5,8 @@ seating (health NOT_SERVING; its address, sessions and queue memberships leave t
 matchmaker places nothing more on it), gives up the matchmaker lease if it holds it, stops its games here at
 once (classic and RISK 2210 A.D. alike) and, in one transaction, logs what they played since the last
 heartbeat and releases them (``ActionLog.beat`` with ``leaving``: their host gone, their epoch one up, so
-nothing more of this replica's is written for them). A game with no action played yet (seated within the
-last heartbeat, or its first decision not answered) is not in the action log: its record goes in that
-transaction alone, with no actions, and it is released with the others. The other replicas claim them at
+nothing more of this replica's is written for them). A game with no action played yet is in the action log
+too (its record went as it started), and released with the others. The other replicas claim them at
 their next heartbeat exactly as they take over a dead replica's games (``server.play.takeover``: replay,
 from zero actions for those, and a fresh committed seed), without waiting for ``replica_timeout_ms``. Its
 bots are told to reconnect (``shutting_down``) and resume their seats wherever the load balancer sends
@@ -64,12 +63,12 @@ async def _release_games(lobby: Lobby) -> list[str]:
         task.cancel()
     if games:
         await asyncio.wait(games)
-    batches = recorder.live.batches(logged=True, leaving=True)
+    batches = recorder.live.batches(logged=True)
     try:
         heartbeat = await asyncio.to_thread(recorder.live.log, batches, True)
     except DatabaseUnavailable as down:
-        # a game logged up to the last heartbeat is taken over after the timeout; one never logged (started
-        # since) is lost with this replica, as at a SIGKILL
+        # a game logged up to the last heartbeat is taken over after the timeout; one never logged (the
+        # database was down as it started, and since) is lost with this replica, as at a SIGKILL
         log.warning("games_not_released", error=str(down), games=[r.game_id for r in runners])
         return []
     lobby.metrics.games_handed_over.inc(len(heartbeat.released))

@@ -13,9 +13,11 @@ it there as at a turn cap reached then, and hands it on unrated with the reason 
 With ``server.takeover`` the running games go to the database's action log instead of ``.live`` files
 (``LiveRecords.log``, through ``server.play.ports.ActionLog``), so that another server can take them over
 (``server.play.takeover``): every heartbeat, the batches of all the games this server hosts go in ONE
-transaction with the heartbeat itself, and a game's record goes with its first batch (a game that ends
-before never reaches the log), or alone when a draining replica releases it (``server.play.drain``). The
-results of the games that may have reached it carry the epoch this server holds.
+transaction with the heartbeat itself. A game's record goes ahead of them, as it starts: written in a
+worker thread before its first request (``LiveRecords.open``; the games starting meanwhile in the same
+transaction), so a game killed at any moment after its start is taken over; one the database did not take
+then goes with the next heartbeat. The results of the games that may have reached it carry the epoch this
+server holds.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class _Live:
     flushed: int = 0
     """Actions handed to a batch so far (on the event loop)."""
     header_sent: bool = False
+    """Its ``.live`` header was appended, or its action log record handed to ``unsent`` (``started``)."""
     encoded: list[str] = dataclasses.field(default_factory=list)
     """The JSON of the actions appended so far, one piece per batch (``[...]`` without its brackets): the
     replay file reuses them, so an action is encoded once whether or not it was appended."""
@@ -63,15 +66,13 @@ class _Live:
     """Actions in ``encoded`` (in the worker thread, under ``LiveRecords._files``)."""
     epoch: int = 1
     """The epoch this server holds the game at in the action log (``server.play.takeover``)."""
-    logged: bool = False
-    """Its record may be in the action log (a batch carrying it was sent): its result must carry
-    ``epoch``."""
     unsent: list[ActionBatch] = dataclasses.field(default_factory=list)
     """Batches the action log did not take yet (the database was down), sent again first."""
 
 
 Batch = tuple[_Live, dict[str, Any] | None, list[Any]]
-"""What one game's record is sent at a flush: its header (a new game's, else None) and its new actions."""
+"""What one game's record is sent at a flush: its ``.live`` header (a new game's, else None: an action log
+record goes ahead, ``LiveRecords.open``) and its new actions."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,16 +113,41 @@ class LiveRecords:
         """Held while a ``.live`` record is appended to or removed, or the action log written."""
 
     def started(self, runner: AnyRunner) -> None:
-        """A game started (on the event loop): its header goes with the next batches."""
+        """A game starts (on the event loop): its ``.live`` header goes with the next batch; a game of the
+        action log has its record made ready for ``open`` (and for the next heartbeat until it is sent)."""
+        live = _Live(runner)
+        if self.logging:
+            game = _live_game(live_header(runner), runner)
+            live.unsent.append(ActionBatch(runner.game_id, live.epoch, 0, 0, "[]", game))
+            live.header_sent = True
         with self._state:
-            self._live[runner.game_id] = _Live(runner)
+            self._live[runner.game_id] = live
+
+    def open(self) -> None:
+        """Write the records of the starting games in the action log (worker thread; ``ActionLog.open_games``,
+        all the games waiting in ONE transaction, so a burst of starts costs one): a game started here waits
+        for this before its first request. Batches the database did not take (it is down: ``on_unavailable``
+        is told) stay for the next heartbeat; a game refused is dropped, as in ``log``."""
+        assert self.action_log is not None
+        with self._files:
+            with self._state:
+                lives = list(self._live.values())
+            sending = [(live, batch) for live in lives for batch in live.unsent]
+            if not sending:  # a heartbeat or an earlier call sent them
+                return
+            try:
+                refused = self.action_log.open_games(self.replica, [batch for _, batch in sending])
+            except DatabaseUnavailable as down:
+                self.on_unavailable(down)
+                return
+            self._sent(sending, refused)
 
     def adopted(self, runner: AnyRunner, epoch: int, batches: list[str], count: int) -> None:
         """A game taken over from a dead server (on the event loop), its ``count`` actions logged in
         ``batches`` (JSON arrays) already: its later actions are logged at ``epoch``."""
         pieces = [b[1:-1] for b in batches]
         with self._state:
-            self._live[runner.game_id] = _Live(runner, count, True, pieces, count, epoch, True)
+            self._live[runner.game_id] = _Live(runner, count, True, pieces, count, epoch)
 
     @property
     def logging(self) -> bool:
@@ -129,22 +155,20 @@ class LiveRecords:
         ``server.takeover``: every game, classic or RISK 2210 A.D.)."""
         return self.action_log is not None
 
-    def batches(self, logged: bool, leaving: bool = False) -> list[Batch]:
+    def batches(self, logged: bool) -> list[Batch]:
         """What to append to the running games' records in the action log (``logged``) or in ``.live`` files
-        (none when this server keeps the other kind): a new game's header, and the actions since the last
-        batch (a slice of the replay's list, taken on the event loop). A game of the action log has its header
-        sent with its first actions, not before, so one that ends before its first batch never reaches the
-        log; but in a draining replica's last beat (``leaving``) a game with no action yet has its header
-        sent alone, so that it is released to the other replicas with the rest."""
+        (none when this server keeps the other kind): a new game's ``.live`` header, and the actions since the
+        last batch (a slice of the replay's list, taken on the event loop); a game with batches the action log
+        has not taken yet (its record among them, if ``open`` did not reach the database) is sent even with
+        no new action."""
         if self.logging != logged:
             return []
         with self._state:
             lives = list(self._live.values())
-        header_waits = logged and not leaving
         batches: list[Batch] = []
         for live in lives:
             actions = live.runner.replay.actions[live.flushed :]
-            if not actions and (live.header_sent or header_waits) and not live.unsent:
+            if not actions and live.header_sent and not live.unsent:
                 continue
             header = None if live.header_sent else live_header(live.runner)
             live.header_sent = True
@@ -161,41 +185,44 @@ class LiveRecords:
         assert self.action_log is not None
         with self._files:
             sending: list[tuple[_Live, ActionBatch]] = []
-            for live, header, actions in batches:
+            for live, _, actions in batches:
                 runner = live.runner
                 if runner.game_id not in self._live:  # finished meanwhile: its replay file has it all
                     continue
-                if actions or header is not None:  # a header alone: a game leaving with no action yet
+                if actions:
                     first = live.flushed - len(actions)
-                    game = _live_game(header, runner) if header is not None else None
                     encoded = encode_actions(runner.replay, actions)
-                    live.unsent.append(
-                        ActionBatch(runner.game_id, live.epoch, first, len(actions), encoded, game)
-                    )
-                    live.logged = live.logged or game is not None
+                    live.unsent.append(ActionBatch(runner.game_id, live.epoch, first, len(actions), encoded))
                 sending.extend((live, batch) for batch in live.unsent)
             try:
                 heartbeat = self.action_log.beat(self.replica, [batch for _, batch in sending], leaving)
             except DatabaseUnavailable as down:
                 self.on_unavailable(down)
                 raise
-            for live, batch in sending:
-                game_id = batch.game_id
-                why = heartbeat.refused.get(game_id)
-                if why is not None:
-                    if game_id in self._live:
-                        log.warning("game_handed_over", game_id=game_id, error=why)
-                        with self._state:
-                            self._live.pop(game_id, None)
-                        self.on_handed_over(game_id)
-                    continue
-                live.encoded.append(batch.data[1:-1])
-                live.encoded_count += batch.count
-                live.unsent.clear()
+            self._sent(sending, heartbeat.refused)
             with self._state:
                 for game_id in heartbeat.released:
                     self._live.pop(game_id, None)
             return heartbeat
+
+    def _sent(self, sending: list[tuple[_Live, ActionBatch]], refused: dict[str, str]) -> None:
+        """The action log took ``sending`` but for the games ``refused`` (under ``_files``): those were
+        taken over by another server, and are dropped here and ``on_handed_over`` told; the others' batches
+        are kept as encoded and no longer unsent."""
+        for live, batch in sending:
+            game_id = batch.game_id
+            why = refused.get(game_id)
+            if why is not None:
+                if game_id in self._live:
+                    log.warning("game_handed_over", game_id=game_id, error=why)
+                    with self._state:
+                        self._live.pop(game_id, None)
+                    self.on_handed_over(game_id)
+                continue
+            if batch.count:
+                live.encoded.append(batch.data[1:-1])
+                live.encoded_count += batch.count
+            live.unsent.clear()
 
     def flush(self, batches: list[Batch]) -> None:
         """Each batch appended to its game's ``.live`` record (worker thread)."""
@@ -226,7 +253,7 @@ class LiveRecords:
                 live = self._live.pop(game_id, None)
             if live is None:
                 return Finished([], 0, None)
-            return Finished(live.encoded, live.encoded_count, live.epoch if live.logged else None)
+            return Finished(live.encoded, live.encoded_count, live.epoch if self.logging else None)
 
     def remove(self, game_id: str) -> None:
         """The game's replay file is written: its ``.live`` record goes."""

@@ -8,9 +8,10 @@ a game) and never touches the engine itself. Whether a Hello lets a bot in, and 
 from __future__ import annotations
 
 import asyncio
+import functools
 import secrets
 import time
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Awaitable, Callable, Sequence, Set
 
 import structlog
 
@@ -92,8 +93,9 @@ class Lobby:
         """Seat at most this many more games from the queues (None: no limit): local matches stop here."""
         self.on_game_over: Callable[[AnyRunner], None] = lambda runner: None
         """Told of every game that ended, once it is recorded (practice and match print results)."""
-        self.on_game_start: Callable[[AnyRunner], None] = lambda runner: None
-        """Told of every game as it starts (the server keeps a record of it running)."""
+        self.on_game_start: Callable[[AnyRunner], Awaitable[None]] = _kept_nowhere
+        """Awaited by every game as it starts, before its first request (the server keeps a record of it
+        running: ``Recorder.started``)."""
         self._welcome_queues = queue_infos(config.queues)
         self.shared: Shared | None = None
         """With ``server.cluster``: the shared queues and the relay (None: this server alone)."""
@@ -369,9 +371,8 @@ class Lobby:
             if not isinstance(player, HouseSeat):
                 player.games[game_id] = index
         runner = self._new_runner(game_id, queue, seats, secrets.randbits(63))
-        self.on_game_start(runner)
         self.metrics.games_started.labels(queue.name).inc()
-        self._run(runner)
+        self._run(runner, functools.partial(self.on_game_start, runner))
         return runner
 
     def take_over(
@@ -394,12 +395,13 @@ class Lobby:
         kind = GameRunner if queue.r2210 is None else Runner2210
         return kind(game_id, queue, seats, seed, self.writer, self._game_ended, self.metrics)
 
-    def _run(self, runner: AnyRunner) -> None:
+    def _run(self, runner: AnyRunner, opening: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Play ``runner``'s game in a task of its own; ``opening``: what its task awaits first."""
         self.runners[runner.game_id] = runner
         if isinstance(runner, GameRunner):
             self.classic_runners[runner.game_id] = runner
         self.metrics.games_in_progress.labels(runner.queue.name).inc()
-        self.track(asyncio.create_task(runner.run(), name=_task_name(runner.game_id)))
+        self.track(asyncio.create_task(runner.run(opening), name=_task_name(runner.game_id)))
 
     def game_tasks(self, game_ids: Set[str]) -> list[asyncio.Task[None]]:
         """The running tasks of these games (each named by ``_run`` after its game)."""
@@ -487,3 +489,7 @@ class Lobby:
 
 def _task_name(game_id: str) -> str:
     return f"game-{game_id}"
+
+
+async def _kept_nowhere(runner: AnyRunner) -> None:
+    """``Lobby.on_game_start`` of a lobby that keeps no record of its running games."""

@@ -83,13 +83,20 @@ class ActionLog(Protocol):
     def beat(self, replica: str, batches: Sequence[ActionBatch], leaving: bool = False) -> Heartbeat:
         """In ONE transaction: replica ``replica``'s heartbeat, ``batches`` logged in order (a batch
         carrying its game's record opens the game, hosted by ``replica``), and what the registry holds
-        now. A batch whose game was taken over or is no longer live writes nothing and is named in
+        now (a starting game's record goes ahead of its actions, by ``open_games``, and comes here only
+        when that did not reach the database). A batch whose game was taken over or is no longer live
+        writes nothing and is named in
         ``Heartbeat.refused``; the other games' batches are written. A batch written already (by a
         transaction whose commit was not seen) is not written twice. ``leaving`` (a draining replica's
         last beat): then every game ``replica`` hosts is released, its host gone and its epoch one up (its
         writes from now on are refused, and any other replica claims it at its next heartbeat), named in
-        ``Heartbeat.released``, and ``replica`` leaves the registry; a batch of no actions carrying its
-        game's record then opens a game with none to release it too."""
+        ``Heartbeat.released``, and ``replica`` leaves the registry."""
+        ...
+
+    def open_games(self, replica: str, batches: Sequence[ActionBatch]) -> dict[str, str]:
+        """In ONE transaction, ``batches`` logged as ``beat`` logs them, without a heartbeat: the records
+        of games starting (batches of no actions carrying them), hosted by ``replica``. Returns the games
+        whose batches were refused (another server holds them), each with the reason."""
         ...
 
     def leave(self, replica: str) -> None:

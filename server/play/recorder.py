@@ -101,11 +101,15 @@ class Recorder:
 
     # ------------------------------------------------------------------ running games
 
-    def started(self, runner: AnyRunner) -> None:
-        """A game started (on the event loop): its ``.live`` header is written by the task, at once; a game
-        of the action log goes there with its first actions, at a heartbeat (``server.play.takeover``)."""
+    async def started(self, runner: AnyRunner) -> None:
+        """A game starts (in its task, before its first request): its ``.live`` header is written by the
+        Recorder's task, at once; a game of the action log has its record written there now, in a worker
+        thread, and this waits for it (``LiveRecords.open``), so that once the game is under way another
+        server can take it over (``server.play.takeover``)."""
         self.live.started(runner)
-        if not self.live.logging:
+        if self.live.logging:
+            await asyncio.to_thread(self.live.open)
+        else:
             self._wake.set()
 
     def adopted(self, runner: AnyRunner, epoch: int, batches: list[str], count: int) -> None:

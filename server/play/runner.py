@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Final
 
@@ -135,17 +135,20 @@ class GameRunner:
 
     # ------------------------------------------------------------------ running
 
-    async def run(self) -> None:
-        """Play the game. A bot's answer is applied by its stream's reader (``submit``), which sends the
-        next request itself when a bot is to act next; this task plays the rest: house seats, forfeited
-        seats, deadlines, reconnects, a stop, and the game's end."""
-        self.log.info("game_started", players=self._names)
-        for index, seat in enumerate(self.seats):
-            seat_send(seat, self.game_started(index))
+    async def run(self, opening: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Play the game, once ``opening`` (its record kept running: ``Lobby.on_game_start``) is done. A
+        bot's answer is applied by its stream's reader (``submit``), which sends the next request itself
+        when a bot is to act next; this task plays the rest: house seats, forfeited seats, deadlines,
+        reconnects, a stop, and the game's end."""
         # try/except, not try/finally: a compiled ``finally`` that an exception passes through leaves that
         # exception as the thread's handled one (mypyc 2.4), and every later compiled ``finally`` left
         # normally (``Alarm.wait``'s, this one's) raises it again: one game's bug would end every later game.
         try:
+            if opening is not None:
+                await opening()
+            self.log.info("game_started", players=self._names)
+            for index, seat in enumerate(self.seats):
+                seat_send(seat, self.game_started(index))
             await self._play()
         except BaseException:
             self._ended()

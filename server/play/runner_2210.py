@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 
 import structlog
@@ -100,12 +100,15 @@ class Runner2210:
 
     # ------------------------------------------------------------------ running
 
-    async def run(self) -> None:
-        self.log.info("game_started", players=self._names)
-        for index, seat in enumerate(self.seats):
-            if isinstance(seat, RemoteSeat):
-                seat.send(self.game_started(index))
+    async def run(self, opening: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Play the game, once ``opening`` (its record kept running: ``Lobby.on_game_start``) is done."""
         try:
+            if opening is not None:
+                await opening()
+            self.log.info("game_started", players=self._names)
+            for index, seat in enumerate(self.seats):
+                if isinstance(seat, RemoteSeat):
+                    seat.send(self.game_started(index))
             await self._play()
         except BaseException:
             self._ended()

@@ -2,15 +2,16 @@
 
 With ``server.takeover`` on, each server is a replica: it beats in the database's replica registry every
 ``replica_heartbeat_ms``, and in the same transaction logs the actions its running games played since the last
-beat (``ActionLog.beat``; a game's rules, seed, seats, host and epoch go with its first actions) instead of
-writing ``.live`` files. That transaction also reads the registry and the running games of the other replicas:
-a replica whose heartbeat count has not moved for ``replica_timeout_ms`` of this server's clock (or that is
-not registered) is presumed dead, and each of its games is claimed (its epoch one up: exactly one claimer
-wins), rebuilt by replaying its logged actions, continued with a fresh seed (``engine.replay.Reseed``: nothing
-a bot saw of the old dice after the last logged action tells it anything; for a RISK 2210 A.D. game
-``engine.r2210.replay.reseed_2210``, which also withdraws unrevealed bids) and played on here; its bots resume
-their seats by reconnecting (docs/protocol.md, "Disconnects and reconnects"). The old host, if it comes back,
-finds its writes refused (``GameHandedOver``) and drops the game. docs/storage.md, "Games taken over".
+beat (``ActionLog.beat``; a game's rules, seed, seats, host and epoch go ahead of them, before its first
+request: ``ActionLog.open_games``) instead of writing ``.live`` files. That transaction also reads the
+registry and the running games of the other replicas: a replica whose heartbeat count has not moved for
+``replica_timeout_ms`` of this server's clock (or that is not registered) is presumed dead, and each of its
+games is claimed (its epoch one up: exactly one claimer wins), rebuilt by replaying its logged actions,
+continued with a fresh seed (``engine.replay.Reseed``: nothing a bot saw of the old dice after the last logged
+action tells it anything; for a RISK 2210 A.D. game ``engine.r2210.replay.reseed_2210``, which also withdraws
+unrevealed bids) and played on here; its bots resume their seats by reconnecting (docs/protocol.md,
+"Disconnects and reconnects"). The old host, if it comes back, finds its writes refused (``GameHandedOver``)
+and drops the game. docs/storage.md, "Games taken over".
 """
 
 from __future__ import annotations

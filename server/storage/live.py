@@ -42,8 +42,8 @@ class LiveStore(Database):
         batch whose actions are logged already (a transaction whose commit was not seen) is not written
         again. ``leaving``: then each game ``replica`` hosts is released (its host ``RELEASED``, its epoch
         one up: the leaving replica's writes are refused from now on, and the others claim it at once,
-        as a game whose host is not registered) and ``replica``'s row goes; a game with no action yet is
-        opened by a batch of none (``count`` 0, its record alone) and released with the others.
+        as a game whose host is not registered) and ``replica``'s row goes. A batch of no actions
+        (``count`` 0, its record alone: ``open_games``'s, sent again) opens its game with none logged.
 
         Raises: DatabaseUnavailable (nothing was written).
         """
@@ -74,6 +74,19 @@ class LiveStore(Database):
             return Heartbeat(beats, _live_games(connection, other_than=replica), refused, released)
 
         return self._live_write(beat, f"did not take replica {replica!r}'s heartbeat")
+
+    def open_games(self, replica: str, batches: Sequence[ActionBatch]) -> dict[str, str]:
+        """In ONE transaction, ``batches`` logged as ``beat`` logs them, without a heartbeat: the records of
+        games starting on ``replica`` (batches of no actions carrying them), written before their first
+        request so that a game killed at any moment after its start is taken over. Returns the refused
+        games, each with the reason.
+
+        Raises: DatabaseUnavailable (nothing was written).
+        """
+        return self._live_write(
+            lambda session: _log(session.connection(), replica, batches),
+            f"did not open replica {replica!r}'s starting games",
+        )
 
     def leave(self, replica: str) -> None:
         """Replica ``replica`` stopped cleanly (its games are over): its row goes."""
@@ -186,8 +199,8 @@ def _log(connection: Connection, host: str, batches: Sequence[ActionBatch]) -> d
             refused[game_id] = _handed_over(game_id, batch.epoch, row)
             continue
         held[game_id] = (row[0], row[1], batch.first + batch.count)
-        # not written: a batch a transaction whose commit was not seen wrote already, or a header alone (a
-        # draining replica's game with no action yet: it only opens the game; its next host logs action 0 on)
+        # not written: a batch a transaction whose commit was not seen wrote already, or a record alone (a
+        # starting game's: it only opens the game, with no action logged)
         if row[2] == batch.first and batch.count:
             logged[game_id] = batch.first + batch.count
             rows.append({"game_id": game_id, "first": batch.first, "data": batch.data})
@@ -246,9 +259,9 @@ def _changed(session: Session, statement: Executable) -> int:
 def fence(session: Session, game_id: str, epoch: int) -> None:
     """In a result's transaction: a game whose live record is there must still be live at ``epoch`` (this
     writer still hosts it), and its live record and logged actions go as the result takes their place. A
-    game with no live record was never logged (it ended before its first batch, or the transaction that
-    would have opened it did not commit): there is nothing to fence, as no other server can have claimed
-    it, and the game id's primary key still keeps its result once.
+    game with no live record was never logged (the database did not take its record as it started, nor
+    at a heartbeat before it ended, or the game was not of the action log): there is nothing to fence, as
+    no other server can have claimed it, and the game id's primary key still keeps its result once.
 
     Raises:
         GameHandedOver: another server took the game over.

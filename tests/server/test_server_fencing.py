@@ -1,7 +1,7 @@
 """Issue 20, fencing: "a replica that comes back after being presumed dead does not play games that were
 handed over". A server whose game another server claimed (its epoch moved on in the database) stops it at
-its next log write: its bots are told, and it records nothing of the game. And a game that ends before its
-first batch never reaches the action log: its result is recorded once, with nothing to fence."""
+its next log write: its bots are told, and it records nothing of the game. And a game that ends between two
+heartbeats is opened once as it starts, and its result, recorded once, removes its record."""
 
 from __future__ import annotations
 
@@ -61,13 +61,13 @@ async def test_a_server_whose_game_was_claimed_stops_it_and_records_nothing(tmp_
         assert not (replays / f"{game_id}.json").exists()
 
 
-async def test_a_game_that_ends_before_its_first_batch_never_reaches_the_action_log(
+async def test_a_game_that_ends_between_two_heartbeats_is_opened_once_and_its_result_removes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """ "open a game's record lazily in the same transaction as its first batch (a game that ends before
-    its first batch never touches the live tables, and its result transaction has nothing to fence beyond a
-    missing row)": a duel played out between two heartbeats is recorded once, and no heartbeat, not even
-    the next one, carries anything of it."""
+    """ "a game's record (its header: rules, seed, seats, host, epoch, rated) is in the database before the
+    game sends its first request" and "without hitting the database once per decision": a duel played out
+    between two heartbeats has its record written once, alone, as it starts (``open_games``); no heartbeat,
+    not even the next one, carries anything of it; its result is recorded once and its live record goes."""
     url = f"sqlite:///{tmp_path / 'conquest.sqlite3'}"
     quick = QueueConfig("quick", preset("classic_two_player", turn_cap=2), 2, no_timebank(20_000))
     async with serving(
@@ -80,13 +80,19 @@ async def test_a_game_that_ends_before_its_first_batch_never_reaches_the_action_
     ) as server:
         assert server.takeover is not None and server.store is not None
         store = server.store
-        real_beat = store.beat  # the action log the server writes to
+        real_beat, real_open = store.beat, store.open_games  # the action log the server writes to
         sent: list[str] = []
+        opened: list[tuple[str, int, bool]] = []
 
         def beat(replica: str, batches: Sequence[ActionBatch], leaving: bool = False) -> Heartbeat:
             sent.extend(b.game_id for b in batches)
             return real_beat(replica, batches, leaving)
 
+        def open_games(replica: str, batches: Sequence[ActionBatch]) -> dict[str, str]:
+            opened.extend((b.game_id, b.count, b.game is not None) for b in batches)
+            return real_open(replica, batches)
+
+        monkeypatch.setattr(store, "open_games", open_games)
         monkeypatch.setattr(store, "beat", beat)
         bots = [server.bot(), server.bot()]
         for name, bot in zip(("ann", "bob"), bots, strict=True):
@@ -100,5 +106,6 @@ async def test_a_game_that_ends_before_its_first_batch_never_reaches_the_action_
             await asyncio.sleep(0.05)
         await server.takeover[0].scan()  # the next heartbeat: the game is over, nothing of it is due
         assert sent == []
+        assert opened == [(game_id, 0, True)], "its record, alone, once"
         assert [g.id for g in store.games()] == [game_id]
         assert store.live_games() == []

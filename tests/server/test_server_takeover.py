@@ -63,6 +63,21 @@ class SlowRandom(RandomBot):
         return super().decide_2210(game, turn)
 
 
+class Hesitant(SlowRandom):
+    """SlowRandom that takes 2 s over its first decision: its first game plays no action for that long, ten
+    heartbeats of the test's config."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.hesitated = False
+
+    def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
+        if not self.hesitated:
+            self.hesitated = True
+            time.sleep(2.0)
+        return super().decide(game, turn)
+
+
 def _scrape(port: int) -> str:
     return urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
 
@@ -77,6 +92,16 @@ async def _logged(url: str, games: int, actions: int, timeout: float) -> list[tu
                 return live
             await asyncio.sleep(0.2)
     raise AssertionError(f"{games} games with {actions} logged actions never appeared: {live}")
+
+
+async def _started(server: Serve, games: int, timeout: float) -> None:
+    """Once ``server`` has logged ``game_started`` for ``games`` games."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if sum(r["event"] == "game_started" for r in server.records()) >= games:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{games} games never started: {server.log_path.read_text()}")
 
 
 @dataclasses.dataclass
@@ -97,11 +122,18 @@ class KilledMidGame:
 
 
 async def kill_mid_game(
-    tmp_path: Path, db_url: str, names: tuple[str, ...], queue: str, games: int, actions: int
+    tmp_path: Path,
+    db_url: str,
+    names: tuple[str, ...],
+    queue: str,
+    games: int,
+    actions: int,
+    bot: type[SlowRandom] = SlowRandom,
 ) -> KilledMidGame:
-    """Bots ``names`` each play one game of ``queue`` on a server with takeover; once ``games`` games have
-    ``actions`` actions logged it is killed with SIGKILL and a second server on the same database (and
-    address) started, until every bot's game is over."""
+    """Bots ``names`` (each a ``bot``) each play one game of ``queue`` on a server with takeover; once
+    ``games`` games have ``actions`` actions logged (0: once they have started, as soon as the server logs
+    it) it is killed with SIGKILL and a second server on the same database (and address) started, until
+    every bot's game is over."""
     with Store.open(db_url, admin_token=ADMIN) as store:
         tokens = {name: store.register_bot(name, admin_token=ADMIN).token for name in names}
     port = free_port()
@@ -116,18 +148,21 @@ async def kill_mid_game(
     first = Serve(dirs[0], configs[0])
     second: Serve | None = None
     clients = [
-        Client(
-            SlowRandom(i), f"127.0.0.1:{port}", token=tokens[n], queues=[queue], games=1, max_backoff_s=1.0
-        )
+        Client(bot(i), f"127.0.0.1:{port}", token=tokens[n], queues=[queue], games=1, max_backoff_s=1.0)
         for i, n in enumerate(names)
     ]
     try:
         replica = (await first.serving())["replica"]
         playing = asyncio.gather(*(c.run() for c in clients))
-        live = await _logged(db_url, games=games, actions=actions, timeout=60)
-        assert {host for _, host, _, _ in live} == {replica}
+        if actions:
+            await _logged(db_url, games=games, actions=actions, timeout=60)
+        else:
+            await _started(first, games, timeout=60)
         first.process.kill()  # SIGKILL: no shutdown, nothing recorded
         first.process.wait(timeout=10)
+        with Store.open(db_url) as store:
+            live = store.live_games()
+        assert {host for _, host, _, _ in live} == {replica}
         second = Serve(dirs[1], configs[1])
         await second.serving()
         results = await asyncio.wait_for(playing, 120)
@@ -174,6 +209,37 @@ async def test_games_of_a_server_killed_mid_game_are_taken_over_and_finish_once(
         assert data["format"] == 2
         assert main(["replay", "verify", str(path)]) == 0
         assert not (dirs[0] / "replays" / f"{game_id}.json").exists(), "the killed server recorded nothing"
+
+
+async def test_a_game_killed_as_it_starts_is_taken_over_from_its_record_alone_and_finishes_once(
+    tmp_path: Path, db_url: str
+) -> None:
+    """ "a game's record ... is in the database before the game sends its first request, so that a game
+    killed at any moment after its start is taken over (rebuilt from however many actions were logged, zero
+    included, continued with a fresh committed seed)": the server is killed with SIGKILL as soon as it logs
+    ``game_started``, while its bots hesitate over their first answer (no heartbeat could log an action);
+    the second server takes the game over at 0 actions and finishes it once, its replay verifying with the
+    fresh seed at action 0, its result recorded and ratings changed once."""
+    names = NAMES[:2]
+    run = await kill_mid_game(tmp_path, db_url, names, "duel", games=1, actions=0, bot=Hesitant)
+
+    ((game_id, _, epoch, logged),) = run.live
+    assert (epoch, logged) == (1, 0), "its record alone was in the database at the kill"
+    assert [[over.game_id for over in overs] for overs in run.results] == [[game_id]] * 2, "finished for both"
+    assert all(c.reconnects >= 1 for c in run.clients), "both bots reconnected to the new server"
+    taken = [r for r in run.records if r["event"] == "game_taken_over"]
+    assert [(r["game_id"], r["epoch"], r["actions"]) for r in taken] == [(game_id, 2, 0)]
+    with Store.open(db_url) as store:
+        (game,) = store.games()
+        assert game.id == game_id and game.rated and game.reason in ("conquest", "turn_cap")
+        assert {s.bot: s.games for s in store.leaderboard("duel")} == dict.fromkeys(names, 1)
+        assert store.live_games() == []
+        assert [r.at for r in store.replay(game_id).reseeds] == [0]
+    path = run.dirs[1] / "replays" / f"{game_id}.json"
+    replay, data = load_replay_file(path)
+    verify_record(replay, data)  # the seed commitments, the fresh seed's included
+    assert main(["replay", "verify", str(path)]) == 0
+    assert not (run.dirs[0] / "replays" / f"{game_id}.json").exists(), "the killed server recorded nothing"
 
 
 async def test_a_2210_game_of_a_server_killed_mid_game_is_taken_over_and_finishes_once(

@@ -39,6 +39,29 @@ def test_actions_logged_in_batches_come_back_in_order_to_the_claimer(store: Stor
     assert rated is not None and rated[0].rated
 
 
+def test_starting_games_are_opened_with_no_action_in_one_transaction_without_a_heartbeat(
+    store: Store,
+) -> None:
+    """ "a game's record (its header: rules, seed, seats, host, epoch, rated) is in the database before the
+    game sends its first request, so that a game killed at any moment after its start is taken over":
+    ``open_games`` opens two games in one transaction, 0 actions logged, no batch row and no heartbeat
+    (the host is not registered by it); the same record sent again (a commit not seen) changes nothing;
+    the game's first batch is logged from action 0; a game claimed at 0 actions comes back with no
+    batches and the fresh seed at action 0; an opening refused names the game taken over."""
+    assert store.open_games("host", [opening("s1", "[]"), opening("s2", "[]")]) == {}
+    assert sorted(store.live_games()) == [("s1", "host", 1, 0), ("s2", "host", 1, 0)]
+    assert store.beat("other", []).beats == {"other": 1}, "opening a game is no heartbeat"
+    assert store.open_games("host", [opening("s1", "[]")]) == {}
+    assert store.beat("host", [ActionBatch("s1", 1, 0, 2, '["x","y"]')]).refused == {}
+    claimed = store.claim_game("s2", 1, 0, "other", 9, "c")
+    assert claimed is not None
+    game, batches = claimed
+    assert (game.epoch, game.reseeds, game.actions, batches) == (2, ((0, 9, "c"),), 0, [])
+    assert sorted(store.live_games()) == [("s1", "host", 1, 2), ("s2", "other", 2, 0)]
+    refused = store.open_games("host", [opening("s2", "[]")])
+    assert list(refused) == ["s2"] and "taken over by replica 'other'" in refused["s2"]
+
+
 def test_a_draining_replica_releases_its_games_in_its_last_beat(store: Store) -> None:
     """ "flush its action log, release each game in the database so another replica claims it without
     waiting for the heartbeat timeout ... and stop playing them (it must not write for them again:
