@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,18 +179,29 @@ def advance(state: GameState, actions: Sequence[Action], reseeds: Sequence[Resee
     Raises:
         ReplayError: an action is illegal where it stands.
     """
-    events: list[Event] = []
+    return [event for step in steps(state, actions, reseeds) for event in step]
+
+
+def steps(
+    state: GameState, actions: Sequence[Action], reseeds: Sequence[Reseed] = ()
+) -> Iterator[list[Event]]:
+    """``advance`` action by action: yields the events of each action in turn (the i-th list is action i's),
+    so a reader can tell where each reseed fell (``conquest replay events``).
+
+    Raises:
+        ReplayError: an action is illegal where it stands.
+    """
     pending = list(reversed(reseeds))
     for i, action in enumerate(actions):
         while pending and pending[-1].at == i:
             reseed(state, pending.pop().seed)
         try:
-            events.extend(state.apply(action))
+            events = state.apply(action)
         except ActionError as bad:
             raise ReplayError(f"action {i} {encode_action(action)} is illegal: {bad}") from None
+        yield events
     while pending:  # a takeover after the last action (its game then ended, or goes on from there)
         reseed(state, pending.pop().seed)
-    return events
 
 
 def simulate(replay: Replay) -> tuple[GameState, list[Event]]:

@@ -10,22 +10,24 @@ import argparse
 import json
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from conquest.v1 import game_pb2, r2210_pb2
 from engine.codec import encode_action
 from engine.events import Event, GameEnded, TurnStarted
-from engine.r2210.replay import Replay2210
-from engine.r2210.replay import simulate as simulate_2210
-from engine.replay import Replay, ReplayError, simulate
+from engine.r2210.replay import Replay2210, advance_2210
+from engine.replay import Replay, ReplayError, Reseed, simulate, steps
 from engine.state import GameState
 from server.play.convert_2210 import event_2210
 from server.play.replays import load_any_replay_file, load_replay_file, verify_record
 from server.play.wire import event_to_pb
+
+AnyEvent = TypeVar("AnyEvent")
 
 
 def cmd_replay_verify(args: argparse.Namespace) -> int:
@@ -82,15 +84,12 @@ def cmd_replay_show(args: argparse.Namespace) -> int:
 
 def cmd_replay_events(args: argparse.Namespace) -> int:
     """Every event of the game, nothing hidden, one proto3 JSON ``GameEvent`` (a RISK 2210 A.D. game:
-    ``GameEvent2210``) per line, zeros and empty lists written out: what a verifier in another language
-    re-derives the rolls and shuffles against (docs/protocol.md, "Randomness")."""
+    ``GameEvent2210``) per line, zeros and empty lists written out, and a ``reseeded`` one where a game taken
+    over took a fresh seed: what a verifier in another language re-derives the rolls and shuffles against
+    (docs/protocol.md, "Randomness")."""
     try:
         replay, _ = load_any_replay_file(args.file)
-        messages: list[Message] = (
-            [event_2210(e, n) for n, e in enumerate(simulate_2210(replay)[1])]
-            if isinstance(replay, Replay2210)
-            else [event_to_pb(e, n) for n, e in enumerate(simulate(replay)[1])]
-        )
+        messages = event_messages(replay)
     except ReplayError as bad:
         print(f"conquest replay events: {bad}", file=sys.stderr)
         return 1
@@ -98,6 +97,58 @@ def cmd_replay_events(args: argparse.Namespace) -> int:
         fields = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
         print(json.dumps(fields, separators=(",", ":")))
     return 0
+
+
+def event_messages(replay: Replay | Replay2210) -> list[Message]:
+    """The replay's events re-simulated, numbered in order, each reseed as an event of its own after the
+    events of the first ``at`` actions (a verifier starts the fresh seed's stream there).
+
+    Raises:
+        ReplayError: an action is illegal where the replay puts it.
+    """
+    reseeds, actions = replay.reseeds, len(replay.actions)
+    if isinstance(replay, Replay2210):
+        state_2210, setup_2210 = replay.start()
+        items_2210 = _with_reseeds(
+            setup_2210, advance_2210(state_2210, replay.actions, reseeds), reseeds, actions
+        )
+        return [
+            _reseeded_2210(x, n) if isinstance(x, Reseed) else event_2210(x, n)
+            for n, x in enumerate(items_2210)
+        ]
+    state, setup = replay.start()
+    items = _with_reseeds(setup, steps(state, replay.actions, reseeds), reseeds, actions)
+    return [_reseeded(x, n) if isinstance(x, Reseed) else event_to_pb(x, n) for n, x in enumerate(items)]
+
+
+def _with_reseeds(
+    setup: Sequence[AnyEvent],
+    per_action: Iterable[Sequence[AnyEvent]],
+    reseeds: Sequence[Reseed],
+    actions: int,
+) -> list[AnyEvent | Reseed]:
+    """The setup's events, then each action's, each reseed just before the events of the action it names
+    (at the end when its ``at`` is the number of actions)."""
+    items: list[AnyEvent | Reseed] = list(setup)
+    for i, events in enumerate(per_action):
+        items.extend(r for r in reseeds if r.at == i)
+        items.extend(events)
+    items.extend(r for r in reseeds if r.at == actions)
+    return items
+
+
+def _reseeded(reseed: Reseed, sequence: int) -> game_pb2.GameEvent:
+    fresh = game_pb2.ReseededEvent(at=reseed.at, seed=reseed.seed, commitment=reseed.commitment)
+    return game_pb2.GameEvent(sequence=sequence, reseeded=fresh)
+
+
+def _reseeded_2210(reseed: Reseed, sequence: int) -> r2210_pb2.GameEvent2210:
+    """A 2210 reseed as a ``GameEvent2210`` of kind ``reseeded``; the seed is a decimal string, as proto3
+    JSON writes a classic one (a JavaScript number would lose its low digits)."""
+    data = {"at": reseed.at, "seed": str(reseed.seed), "commitment": reseed.commitment}
+    return r2210_pb2.GameEvent2210(
+        sequence=sequence, kind="reseeded", seat=-1, data_json=json.dumps(data, separators=(",", ":"))
+    )
 
 
 def cmd_replay_render(args: argparse.Namespace) -> int:

@@ -55,6 +55,8 @@ REPLAY_FIXTURES = (
     "replay_2210_two_player",
     "replay_2210_three_player",
     "replay_2210_five_player",
+    "replay_classic_reseeded",
+    "replay_2210_reseeded",
 )
 
 
@@ -70,3 +72,16 @@ def test_replay_fixtures_are_what_the_server_writes_today(name, capsys):
     assert main(["replay", "events", str(replay)]) == 0
     assert capsys.readouterr().out == (FIXTURES / f"{name}.events.jsonl").read_text()
     assert json.loads(replay.read_text())["dice_version"] == 2
+
+
+def test_the_games_taken_over_regenerate_identically():
+    """Issue 20: a game taken over keeps its fresh seeds "recorded in the replay so it still verifies", and
+    the kits' verifiers check such replays (format 2) against these games. A difference means the engine,
+    the reseed or the events changed: run `.venv/bin/python sample_bots/fixtures/make_reseeded.py`, review
+    the diff and commit it."""
+    spec = importlib.util.spec_from_file_location("make_reseeded", FIXTURES / "make_reseeded.py")
+    assert spec and spec.loader
+    make_reseeded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_reseeded)
+    for name, text in make_reseeded.render().items():
+        assert (FIXTURES / name).read_text() == text, f"{name} is stale"

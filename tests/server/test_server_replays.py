@@ -18,12 +18,13 @@ from engine.combat import roll_dice
 from engine.dice import DiceV2
 from engine.r2210.game import apply, new_game_2210
 from engine.r2210.policies import aggressive_2210
-from engine.r2210.replay import Replay2210, reseed_2210
+from engine.r2210.replay import Replay2210, any_replay, reseed_2210
 from engine.r2210.rules import Rules2210
 from engine.replay import ReplayError, Reseed
 from engine.setup import roll_off
 from engine.turns import shuffled_deck
 from server.cli.main import main
+from server.cli.replay import event_messages
 from server.ops.config import QueueConfig
 from server.play.replays import (
     DirectoryReplayWriter,
@@ -116,6 +117,67 @@ async def test_replay_events_give_a_verifier_every_outcome_to_re_derive_from_the
             assert (r["attackerDice"], r["defenderDice"]) == (list(a), list(d))
             rolls += 1
     assert rolls and draws
+
+
+FIXTURES = Path(__file__).parents[2] / "sample_bots" / "fixtures"
+
+
+def test_replay_events_mark_where_a_game_taken_over_took_its_fresh_seed(capsys):
+    """Issue 20: a resumed game's fresh committed seed is "recorded in the replay so it still verifies", and
+    the kits' verifiers check a replay without our code: `conquest replay events` puts a ``reseeded`` event
+    after the events of the first ``at`` actions, and walking the events with the docs' algorithm (a new
+    stream from the fresh seed there, the undrawn cards shuffled again by it) reproduces every draw and
+    roll of a game taken over twice."""
+    path = FIXTURES / "replay_classic_reseeded.json"
+    data = json.loads(path.read_text())
+    assert main(["replay", "events", str(path)]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [int(e["sequence"]) for e in events] == list(range(len(events)))
+    marks = [e["reseeded"] for e in events if "reseeded" in e]
+    assert [(int(m["at"]), int(m["seed"]), m["commitment"]) for m in marks] == [
+        (r["at"], r["seed"], r["commitment"]) for r in data["reseeds"]
+    ]
+    stream = DiceV2(data["seed"])
+    rounds, first = roll_off(stream, len(data["seats"]))
+    assert events[0]["firstPlayerRolled"] == {"rolls": [d for r in rounds for d in r], "seat": first}
+    deck: deque[int] = deque()
+    rolls = draws = 0
+    for event in events:
+        if "reseeded" in event:
+            stream = DiceV2(int(event["reseeded"]["seed"]))
+            pile = list(deck)
+            stream.shuffle(pile)
+            deck = deque(pile)
+        elif "turnStarted" in event and not deck and not draws:
+            deck.extend(shuffled_deck(stream, 44, frozenset()))
+        elif "drew" in event:
+            assert event["drew"]["card"] == deck.popleft()
+            draws += 1
+        elif "traded" in event:
+            deck.extend(event["traded"]["cards"])
+        elif "rolled" in event:
+            r = event["rolled"]
+            a, d = roll_dice(stream, len(r["attackerDice"]), len(r["defenderDice"]))
+            assert (r["attackerDice"], r["defenderDice"]) == (list(a), list(d))
+            rolls += 1
+    assert rolls > 100 and draws > 10
+
+
+def test_a_reseeded_event_falls_after_the_events_of_the_actions_before_it(capsys):
+    """The ``reseeded`` event's place is exact: before it come the setup's events and those of the first
+    ``at`` actions, re-simulated alone (classic and RISK 2210 A.D.)."""
+    for name in ("replay_classic_reseeded", "replay_2210_reseeded"):
+        data = json.loads((FIXTURES / f"{name}.json").read_text())
+        assert main(["replay", "events", str(FIXTURES / f"{name}.json")]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        events = [json.loads(line) for line in lines]
+        marks = [i for i, e in enumerate(events) if "reseeded" in e or e.get("kind") == "reseeded"]
+        assert len(marks) == len(data["reseeds"]) == 2
+        for marker, reseed in zip(marks, data["reseeds"], strict=True):
+            cut = dict(data, actions=data["actions"][: reseed["at"]])
+            cut["reseeds"] = [r for r in data["reseeds"] if r["at"] < reseed["at"]]
+            cut["format"] = 2 if cut["reseeds"] else 1
+            assert marker == len(event_messages(any_replay(cut))), f"{name}: reseed at {reseed['at']}"
 
 
 def test_replay_verify_names_the_dice_version_and_still_verifies_version_1_replays(capsys):

@@ -1084,6 +1084,7 @@ class GameEvent(_message.Message):
     MISSIONS_REVEALED_FIELD_NUMBER: _builtins.int
     HEADQUARTERS_CHOSEN_FIELD_NUMBER: _builtins.int
     HEADQUARTERS_REVEALED_FIELD_NUMBER: _builtins.int
+    RESEEDED_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Position of this event in the game's event list, from 0."""
     @_builtins.property
@@ -1162,6 +1163,12 @@ class GameEvent(_message.Message):
     def headquarters_revealed(self) -> Global___HeadquartersRevealedEvent:
         """Every seat's headquarters, told once all have chosen."""
 
+    @_builtins.property
+    def reseeded(self) -> Global___ReseededEvent:
+        """The game's randomness changed seeds: only in `conquest replay events` output for a game taken over
+        by another server (a format 2 replay), never sent to a bot during a game.
+        """
+
     def __init__(
         self,
         *,
@@ -1185,16 +1192,52 @@ class GameEvent(_message.Message):
         missions_revealed: Global___MissionsRevealedEvent | None = ...,
         headquarters_chosen: Global___HeadquartersChosenEvent | None = ...,
         headquarters_revealed: Global___HeadquartersRevealedEvent | None = ...,
+        reseeded: Global___ReseededEvent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["captured", b"captured", "cards_taken", b"cards_taken", "claimed", b"claimed", "dealt", b"dealt", "drew", b"drew", "eliminated", b"eliminated", "first_player_rolled", b"first_player_rolled", "fortified", b"fortified", "game_ended", b"game_ended", "headquarters_chosen", b"headquarters_chosen", "headquarters_revealed", b"headquarters_revealed", "kind", b"kind", "mission_dealt", b"mission_dealt", "missions_revealed", b"missions_revealed", "occupied", b"occupied", "placed", b"placed", "rolled", b"rolled", "traded", b"traded", "turn_ended", b"turn_ended", "turn_started", b"turn_started"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["captured", b"captured", "cards_taken", b"cards_taken", "claimed", b"claimed", "dealt", b"dealt", "drew", b"drew", "eliminated", b"eliminated", "first_player_rolled", b"first_player_rolled", "fortified", b"fortified", "game_ended", b"game_ended", "headquarters_chosen", b"headquarters_chosen", "headquarters_revealed", b"headquarters_revealed", "kind", b"kind", "mission_dealt", b"mission_dealt", "missions_revealed", b"missions_revealed", "occupied", b"occupied", "placed", b"placed", "reseeded", b"reseeded", "rolled", b"rolled", "traded", b"traded", "turn_ended", b"turn_ended", "turn_started", b"turn_started"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["captured", b"captured", "cards_taken", b"cards_taken", "claimed", b"claimed", "dealt", b"dealt", "drew", b"drew", "eliminated", b"eliminated", "first_player_rolled", b"first_player_rolled", "fortified", b"fortified", "game_ended", b"game_ended", "headquarters_chosen", b"headquarters_chosen", "headquarters_revealed", b"headquarters_revealed", "kind", b"kind", "mission_dealt", b"mission_dealt", "missions_revealed", b"missions_revealed", "occupied", b"occupied", "placed", b"placed", "rolled", b"rolled", "sequence", b"sequence", "traded", b"traded", "turn_ended", b"turn_ended", "turn_started", b"turn_started"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["captured", b"captured", "cards_taken", b"cards_taken", "claimed", b"claimed", "dealt", b"dealt", "drew", b"drew", "eliminated", b"eliminated", "first_player_rolled", b"first_player_rolled", "fortified", b"fortified", "game_ended", b"game_ended", "headquarters_chosen", b"headquarters_chosen", "headquarters_revealed", b"headquarters_revealed", "kind", b"kind", "mission_dealt", b"mission_dealt", "missions_revealed", b"missions_revealed", "occupied", b"occupied", "placed", b"placed", "reseeded", b"reseeded", "rolled", b"rolled", "sequence", b"sequence", "traded", b"traded", "turn_ended", b"turn_ended", "turn_started", b"turn_started"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["first_player_rolled", "dealt", "claimed", "placed", "turn_started", "traded", "rolled", "captured", "occupied", "eliminated", "cards_taken", "drew", "fortified", "turn_ended", "game_ended", "mission_dealt", "missions_revealed", "headquarters_chosen", "headquarters_revealed"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["first_player_rolled", "dealt", "claimed", "placed", "turn_started", "traded", "rolled", "captured", "occupied", "eliminated", "cards_taken", "drew", "fortified", "turn_ended", "game_ended", "mission_dealt", "missions_revealed", "headquarters_chosen", "headquarters_revealed", "reseeded"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___GameEvent: _TypeAlias = GameEvent  # noqa: Y015
+
+@_typing.final
+class ReseededEvent(_message.Message):
+    """From action `at` on, every roll and the order of the undrawn cards come from a fresh seed (docs/protocol.md,
+    "Games taken over"): a verifier starts a new dice stream from `seed` here and shuffles the draw pile again
+    by it. It comes after every event of the first `at` actions and before those of action `at`.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AT_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    COMMITMENT_FIELD_NUMBER: _builtins.int
+    at: _builtins.int
+    """Actions played before the fresh seed took over (the replay's `reseeds[].at`; a count, from 0)."""
+    seed: _builtins.int
+    """The fresh seed, 0 to 2^63 - 1 (the replay's `reseeds[].seed`)."""
+    commitment: _builtins.str
+    """sha256(f"{seed}:{game_id}:{at}") as 64 lowercase hex digits, stored before the game went on (the
+    replay's `reseeds[].commitment`; empty if the replay has none).
+    """
+    def __init__(
+        self,
+        *,
+        at: _builtins.int = ...,
+        seed: _builtins.int = ...,
+        commitment: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "commitment", b"commitment", "seed", b"seed"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReseededEvent: _TypeAlias = ReseededEvent  # noqa: Y015
 
 @_typing.final
 class FirstPlayerRolledEvent(_message.Message):
