@@ -239,7 +239,7 @@ class Arena(Ledger):
             return ""
         assert self.cluster is not None
         cluster, game_id, host = self.cluster, relayed.game_id, relayed.host
-        deadline = time.monotonic() + cluster.timeout_s + MOVE_HEARTBEATS * cluster.heartbeat_s
+        deadline = time.monotonic() + 2 * cluster.timeout_s + MOVE_HEARTBEATS * cluster.heartbeat_s
         while True:
             game = next((g for g in cluster.view.games if g.game_id == game_id), None)
             if game is None:
@@ -279,7 +279,8 @@ class UnwatchableError(StorageError):
 MOVE_POLL_S = 0.1
 """Seconds between looks at the cluster view while a cut stream waits to learn where its game went."""
 MOVE_HEARTBEATS = 3
-"""Heartbeats beyond ``replica_timeout_ms`` a cut stream waits for its game's new host to show."""
+"""Heartbeats beyond twice ``replica_timeout_ms`` (a dead host's games are claimed within one, plus a
+heartbeat or two) a cut stream waits for its game's new host to show in this replica's view."""
 
 
 _FORMATS = {

@@ -16,10 +16,9 @@ import grpc
 from chromium import open_page
 from playwright.async_api import Browser
 from replicas import (
-    NAMES,
     Replicas,
-    SlowRandom,
     hosted,
+    kill_and_restart,
     lease_holder,
     listed_with_host,
     play_trio,
@@ -28,7 +27,6 @@ from replicas import (
 )
 
 from conquest.v1 import arena_pb2_grpc
-from conquest_sdk import Client
 from server.arena.ledger import Ledger
 from server.storage import Store
 from server.web.dashboard import start_dashboard
@@ -109,18 +107,7 @@ async def test_the_dashboards_live_view_follows_a_game_whose_host_is_killed_to_i
     replicas = Replicas(tmp_path, db_url, 3)
     try:
         ids = await replicas.serving()
-        clients = [
-            Client(
-                SlowRandom(i, 0.01),
-                replicas.address(i),
-                token=tokens[n],
-                queues=["trio"],
-                games=1,
-                max_backoff_s=0.5,
-            )
-            for i, n in enumerate(NAMES)
-        ]
-        playing = asyncio.gather(*(c.run() for c in clients))
+        playing = play_trio(replicas, tokens, 0.01)
         game_id, host = await hosted(db_url, actions=30, timeout=60)
         index = ids.index(host)
         feed = LiveFeed(replicas.address(next(i for i in range(3) if i != index)))
@@ -128,9 +115,7 @@ async def test_the_dashboards_live_view_follows_a_game_whose_host_is_killed_to_i
             stream = await feed.watch(game_id)
             assert stream is not None
             kinds = [(await anext(stream)).WhichOneof("message")]
-            replicas.servers[index].process.kill()
-            await asyncio.to_thread(replicas.servers[index].process.wait, 10)
-            replicas.servers.append(replicas.start(index, "restarted"))  # its bot reconnects there
+            await kill_and_restart(replicas, index)
             kinds += [m.WhichOneof("message") async for m in stream]
         finally:
             await feed.close()

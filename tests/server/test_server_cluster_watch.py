@@ -8,14 +8,22 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import pytest
-from replicas import NAMES, Replicas, SlowRandom, hosted, listed_with_host, metric, postgresql_only, register
+from replicas import (
+    Replicas,
+    hosted,
+    kill_and_restart,
+    listed_with_host,
+    metric,
+    play_trio,
+    postgresql_only,
+    register,
+)
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc
-from conquest_sdk import Client
 
 
 async def _rest(stream: Any) -> list[arena_pb2.WatchGameResponse]:
@@ -41,13 +49,7 @@ async def test_a_game_hosted_on_one_replica_is_watched_through_another_as_on_its
     replicas = Replicas(tmp_path, db_url, 2)
     try:
         ids = await replicas.serving()
-        clients = [
-            Client(
-                SlowRandom(i, 0.005, 4.0), replicas.address(i // 2), token=tokens[n], queues=[queue], games=1
-            )
-            for i, n in enumerate(NAMES)
-        ]
-        playing = asyncio.gather(*(c.run() for c in clients))
+        playing = play_trio(replicas, tokens, 0.005, queue, first_delay_s=4.0, on=(0, 0, 1))
         game_id, host = await hosted(db_url, actions=0, timeout=60)
         request = arena_pb2.WatchGameRequest(game_id=game_id)
         async with (
@@ -57,7 +59,7 @@ async def test_a_game_hosted_on_one_replica_is_watched_through_another_as_on_its
             through_b = arena_pb2_grpc.ArenaServiceStub(to_b)
             await listed_with_host(through_b, game_id, 5)
             streams = [arena_pb2_grpc.ArenaServiceStub(to_a).WatchGame(request), through_b.WatchGame(request)]
-            snapshots = [await stream.read() for stream in streams]
+            snapshots = [cast(arena_pb2.WatchGameResponse, await stream.read()) for stream in streams]
             scraped = [await asyncio.to_thread(replicas.scrape, i) for i in (0, 1)]
             at_a, at_b = await asyncio.wait_for(asyncio.gather(*(_rest(s) for s in streams)), 120)
         results = await asyncio.wait_for(playing, 120)
@@ -88,18 +90,7 @@ async def test_a_spectator_watching_through_another_replica_is_told_where_its_ga
     replicas = Replicas(tmp_path, db_url, 3)
     try:
         ids = await replicas.serving()
-        clients = [
-            Client(
-                SlowRandom(i, 0.01),
-                replicas.address(i),
-                token=tokens[n],
-                queues=["trio"],
-                games=1,
-                max_backoff_s=0.5,
-            )
-            for i, n in enumerate(NAMES)
-        ]
-        playing = asyncio.gather(*(c.run() for c in clients))
+        playing = play_trio(replicas, tokens, 0.01)
         game_id, host = await hosted(db_url, actions=30, timeout=60)
         index = ids.index(host)
         watcher = next(i for i in range(3) if i != index)
@@ -107,16 +98,14 @@ async def test_a_spectator_watching_through_another_replica_is_told_where_its_ga
         async with grpc.aio.insecure_channel(replicas.address(watcher)) as channel:
             arena = arena_pb2_grpc.ArenaServiceStub(channel)
             stream = arena.WatchGame(request)
-            first = await stream.read()
+            first = cast(arena_pb2.WatchGameResponse, await stream.read())
             struck_at = time.monotonic()
-            server = replicas.servers[index]
             if fault == "kill":
-                server.process.kill()
-                await asyncio.to_thread(server.process.wait, 10)
+                await kill_and_restart(replicas, index)
                 stopped = 0
             else:
-                stopped = await asyncio.to_thread(server.stop, 30)
-            replicas.servers.append(replicas.start(index, "restarted"))  # its bot reconnects there
+                stopped = await asyncio.to_thread(replicas.servers[index].stop, 30)
+                replicas.servers.append(replicas.start(index, "restarted"))  # its bot reconnects there
             with pytest.raises(grpc.aio.AioRpcError) as moved:
                 await asyncio.wait_for(_rest(stream), 30)
             told_s = time.monotonic() - struck_at
