@@ -10,19 +10,21 @@ tournaments, revocation) run on the event loop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Iterable, Sequence
+import functools
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 from conquest.v1 import arena_pb2, bot_pb2
 from server.arena.competitions import Challenges, TournamentDirector
 from server.arena.ledger import Ledger, as_ms, bot_message, check_name, tournament_message
 from server.play.cluster import Cluster
 from server.play.lobby import Lobby
-from server.play.mailbox import Overflowed
+from server.play.relay_watch import RelayedWatch
 from server.play.runner import GameRunner
-from server.play.runner_2210 import AnyRunner
 from server.play.spectators import Spectator
-from server.records import shown
-from server.storage import AdminTokenError, AuthError, InvalidInputError, NotFoundError, Store
+from server.records import HANDED_OVER, shown
+from server.storage import AdminTokenError, AuthError, InvalidInputError, NotFoundError, StorageError, Store
 
 
 class MissingAdminTokenError(AuthError):
@@ -193,41 +195,92 @@ class Arena(Ledger):
         games.sort(key=lambda g: (g.started_at_ms, g.game_id))
         return arena_pb2.ListLiveGamesResponse(games=games, replica=here, replicas=replicas)
 
-    def played_elsewhere(self, game_id: str) -> str:
-        """Why WatchGame cannot stream ``game_id`` here: another replica of the cluster plays it (""
-        when none does, as of the last heartbeat)."""
+    def watch_mailbox(self, game_id: str) -> Watching | None:
+        """A new spectator's stream of a game in progress (``unwatch`` it when done): here, or with
+        ``server.cluster`` relayed from the replica that plays it; None if no such game is being played.
+        WatchGame writes it with ``deliver``, which ends the stream of a spectator that stopped reading.
+
+        Raises:
+            UnwatchableError: the game runs in the cluster but no replica can stream it now (being handed
+                over or taken over, or its host's address not known yet); the message says to retry.
+        """
+        runner = self.lobby.runners.get(game_id)
+        if runner is not None:
+            spectator = runner.watch(self.lobby.config.send_queue_limit)
+            return Watching(spectator, functools.partial(runner.unwatch, spectator))
         view = self.cluster.view if self.cluster is not None else None
         game = view.hosted_elsewhere(game_id) if view is not None else None
         if view is None or game is None:
-            return ""
-        if not game.host:
-            return (
-                f"game {game_id} was handed over by its draining replica and no replica plays it yet; "
-                "retry in a few seconds"
-            )
-        assert self.cluster is not None
-        address = self.cluster.relay.addresses.get(game.host, "")
-        at = f" on host {address.rsplit(':', 1)[0]}" if address else ""
-        return (
-            f"game {game_id} is played on replica {game.host}{at}, not on replica {view.replica} which "
-            "answered: a replica streams only the games it hosts. Call WatchGame on that replica's own "
-            "address (its API port on that host, not the load balancer's), or open the game's replay once "
-            "it ends"
-        )
-
-    def watch_live(self, game_id: str) -> AsyncGenerator[arena_pb2.WatchGameResponse] | None:
-        """The spectator stream of a game in progress, or None if no such game is being played."""
-        watching = self.watch_mailbox(game_id)  # watching from now, not from the stream's first read
-        return None if watching is None else _follow(*watching)
-
-    def watch_mailbox(self, game_id: str) -> tuple[AnyRunner, Spectator] | None:
-        """A game in progress and a new spectator's stream of it (``runner.unwatch`` it when done), or None
-        if no such game is being played: WatchGame writes it with ``deliver``, which ends the stream of a
-        spectator that stopped reading."""
-        runner = self.lobby.runners.get(game_id)
-        if runner is None:
             return None
-        return runner, runner.watch(self.lobby.config.send_queue_limit)
+        assert self.cluster is not None
+        retry = "retry in a few seconds (WatchGame on any replica streams it once a replica plays it)"
+        if not game.host:
+            raise UnwatchableError(
+                f"game {game_id} was handed over by its draining replica and no replica plays it yet; {retry}"
+            )
+        if game.host not in view.alive:
+            raise UnwatchableError(
+                f"game {game_id}'s replica {game.host} stopped answering and the game is being taken over by "
+                f"another; {retry}"
+            )
+        relayed = self.cluster.relay.watches.watch(game.host, game_id)
+        if relayed is None:
+            raise UnwatchableError(
+                f"game {game_id} is played on replica {game.host}, whose relay address replica "
+                f"{view.replica} has not read yet; {retry}"
+            )
+        return Watching(relayed.spectator, relayed.unwatch, relayed)
+
+    async def moved(self, relayed: RelayedWatch) -> str:
+        """Why a stream relayed from another replica ended without the game's GameOver, once this replica's
+        heartbeat shows where the game went (waiting at most the time a takeover takes): "" when it ended
+        with GameOver."""
+        if relayed.complete:
+            return ""
+        assert self.cluster is not None
+        cluster, game_id, host = self.cluster, relayed.game_id, relayed.host
+        deadline = time.monotonic() + 2 * cluster.timeout_s + MOVE_HEARTBEATS * cluster.heartbeat_s
+        while True:
+            game = next((g for g in cluster.view.games if g.game_id == game_id), None)
+            if game is None:
+                return (
+                    f"game {game_id} ended on replica {host} before its end reached this stream "
+                    f"({relayed.why}); call WatchGame again for its record (or GetReplay)"
+                )
+            if game.host and game.host != host:
+                how = "handed over by its draining replica" if relayed.why == HANDED_OVER else "taken over"
+                return (
+                    f"game {game_id} moved from replica {host} to replica {game.host} ({how}); call "
+                    "WatchGame again to watch it from there (any replica streams it)"
+                )
+            if time.monotonic() > deadline:
+                return (
+                    f"game {game_id}'s replica {host} stopped streaming it ({relayed.why}) and no other "
+                    "replica plays it yet; call WatchGame again in a few seconds"
+                )
+            await asyncio.sleep(MOVE_POLL_S)
+
+
+@dataclass(frozen=True)
+class Watching:
+    """A spectator's stream of a game in progress, played here or relayed from its host."""
+
+    spectator: Spectator
+    unwatch: Callable[[], None]
+    """Call once the stream is done (the spectator left, or the game ended)."""
+    relayed: RelayedWatch | None = None
+    """The stream relayed from the host (None: the game is played here)."""
+
+
+class UnwatchableError(StorageError):
+    """A game running in the cluster that no replica can stream right now (the message says to retry)."""
+
+
+MOVE_POLL_S = 0.1
+"""Seconds between looks at the cluster view while a cut stream waits to learn where its game went."""
+MOVE_HEARTBEATS = 3
+"""Heartbeats beyond twice ``replica_timeout_ms`` (a dead host's games are claimed within one, plus a
+heartbeat or two) a cut stream waits for its game's new host to show in this replica's view."""
 
 
 _FORMATS = {
@@ -236,17 +289,6 @@ _FORMATS = {
     if number != arena_pb2.TOURNAMENT_FORMAT_UNSPECIFIED
 }
 """The formats CreateTournament takes, by number (the enum's names, as in the .proto)."""
-
-
-async def _follow(runner: AnyRunner, spectator: Spectator) -> AsyncGenerator[arena_pb2.WatchGameResponse]:
-    """The spectator's messages until the game's end, or until it fell too far behind (then it ends)."""
-    try:
-        while (message := await spectator.get()) is not None:
-            yield message
-    except Overflowed:
-        return
-    finally:
-        runner.unwatch(spectator)
 
 
 def _check_bot_token(store: Store, token: str, bots: Sequence[str]) -> str:

@@ -28,7 +28,7 @@ from typing import Any, NoReturn, TypeVar
 import grpc
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc
-from server.arena.api import Arena, MissingAdminTokenError, admin_token
+from server.arena.api import Arena, MissingAdminTokenError, UnwatchableError, admin_token
 from server.arena.competitions import NotConnectedError
 from server.arena.ledger import DEFAULT_GAMES, NoDatabaseError
 from server.ops.bounded import BoundedPool, BusyError
@@ -77,6 +77,7 @@ _STATUS: list[tuple[type[StorageError], grpc.StatusCode]] = [
     (RevokedTokenError, grpc.StatusCode.FAILED_PRECONDITION),  # rotating a revoked bot's token
     (NoDatabaseError, grpc.StatusCode.FAILED_PRECONDITION),
     (NotConnectedError, grpc.StatusCode.FAILED_PRECONDITION),  # a challenged bot is not connected
+    (UnwatchableError, grpc.StatusCode.FAILED_PRECONDITION),  # a game changing replica: retry
     (QuotaExceededError, grpc.StatusCode.RESOURCE_EXHAUSTED),
 ]
 
@@ -251,12 +252,11 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         self, request: arena_pb2.WatchGameRequest, context: Context
     ) -> None:
         # Written with context.write from a bounded mailbox: a spectator that stops reading is cut off.
+        # A game another replica of the cluster plays is relayed from there (server.play.relay_watch).
         await self._admit(context)
         try:
             with self.arena.lobby.admission.stream(context.peer()):  # shared with the BotService
                 watching = self.arena.watch_mailbox(request.game_id)
-                if watching is None and (elsewhere := self.arena.played_elsewhere(request.game_id)):
-                    await context.abort(grpc.StatusCode.FAILED_PRECONDITION, elsewhere)
                 if watching is None:
                     finished = await self._blocking(
                         context, self.arena.recorded_stream, request.game_id, cost=HEAVY_COST - 1
@@ -264,17 +264,21 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                     for message in finished:
                         await context.write(message)
                     return
-                runner, spectator = watching
                 try:
-                    delivered = await deliver(spectator, context.write)
+                    delivered = await deliver(watching.spectator, context.write)
                 finally:  # the spectator may hang up before the game ends
-                    runner.unwatch(spectator)
-                if not delivered:
+                    watching.unwatch()
+                relayed = watching.relayed
+                if not delivered or (relayed is not None and relayed.fell_behind):
                     self.arena.lobby.metrics.streams_cut.labels("unread").inc()
                     await cut_off(context, unread(self.arena.lobby.config))
+                elif relayed is not None and (moved := await self.arena.moved(relayed)):
+                    await context.abort(grpc.StatusCode.ABORTED, moved)
         except Refused as refused:
             self.arena.lobby.metrics.streams_cut.labels(refused.code).inc()
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(refused))
+        except StorageError as error:  # UnwatchableError: a game changing replica
+            await _abort(context, error)
 
     async def CreateChallenge(
         self, request: arena_pb2.CreateChallengeRequest, context: Context

@@ -163,6 +163,14 @@ class Metrics:
             "Decisions of bots connected to another replica, played here through the relay (server.cluster).",
             registry=r,
         )
+        self.relayed_spectators = Gauge(
+            "conquest_relayed_spectators",
+            "WatchGame streams relayed between replicas now (server.cluster): side=hosted, this replica's "
+            "games streamed to spectators on other replicas; side=elsewhere, this replica's spectators of "
+            "games hosted elsewhere.",
+            ["side"],
+            registry=r,
+        )
         self.games_hosted = Gauge(
             "conquest_games_hosted",
             "Games running on this replica, as of its last heartbeat (server.cluster; 0 without it).",

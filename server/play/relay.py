@@ -10,7 +10,8 @@ Every connection first shows the cluster's shared secret (``cluster_token``); on
 connection that drops leaves the host's relayed seats disconnected (their reconnect grace starts), and the
 bot's replica asks for them back over a new connection (``SeatResume``); a host that cannot give one back
 (the game ended, or the seat forfeited) says so (``SeatRefused``) and the bot is told
-(``Error{not_resumed}``). docs/architecture.md, "The cluster".
+(``Error{not_resumed}``). The same connections carry spectators' streams of games hosted elsewhere
+(``server.play.relay_watch``). docs/architecture.md, "The cluster".
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from conquest.v1 import bot_pb2
 from server.play import messages, relay_link, relay_wire
 from server.play.lobby import Lobby
 from server.play.relay_link import Link
+from server.play.relay_watch import Watches
 from server.play.runner_2210 import AnyRunner
 from server.play.seats import RemoteSeat
 from server.play.session import Outgoing, Session
@@ -79,6 +81,8 @@ class Relay:
         self.on_free: Callable[[Session, int], None] = lambda session, step: None
         """A session's free slots changed by a game hosted elsewhere (the shared queues count them)."""
         self.tasks: set[asyncio.Task[None]] = set()
+        self.watches = Watches(lobby, self.link)
+        """The spectators' streams relayed between this replica and the others."""
 
     # ------------------------------------------------------------------ connections
 
@@ -116,6 +120,7 @@ class Relay:
         link.close()
         if self.links.get(link.peer) is link:
             del self.links[link.peer]
+        self.watches.dropped(link)
         for key, seat in list(self.hosted.items()):
             if seat.link is link:
                 self._detach(key)
@@ -160,6 +165,8 @@ class Relay:
                 self._resume_asked(link, frame.resume)
             elif kind == "refused":
                 self.not_resumed(frame.refused.game_id, frame.refused.session_id, frame.refused.reason)
+            elif kind is not None:  # watch, watched, watch_ended
+                self.watches.received(link, frame, kind)
 
     def _decided(self, decision: relay_pb2.SeatDecision) -> None:
         """Host: a relayed bot's Decision, to its game's runner as from the seat it holds."""

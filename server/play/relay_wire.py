@@ -8,7 +8,10 @@ repeated field, is its frames one after the other, each behind the field's key a
 connection (TCP) each message follows its length, 4 bytes big-endian (``message``, ``split``). The bytes
 are protobuf's own (``tests/server/test_server_relay_wire.py``). Messages are read with protobuf's classes
 (``relay_pb2.RelayRequest.FromString``), which is faster than reading them by hand in Python; so are the
-rarer frames (attached, released, resume) built.
+rarer frames (attached, released, resume, a relayed spectator's start and end) built.
+
+A relayed spectator's messages are ``WatchedMessage`` frames (one per message the host's spectators get:
+a snapshot, each batch of events, GameOver), written by hand too (``watched``).
 """
 
 from __future__ import annotations
@@ -66,6 +69,34 @@ def seat_decision(game_id: str, session_id: str, decision: bytes) -> bytes:
     """A serialized RelayFrame{decision}: the bot's ``decision`` (a serialized Decision) for its game."""
     body = _seat_body(game_id, session_id, decision)
     return _DECISION_KEY + varint(len(body)) + body
+
+
+_WATCHED_KEY: Final = key_of(relay_pb2.RelayFrame.DESCRIPTOR, "watched")
+_WATCH_ID_KEY: Final = key_of(relay_pb2.WatchedMessage.DESCRIPTOR, "watch_id")
+_WATCHED_RESPONSE_KEY: Final = key_of(relay_pb2.WatchedMessage.DESCRIPTOR, "response")
+
+
+def watched(watch_id: int, response: bytes) -> bytes:
+    """A serialized RelayFrame{watched}: ``response`` (a serialized WatchGameResponse) for the relayed
+    spectator ``watch_id``."""
+    body = _WATCH_ID_KEY + varint(watch_id) if watch_id else b""
+    if response:
+        body += _WATCHED_RESPONSE_KEY + varint(len(response)) + response
+    return _WATCHED_KEY + varint(len(body)) + body
+
+
+def watch(watch_id: int, game_id: str) -> bytes:
+    """A serialized RelayFrame{watch}: the spectator ``watch_id`` of this replica asks for ``game_id``."""
+    return relay_pb2.RelayFrame(
+        watch=relay_pb2.WatchStart(watch_id=watch_id, game_id=game_id)
+    ).SerializeToString()
+
+
+def watch_ended(watch_id: int, end: relay_pb2.WatchEnd.ValueType, why: str = "") -> bytes:
+    """A serialized RelayFrame{watch_ended}: the relayed spectator ``watch_id``'s stream ended (``end``,
+    ``why``)."""
+    ended = relay_pb2.WatchEnded(watch_id=watch_id, end=end, why=why)
+    return relay_pb2.RelayFrame(watch_ended=ended).SerializeToString()
 
 
 def framed(key: bytes, frame: bytes) -> bytes:

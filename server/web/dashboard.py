@@ -46,7 +46,7 @@ from server.storage import InvalidInputError, NotFoundError, StorageError
 from server.web.guard import Guard
 from server.web.heavy import RETRY_AFTER, BusyError, HeavyWork, odds_job, replay_job
 from server.web.layout_2210 import LAYOUT_2210
-from server.web.live import LiveFeed, PlayedElsewhereError, PlayUnavailableError, TooManyWatchersError
+from server.web.live import GameMovingError, LiveFeed, PlayUnavailableError, TooManyWatchersError
 from server.web.replay_view import STATIC
 
 T = TypeVar("T")
@@ -248,8 +248,9 @@ class Dashboard:
         """Server-sent events of a live game: ``snapshot``, ``events`` batches (``events_2210`` for a RISK
         2210 A.D. game, each with the board after it; its snapshot's ``r2210`` gets the board's ``layout``),
         ``game_over`` (the WatchGame stream); a game that is not being played gets one ``finished`` event
-        (its replay is shown instead) or ``missing``; one another replica of the cluster plays, ``elsewhere``
-        (the game server's words: where it is played)."""
+        (its replay is shown instead) or ``missing``. In a cluster a game another replica plays streams the
+        same (relayed); one that changes replica goes on with a new ``snapshot`` from its new host, or ends
+        with ``moving`` (the game server's words) if no replica streams it again within ``live.FOLLOW_S``."""
         game_id = request.path_params["game_id"]
         try:
             stream = await self.feed.watch(game_id)
@@ -272,8 +273,8 @@ class Dashboard:
                     if kind == "snapshot" and message.snapshot.HasField("r2210"):
                         data["r2210"]["layout"] = LAYOUT_2210  # where the page draws each territory
                     yield _event(kind, data)
-            except PlayedElsewhereError as elsewhere:
-                yield _event("elsewhere", {"game_id": game_id, "error": str(elsewhere)})
+            except GameMovingError as moving:
+                yield _event("moving", {"game_id": game_id, "error": str(moving)})
             finally:  # the browser may leave before the game ends
                 await stream.aclose()
 

@@ -4,7 +4,9 @@ The dashboard serves HTTP in a process of its own (``server.web.process``) so th
 the play process's event loop or GIL; what it shows of the games being played it reads the way any
 spectator does, over gRPC: ``ListLiveGames`` (one call at a time, its answer kept ``LIVE_CACHE_S``, so a
 thousand visitors cost the play process one call in that time) and ``WatchGame`` (one stream per
-visitor following a game, at most ``MAX_WATCHERS`` at once).
+visitor following a game, at most ``MAX_WATCHERS`` at once). In a cluster, any replica streams any game
+(relaying it from its host); a game that changes replica (a host draining or killed) is followed to its new
+host: the stream goes on with a new snapshot, which the page draws afresh.
 """
 
 from __future__ import annotations
@@ -23,15 +25,21 @@ MAX_WATCHERS = 200
 """Live games followed at once over all visitors; one more is refused (``TooManyWatchersError``)."""
 CALL_TIMEOUT_S = 10.0
 """Seconds the play process has to answer ListLiveGames."""
+FOLLOW_S = 15.0
+"""Seconds a game that changes replica is looked for (WatchGame called again) before the visitor is told."""
+RETRY_S = 0.5
+"""Seconds between WatchGame calls while no replica can stream a game changing replica."""
+_CHANGING_REPLICA = (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
+"""WatchGame's answers for a game changing replica: it moved (call again), or no replica plays it yet."""
 
 
 class PlayUnavailableError(Exception):
     """The game server did not answer (the message says which call and why)."""
 
 
-class PlayedElsewhereError(Exception):
-    """The game is played on another replica of the cluster, which alone streams it (the message, the
-    play process's, says which and what to do)."""
+class GameMovingError(Exception):
+    """The game changed replica in the cluster and no replica streamed it again within ``FOLLOW_S`` (the
+    message, the play process's, says why)."""
 
 
 class TooManyWatchersError(Exception):
@@ -88,7 +96,7 @@ class LiveFeed:
 
     async def watch(self, game_id: str) -> AsyncGenerator[arena_pb2.WatchGameResponse] | None:
         """WatchGame's stream of a game being played, or None when no such game is being played. Reading
-        the stream raises ``PlayedElsewhereError`` when another replica of the cluster plays the game.
+        the stream raises ``GameMovingError`` when the game changed replica and could not be followed.
 
         Raises:
             PlayUnavailableError: the game server did not answer.
@@ -107,16 +115,26 @@ class LiveFeed:
 
     async def _follow(self, game_id: str) -> AsyncGenerator[arena_pb2.WatchGameResponse]:
         self.watchers += 1  # counted from the first read: a stream never read holds nothing
-        call = self._stub.WatchGame(arena_pb2.WatchGameRequest(game_id=game_id))
+        lost_at = 0.0  # since when the game, changing replica, has not been streamed (0: it is)
         try:
-            async for message in call:
-                yield message
-        except grpc.aio.AioRpcError as error:
-            if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
-                raise PlayedElsewhereError(error.details()) from None
-            return  # the game server went away: the visitor's stream ends
+            while True:
+                call = self._stub.WatchGame(arena_pb2.WatchGameRequest(game_id=game_id))
+                try:
+                    async for message in call:
+                        lost_at = 0.0
+                        yield message
+                    return
+                except grpc.aio.AioRpcError as error:
+                    if error.code() not in _CHANGING_REPLICA:
+                        return  # the game server went away: the visitor's stream ends
+                    lost_at = lost_at or time.monotonic()
+                    if time.monotonic() - lost_at > FOLLOW_S:
+                        raise GameMovingError(error.details()) from None
+                    if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                        await asyncio.sleep(RETRY_S)  # no replica plays it yet
+                finally:
+                    call.cancel()
         finally:
-            call.cancel()
             self.watchers -= 1
 
     async def close(self) -> None:

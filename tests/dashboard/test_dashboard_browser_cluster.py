@@ -1,7 +1,8 @@
 """Issue 20, "Metrics and the dashboard see the whole cluster: which replica hosts which game, replicas
 alive, lease holder, games handed over": the dashboard beside one replica of three (real `conquest serve`
 processes on PostgreSQL) shows, in its JSON and in Chromium, every replica and a game another replica
-hosts, with that host, and says where that game is played when asked to watch it."""
+hosts, with that host, and draws that game live, relayed from its host ("a bot never needs to know there is
+more than one process": nor a dashboard); a game whose host is killed mid-game is followed to its new host."""
 
 from __future__ import annotations
 
@@ -14,7 +15,16 @@ from typing import Any
 import grpc
 from chromium import open_page
 from playwright.async_api import Browser
-from replicas import Replicas, hosted, lease_holder, listed_with_host, play_trio, postgresql_only, register
+from replicas import (
+    Replicas,
+    hosted,
+    kill_and_restart,
+    lease_holder,
+    listed_with_host,
+    play_trio,
+    postgresql_only,
+    register,
+)
 
 from conquest.v1 import arena_pb2_grpc
 from server.arena.ledger import Ledger
@@ -41,7 +51,8 @@ async def test_the_dashboard_of_one_replica_shows_the_clusters_replicas_and_game
 ) -> None:
     """ "which replica hosts which game, replicas alive, lease holder": /api/cluster and /api/games of the
     dashboard beside a replica that does not host the game list every replica (alive, the lease holder)
-    and the game with its host; the Games page shows them; watching the game says which replica plays it."""
+    and the game with its host; the Games page shows them; the game's page draws it live (its stream
+    relayed from its host)."""
     replicas = Replicas(tmp_path, db_url, 3)
     try:
         ids = await replicas.serving()
@@ -63,8 +74,10 @@ async def test_the_dashboard_of_one_replica_shows_the_clusters_replicas_and_game
                 rows = await page.locator("table.cluster tbody tr").all_inner_texts()
                 hosts = await page.locator("table.live-games td.host").all_inner_texts()
                 await page.goto(f"{web.url}#/game/{game_id}")
-                await page.wait_for_selector(".elsewhere")
-                elsewhere = await page.locator(".elsewhere").inner_text()
+                await page.wait_for_selector(".game-head .badge.live")
+                territories = await page.locator("svg.board .territory").count()
+                await page.goto(f"{web.url}#/games")  # leaving the game closes its stream, as a visitor's
+                await page.wait_for_selector("table.cluster")
             finally:
                 await web.stop()
         await asyncio.wait_for(playing, 120)
@@ -75,8 +88,39 @@ async def test_the_dashboard_of_one_replica_shows_the_clusters_replicas_and_game
     assert [r["id"] for r in cluster["replicas"] if r["lease_holder"]] == [holder]
     assert cluster["handed_over"] == [], "no game changed replica"
     assert {g["game_id"]: g["host"] for g in games["live"]} == {game_id: host}
-    assert event[0] == "elsewhere" and f"is played on replica {host}" in event[1]["error"]
+    assert event[0] == "snapshot" and event[1]["game_id"] == game_id
     assert len(rows) == 3 and any("matchmaker lease" in r and holder in r for r in rows)
     assert hosts == [host]
-    assert f"is played on replica {host}" in elsewhere
+    assert territories == 42, "the board, drawn live"
     assert errors == []
+
+
+@postgresql_only
+async def test_the_dashboards_live_view_follows_a_game_whose_host_is_killed_to_its_new_host(
+    tmp_path: Path, db_url: str
+) -> None:
+    """ "a bot never needs to know there is more than one process", nor a dashboard: the live feed of a
+    dashboard beside a replica that does not host a game follows it, relayed; its host is killed (SIGKILL)
+    mid-game, another replica takes the game over, and the feed goes on with a new snapshot from there (the
+    page draws the board afresh) to the game's GameOver, with no error."""
+    tokens = register(db_url)
+    replicas = Replicas(tmp_path, db_url, 3)
+    try:
+        ids = await replicas.serving()
+        playing = play_trio(replicas, tokens, 0.01)
+        game_id, host = await hosted(db_url, actions=30, timeout=60)
+        index = ids.index(host)
+        feed = LiveFeed(replicas.address(next(i for i in range(3) if i != index)))
+        try:
+            stream = await feed.watch(game_id)
+            assert stream is not None
+            kinds = [(await anext(stream)).WhichOneof("message")]
+            await kill_and_restart(replicas, index)
+            kinds += [m.WhichOneof("message") async for m in stream]
+        finally:
+            await feed.close()
+        await asyncio.wait_for(playing, 120)
+    finally:
+        replicas.stop()
+    assert kinds[0] == "snapshot" and kinds.count("snapshot") == 2, "a second snapshot, from the new host"
+    assert kinds[-1] == "game_over" and set(kinds[1:-1]) == {"events", "snapshot"}

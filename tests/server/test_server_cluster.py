@@ -21,8 +21,10 @@ from replicas import (
     SlowRandom,
     check_recorded,
     hosted,
+    kill_and_restart,
     lease_holder,
     metric,
+    play_trio,
     postgresql_only,
     records_of_log,
     register,
@@ -114,24 +116,10 @@ async def test_a_killed_host_s_game_with_relayed_seats_finishes_on_another_repli
     replicas = Replicas(tmp_path, db_url, 3, turn_cap=25)
     try:
         ids = await replicas.serving()
-        clients = [
-            Client(
-                SlowRandom(i, 0.015),
-                replicas.address(i),
-                token=tokens[n],
-                queues=["trio"],
-                games=1,
-                max_backoff_s=0.5,
-            )
-            for i, n in enumerate(NAMES)
-        ]
-        playing = asyncio.gather(*(c.run() for c in clients))
+        playing = play_trio(replicas, tokens, 0.015)
         game_id, host = await hosted(db_url, actions=40, timeout=60)
         killed = ids.index(host)
-        replicas.servers[killed].process.kill()  # SIGKILL mid-game: nothing recorded, nothing said
-        replicas.servers[killed].process.wait(timeout=10)
-        # Its bot reconnects to the replica started on its address; the others stay where they are.
-        replicas.servers.append(replicas.start(killed, "restarted"))
+        await kill_and_restart(replicas, killed)  # mid-game; the others' bots stay where they are
         results = await asyncio.wait_for(playing, 120)
         scraped = [replicas.scrape(i) for i in range(3)]
         records = [r for s in replicas.servers for r in records_of_log(s)]

@@ -9,6 +9,8 @@ import asyncio
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import grpc
 import pytest
@@ -24,8 +26,14 @@ from replicas import (
     register,
 )
 
-from conquest.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
+from conquest.v1 import arena_pb2_grpc, bot_pb2
+from server.app import build_lobby
+from server.arena.api import Arena, UnwatchableError
+from server.arena.service import status_code
+from server.ops.config import ServerConfig
+from server.play.cluster import Cluster
 from server.play.cluster_view import ClusterView
+from server.play.relay import Relay
 from server.records import QueueCount, RunningGame
 
 
@@ -114,8 +122,8 @@ async def test_a_game_hosted_on_one_replica_is_listed_with_its_host_by_the_other
 ) -> None:
     """ "Metrics and the dashboard see the whole cluster: which replica hosts which game, replicas alive,
     lease holder": the Arena API of a replica that does not host the game lists it with its host, and the
-    replicas (alive, their games, the one lease holder); WatchGame there says which replica plays it and
-    on which host."""
+    replicas (alive, their games, the one lease holder). (WatchGame there streams it:
+    test_server_cluster_watch.py.)"""
     replicas = Replicas(tmp_path, db_url, 3)
     try:
         ids = await replicas.serving()
@@ -126,9 +134,6 @@ async def test_a_game_hosted_on_one_replica_is_listed_with_its_host_by_the_other
         async with grpc.aio.insecure_channel(replicas.address(other)) as channel:
             arena = arena_pb2_grpc.ArenaServiceStub(channel)
             listed = await listed_with_host(arena, game_id, 5)
-            with pytest.raises(grpc.aio.AioRpcError) as refused:
-                async for _ in arena.WatchGame(arena_pb2.WatchGameRequest(game_id=game_id)):
-                    pass
         async with grpc.aio.insecure_channel(replicas.address(ids.index(host))) as channel:
             at_host = await listed_with_host(arena_pb2_grpc.ArenaServiceStub(channel), game_id, 5)
         await asyncio.wait_for(playing, 120)
@@ -143,5 +148,28 @@ async def test_a_game_hosted_on_one_replica_is_listed_with_its_host_by_the_other
     assert sum(r.games for r in listed.replicas) == 1, "one game, published by its host"
     hosted_there = next(g for g in at_host.games if g.game_id == game_id)
     assert hosted_there.host == host and hosted_there.turn >= 0
-    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    assert f"game {game_id} is played on replica {host} on host 127.0.0.1" in (refused.value.details() or "")
+
+
+@pytest.mark.parametrize(
+    ("host", "why"),
+    [
+        ("", "was handed over by its draining replica and no replica plays it yet; retry in a few seconds"),
+        ("r3", "'s replica r3 stopped answering and the game is being taken over by another; retry in a few"),
+        ("r2", "is played on replica r2, whose relay address replica r1 has not read yet; retry in a few"),
+    ],
+)
+async def test_watching_a_game_no_replica_can_stream_yet_says_to_retry(host: str, why: str) -> None:
+    """ "a bot never needs to know there is more than one process": WatchGame on any replica streams any
+    running game of the cluster, relayed from its host; what cannot be streamed yet (a game handed over and
+    not claimed, its host presumed dead, its host's relay address not read yet) is answered
+    FAILED_PRECONDITION with what to do."""
+    lobby = build_lobby(ServerConfig(database_url=""), None)
+    arena = Arena(lobby, None)
+    game = RunningGame("g1", "trio", host, 1, (("ann", "k-ann"),), datetime.now(UTC))
+    view = ClusterView("r1", {"r1": 0, "r2": 1, "r3": 1}, frozenset({"r1", "r2"}), "r1", (game,))
+    arena.cluster = cast(Cluster, SimpleNamespace(view=view, relay=Relay(lobby, "r1", "secret")))
+    with pytest.raises(UnwatchableError) as refused:
+        arena.watch_mailbox("g1")
+    assert why in str(refused.value)
+    assert status_code(refused.value) == grpc.StatusCode.FAILED_PRECONDITION
+    assert arena.watch_mailbox("g2") is None, "no such game running: WatchGame reads its record"

@@ -5,72 +5,29 @@ seats whose bots are connected to another replica than the game's host."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from pathlib import Path
 
 import pytest
+from relay_pair import linked, play, relayed_game
 
 from conquest.cluster.v1 import relay_pb2
 from conquest.v1 import bot_pb2
-from conquest_bots.first_choice import first_choice
 from server.app import build_lobby
-from server.ops.config import ServerConfig, TimeControl, default_queues
+from server.ops.config import ServerConfig
 from server.play import relay_link
-from server.play.relay import Relay, RelayedSeat
-from server.play.replays import DirectoryReplayWriter
-from server.play.runner import GameRunner
-from server.play.seats import RemoteSeat
+from server.play.relay import Relay
 from server.play.session import Session
 from server.play.stream import NO_SEAT, NOT_TAKEN, TAKEN
-from server.records import Identity, practice_identity
-
-
-async def play(relay: Relay, session: Session, over: list[bot_pb2.GameOver]) -> None:
-    """A bot on the relay's replica: the first legal action for every request, until its GameOver."""
-    while (message := await session.outbox.get()) is not None:
-        response = bot_pb2.ConnectResponse.FromString(
-            message if isinstance(message, bytes) else message.SerializeToString()
-        )
-        if response.HasField("decision_request"):
-            request = response.decision_request
-            decision = bot_pb2.Decision(
-                game_id=request.game_id, request_id=request.request_id, action=first_choice(request)
-            )
-            relay.forward(session, decision)
-        elif response.HasField("game_over"):
-            over.append(response.game_over)
-            return
+from server.records import practice_identity
 
 
 async def test_a_relayed_game_survives_its_relay_connection_being_cut_mid_game(tmp_path: Path) -> None:
     """ "a dropped connection leaves the host's relayed seats disconnected (their reconnect grace starts)
     and the bot's replica asks for them back over a new connection (SeatResume)": a game hosted on A with
     both seats' bots connected to B plays on to its end after A's connection with B is cut twice."""
-    config = ServerConfig(database_url="", replay_dir=tmp_path)
-    host, bots = (
-        Relay(build_lobby(config, None), "a", "secret"),
-        Relay(build_lobby(config, None), "b", "secret"),
-    )
-    listening = [await bots.listen(0), await host.listen(0)]
-    host.addresses["b"], bots.addresses["a"] = (
-        f"127.0.0.1:{s.sockets[0].getsockname()[1]}" for s in listening
-    )
-    queue = next(q for q in default_queues() if q.name == "classic-2")
-    queue = dataclasses.replace(queue, rules=dataclasses.replace(queue.rules, turn_cap=30))
-    link = host.link("b")
-    assert link is not None
-    identities = [Identity(f"key{i}", f"bot{i}", False) for i in range(2)]
-    sessions = [Session(identity, capacity=1) for identity in identities]
-    relayed = [RelayedSeat(link, "g1", i, s.session_id, s.identity, False) for i, s in enumerate(sessions)]
-    seats = [
-        RemoteSeat.for_bot(s.identity, seat, TimeControl()) for s, seat in zip(sessions, relayed, strict=True)
-    ]
-    runner = GameRunner("g1", queue, seats, 7, DirectoryReplayWriter(tmp_path / "replays"))
-    host.lobby.runners["g1"] = runner
+    host, bots, listening = await linked(ServerConfig(database_url="", replay_dir=tmp_path))
+    runner, sessions, seats = relayed_game(host, bots, "g1", 30, tmp_path)
     over: list[bot_pb2.GameOver] = []
-    for session, seat in zip(sessions, relayed, strict=True):
-        bots.sessions[session.session_id] = session
-        host.seated(seat, queue.name, False)
     playing = [asyncio.create_task(play(bots, session, over)) for session in sessions]
     game = asyncio.create_task(runner.run())
     try:

@@ -11,7 +11,7 @@ from typing import cast
 import pytest
 
 from conquest.cluster.v1 import relay_pb2
-from conquest.v1 import bot_pb2, game_pb2
+from conquest.v1 import arena_pb2, bot_pb2, game_pb2
 from server.play import relay_wire
 from server.play.relay_link import Link
 
@@ -22,6 +22,11 @@ DECISION = bot_pb2.Decision(
     game_id="9f3a",
     request_id=300,
     action=game_pb2.Action(attack=game_pb2.AttackAction(source=3, target=40)),
+).SerializeToString()
+
+
+WATCHED = arena_pb2.WatchGameResponse(
+    events=bot_pb2.GameEvents(game_id="d4", events=[game_pb2.GameEvent(sequence=41)])
 ).SerializeToString()
 
 
@@ -38,6 +43,36 @@ def test_frames_written_by_hand_are_protobufs_bytes(game_id: str, session_id: st
     )
 
 
+@pytest.mark.parametrize("response", [WATCHED, b"", b"\x01" * 20_000])
+@pytest.mark.parametrize("watch_id", [0, 1, 127, 128, 2**40])
+def test_a_relayed_spectators_frames_round_trip(watch_id: int, response: bytes) -> None:
+    """Issue 20, "a bot never needs to know there is more than one process" (nor does a spectator): the
+    frames of a spectator's stream relayed from the game's host read back as written; the host's messages
+    (``watched``, written by hand, one per message the spectator gets) are protobuf's own bytes, and the
+    WatchGameResponse in them is passed on unchanged."""
+    watched = relay_pb2.RelayFrame(watched=relay_pb2.WatchedMessage(watch_id=watch_id, response=response))
+    assert relay_wire.watched(watch_id, response) == watched.SerializeToString()
+    read = relay_pb2.RelayFrame.FromString(relay_wire.watched(watch_id, response)).watched
+    assert (read.watch_id, read.response) == (watch_id, response)
+    start = relay_pb2.RelayFrame.FromString(relay_wire.watch(watch_id, "d4e5"))
+    assert (start.WhichOneof("message"), start.watch.watch_id, start.watch.game_id) == (
+        "watch",
+        watch_id,
+        "d4e5",
+    )
+    for end, why in [
+        (relay_pb2.WATCH_END_GAME_OVER, ""),
+        (relay_pb2.WATCH_END_NOT_HERE, "it ended here (conquest)"),
+    ]:
+        ended = relay_pb2.RelayFrame.FromString(relay_wire.watch_ended(watch_id, end, why))
+        assert ended.WhichOneof("message") == "watch_ended"
+        assert (ended.watch_ended.watch_id, ended.watch_ended.end, ended.watch_ended.why) == (
+            watch_id,
+            end,
+            why,
+        )
+
+
 def every_kind() -> list[relay_pb2.RelayFrame]:
     return [
         relay_pb2.RelayFrame(
@@ -52,6 +87,11 @@ def every_kind() -> list[relay_pb2.RelayFrame]:
         relay_pb2.RelayFrame(released=relay_pb2.SeatReleased(game_id="b2", session_id="s2")),
         relay_pb2.RelayFrame(
             resume=relay_pb2.SeatResume(game_id="c3", session_id="s3", key="k", live_events=True)
+        ),
+        relay_pb2.RelayFrame(watch=relay_pb2.WatchStart(watch_id=7, game_id="d4")),
+        relay_pb2.RelayFrame(watched=relay_pb2.WatchedMessage(watch_id=7, response=WATCHED)),
+        relay_pb2.RelayFrame(
+            watch_ended=relay_pb2.WatchEnded(watch_id=7, end=relay_pb2.WATCH_END_STOPPED, why="handed_over")
         ),
     ]
 

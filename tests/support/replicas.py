@@ -136,14 +136,37 @@ class Replicas:
                 assert server.stop(timeout=30) == 0, server.log_path.read_text()[-3000:]
 
 
-def play_trio(replicas: Replicas, tokens: dict[str, str], delay_s: float) -> asyncio.Future[list[Any]]:
-    """One "trio" game of the three bots, each connected to its own replica (``NAMES[i]`` to replica i),
-    ``delay_s`` a decision: their clients' runs, gathered."""
+def play_trio(
+    replicas: Replicas,
+    tokens: dict[str, str],
+    delay_s: float,
+    queue: str = "trio",
+    first_delay_s: float = 0.0,
+    on: tuple[int, int, int] = (0, 1, 2),
+) -> asyncio.Future[list[Any]]:
+    """One game of ``queue`` of the three bots, ``NAMES[i]`` connected to replica ``on[i]`` (reconnecting
+    there within half a second), ``delay_s`` a decision (``first_delay_s`` the first): their clients'
+    runs, gathered."""
     clients = [
-        Client(SlowRandom(i, delay_s), replicas.address(i), token=tokens[name], queues=["trio"], games=1)
+        Client(
+            SlowRandom(i, delay_s, first_delay_s),
+            replicas.address(on[i]),
+            token=tokens[name],
+            queues=[queue],
+            games=1,
+            max_backoff_s=0.5,
+        )
         for i, name in enumerate(NAMES)
     ]
     return asyncio.gather(*(c.run() for c in clients))
+
+
+async def kill_and_restart(replicas: Replicas, index: int) -> None:
+    """SIGKILL replica ``index`` (nothing recorded, nothing said) and start another on its address, where
+    its bots reconnect (as a load balancer would send them)."""
+    replicas.servers[index].process.kill()
+    await asyncio.to_thread(replicas.servers[index].process.wait, 10)
+    replicas.servers.append(replicas.start(index, "restarted"))
 
 
 def metric(text: str, name: str) -> float:

@@ -111,7 +111,7 @@
     stream.addEventListener("game_over", (e) => { stream.close(); live && live.over(JSON.parse(e.data)); });
     stream.addEventListener("finished", () => { stream.close(); replay(id); });
     stream.addEventListener("missing", (e) => { stream.close(); view.innerHTML = `<p class="error">${esc(JSON.parse(e.data).error)}</p>`; });
-    stream.addEventListener("elsewhere", (e) => { stream.close(); view.innerHTML = `<p class="error elsewhere">${esc(JSON.parse(e.data).error)}</p>`; });
+    stream.addEventListener("moving", (e) => { stream.close(); view.innerHTML = `<p class="error moving">${esc(JSON.parse(e.data).error)}</p>`; });
   }
 
   async function replay(id) {

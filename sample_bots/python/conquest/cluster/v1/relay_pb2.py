@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63onquest/cluster/v1/relay.proto\x12\x13\x63onquest.cluster.v1\"o\n\x0cRelayRequest\x12.\n\x05hello\x18\x01 \x01(\x0b\x32\x1f.conquest.cluster.v1.RelayHello\x12/\n\x06\x66rames\x18\x02 \x03(\x0b\x32\x1f.conquest.cluster.v1.RelayFrame\"\\\n\rRelayResponse\x12/\n\x06\x66rames\x18\x01 \x03(\x0b\x32\x1f.conquest.cluster.v1.RelayFrame\x12\x1a\n\x12\x63onnection_refused\x18\x02 \x01(\t\"\xde\x02\n\nRelayFrame\x12\x35\n\x08\x61ttached\x18\x02 \x01(\x0b\x32!.conquest.cluster.v1.SeatAttachedH\x00\x12\x38\n\x0cseat_message\x18\x03 \x01(\x0b\x32 .conquest.cluster.v1.SeatMessageH\x00\x12\x35\n\x08\x64\x65\x63ision\x18\x04 \x01(\x0b\x32!.conquest.cluster.v1.SeatDecisionH\x00\x12\x35\n\x08released\x18\x05 \x01(\x0b\x32!.conquest.cluster.v1.SeatReleasedH\x00\x12\x31\n\x06resume\x18\x06 \x01(\x0b\x32\x1f.conquest.cluster.v1.SeatResumeH\x00\x12\x33\n\x07refused\x18\x07 \x01(\x0b\x32 .conquest.cluster.v1.SeatRefusedH\x00\x42\t\n\x07message\"4\n\nRelayHello\x12\x0f\n\x07replica\x18\x01 \x01(\t\x12\x15\n\rcluster_token\x18\x02 \x01(\t\"u\n\x0cSeatAttached\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x12\n\nsession_id\x18\x03 \x01(\t\x12\r\n\x05queue\x18\x04 \x01(\t\x12\x12\n\nleft_queue\x18\x05 \x01(\x08\x12\x0f\n\x07resumed\x18\x06 \x01(\x08\"D\n\x0bSeatMessage\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x10\n\x08response\x18\x03 \x01(\x0c\"E\n\x0cSeatDecision\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x10\n\x08\x64\x65\x63ision\x18\x03 \x01(\x0c\"3\n\x0cSeatReleased\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\"S\n\nSeatResume\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0b\n\x03key\x18\x03 \x01(\t\x12\x13\n\x0blive_events\x18\x04 \x01(\x08\"B\n\x0bSeatRefused\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\tB#\n\x13\x63onquest.cluster.v1B\nRelayProtoP\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63onquest/cluster/v1/relay.proto\x12\x13\x63onquest.cluster.v1\"o\n\x0cRelayRequest\x12.\n\x05hello\x18\x01 \x01(\x0b\x32\x1f.conquest.cluster.v1.RelayHello\x12/\n\x06\x66rames\x18\x02 \x03(\x0b\x32\x1f.conquest.cluster.v1.RelayFrame\"\\\n\rRelayResponse\x12/\n\x06\x66rames\x18\x01 \x03(\x0b\x32\x1f.conquest.cluster.v1.RelayFrame\x12\x1a\n\x12\x63onnection_refused\x18\x02 \x01(\t\"\x80\x04\n\nRelayFrame\x12\x35\n\x08\x61ttached\x18\x02 \x01(\x0b\x32!.conquest.cluster.v1.SeatAttachedH\x00\x12\x38\n\x0cseat_message\x18\x03 \x01(\x0b\x32 .conquest.cluster.v1.SeatMessageH\x00\x12\x35\n\x08\x64\x65\x63ision\x18\x04 \x01(\x0b\x32!.conquest.cluster.v1.SeatDecisionH\x00\x12\x35\n\x08released\x18\x05 \x01(\x0b\x32!.conquest.cluster.v1.SeatReleasedH\x00\x12\x31\n\x06resume\x18\x06 \x01(\x0b\x32\x1f.conquest.cluster.v1.SeatResumeH\x00\x12\x33\n\x07refused\x18\x07 \x01(\x0b\x32 .conquest.cluster.v1.SeatRefusedH\x00\x12\x30\n\x05watch\x18\x08 \x01(\x0b\x32\x1f.conquest.cluster.v1.WatchStartH\x00\x12\x36\n\x07watched\x18\t \x01(\x0b\x32#.conquest.cluster.v1.WatchedMessageH\x00\x12\x36\n\x0bwatch_ended\x18\n \x01(\x0b\x32\x1f.conquest.cluster.v1.WatchEndedH\x00\x42\t\n\x07message\"4\n\nRelayHello\x12\x0f\n\x07replica\x18\x01 \x01(\t\x12\x15\n\rcluster_token\x18\x02 \x01(\t\"u\n\x0cSeatAttached\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x12\n\nsession_id\x18\x03 \x01(\t\x12\r\n\x05queue\x18\x04 \x01(\t\x12\x12\n\nleft_queue\x18\x05 \x01(\x08\x12\x0f\n\x07resumed\x18\x06 \x01(\x08\"D\n\x0bSeatMessage\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x10\n\x08response\x18\x03 \x01(\x0c\"E\n\x0cSeatDecision\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x10\n\x08\x64\x65\x63ision\x18\x03 \x01(\x0c\"3\n\x0cSeatReleased\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\"S\n\nSeatResume\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0b\n\x03key\x18\x03 \x01(\t\x12\x13\n\x0blive_events\x18\x04 \x01(\x08\"B\n\x0bSeatRefused\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"/\n\nWatchStart\x12\x10\n\x08watch_id\x18\x01 \x01(\x04\x12\x0f\n\x07game_id\x18\x02 \x01(\t\"4\n\x0eWatchedMessage\x12\x10\n\x08watch_id\x18\x01 \x01(\x04\x12\x10\n\x08response\x18\x02 \x01(\x0c\"W\n\nWatchEnded\x12\x10\n\x08watch_id\x18\x01 \x01(\x04\x12*\n\x03\x65nd\x18\x02 \x01(\x0e\x32\x1d.conquest.cluster.v1.WatchEnd\x12\x0b\n\x03why\x18\x03 \x01(\t*\x97\x01\n\x08WatchEnd\x12\x19\n\x15WATCH_END_UNSPECIFIED\x10\x00\x12\x17\n\x13WATCH_END_GAME_OVER\x10\x01\x12\x16\n\x12WATCH_END_NOT_HERE\x10\x02\x12\x15\n\x11WATCH_END_STOPPED\x10\x03\x12\x14\n\x10WATCH_END_UNREAD\x10\x04\x12\x12\n\x0eWATCH_END_LEFT\x10\x05\x42#\n\x13\x63onquest.cluster.v1B\nRelayProtoP\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,24 +32,32 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'conquest.cluster.v1.relay_p
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\023conquest.cluster.v1B\nRelayProtoP\001'
+  _globals['_WATCHEND']._serialized_start=1491
+  _globals['_WATCHEND']._serialized_end=1642
   _globals['_RELAYREQUEST']._serialized_start=56
   _globals['_RELAYREQUEST']._serialized_end=167
   _globals['_RELAYRESPONSE']._serialized_start=169
   _globals['_RELAYRESPONSE']._serialized_end=261
   _globals['_RELAYFRAME']._serialized_start=264
-  _globals['_RELAYFRAME']._serialized_end=614
-  _globals['_RELAYHELLO']._serialized_start=616
-  _globals['_RELAYHELLO']._serialized_end=668
-  _globals['_SEATATTACHED']._serialized_start=670
-  _globals['_SEATATTACHED']._serialized_end=787
-  _globals['_SEATMESSAGE']._serialized_start=789
-  _globals['_SEATMESSAGE']._serialized_end=857
-  _globals['_SEATDECISION']._serialized_start=859
-  _globals['_SEATDECISION']._serialized_end=928
-  _globals['_SEATRELEASED']._serialized_start=930
-  _globals['_SEATRELEASED']._serialized_end=981
-  _globals['_SEATRESUME']._serialized_start=983
-  _globals['_SEATRESUME']._serialized_end=1066
-  _globals['_SEATREFUSED']._serialized_start=1068
-  _globals['_SEATREFUSED']._serialized_end=1134
+  _globals['_RELAYFRAME']._serialized_end=776
+  _globals['_RELAYHELLO']._serialized_start=778
+  _globals['_RELAYHELLO']._serialized_end=830
+  _globals['_SEATATTACHED']._serialized_start=832
+  _globals['_SEATATTACHED']._serialized_end=949
+  _globals['_SEATMESSAGE']._serialized_start=951
+  _globals['_SEATMESSAGE']._serialized_end=1019
+  _globals['_SEATDECISION']._serialized_start=1021
+  _globals['_SEATDECISION']._serialized_end=1090
+  _globals['_SEATRELEASED']._serialized_start=1092
+  _globals['_SEATRELEASED']._serialized_end=1143
+  _globals['_SEATRESUME']._serialized_start=1145
+  _globals['_SEATRESUME']._serialized_end=1228
+  _globals['_SEATREFUSED']._serialized_start=1230
+  _globals['_SEATREFUSED']._serialized_end=1296
+  _globals['_WATCHSTART']._serialized_start=1298
+  _globals['_WATCHSTART']._serialized_end=1345
+  _globals['_WATCHEDMESSAGE']._serialized_start=1347
+  _globals['_WATCHEDMESSAGE']._serialized_end=1399
+  _globals['_WATCHENDED']._serialized_start=1401
+  _globals['_WATCHENDED']._serialized_end=1488
 # @@protoc_insertion_point(module_scope)

@@ -16,6 +16,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -26,6 +27,42 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _WatchEnd:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _WatchEndEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_WatchEnd.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    WATCH_END_UNSPECIFIED: _WatchEnd.ValueType  # 0
+    """Not sent."""
+    WATCH_END_GAME_OVER: _WatchEnd.ValueType  # 1
+    """Host: the game ended; its GameOver was the stream's last WatchedMessage."""
+    WATCH_END_NOT_HERE: _WatchEnd.ValueType  # 2
+    """Host: the game is not played on this replica (it ended, or another replica plays it now)."""
+    WATCH_END_STOPPED: _WatchEnd.ValueType  # 3
+    """Host: the game stopped here without a GameOver (handed over by a draining replica, taken over)."""
+    WATCH_END_UNREAD: _WatchEnd.ValueType  # 4
+    """Host: the stream fell server.send_queue_limit messages behind on the host and was dropped."""
+    WATCH_END_LEFT: _WatchEnd.ValueType  # 5
+    """Spectator's replica: the spectator left (or fell behind there and was dropped): stop sending."""
+
+class WatchEnd(_WatchEnd, metaclass=_WatchEndEnumTypeWrapper):
+    """How a relayed spectator's stream ended."""
+
+WATCH_END_UNSPECIFIED: WatchEnd.ValueType  # 0
+"""Not sent."""
+WATCH_END_GAME_OVER: WatchEnd.ValueType  # 1
+"""Host: the game ended; its GameOver was the stream's last WatchedMessage."""
+WATCH_END_NOT_HERE: WatchEnd.ValueType  # 2
+"""Host: the game is not played on this replica (it ended, or another replica plays it now)."""
+WATCH_END_STOPPED: WatchEnd.ValueType  # 3
+"""Host: the game stopped here without a GameOver (handed over by a draining replica, taken over)."""
+WATCH_END_UNREAD: WatchEnd.ValueType  # 4
+"""Host: the stream fell server.send_queue_limit messages behind on the host and was dropped."""
+WATCH_END_LEFT: WatchEnd.ValueType  # 5
+"""Spectator's replica: the spectator left (or fell behind there and was dropped): stop sending."""
+Global___WatchEnd: _TypeAlias = WatchEnd  # noqa: Y015
 
 @_typing.final
 class RelayRequest(_message.Message):
@@ -103,6 +140,9 @@ class RelayFrame(_message.Message):
     RELEASED_FIELD_NUMBER: _builtins.int
     RESUME_FIELD_NUMBER: _builtins.int
     REFUSED_FIELD_NUMBER: _builtins.int
+    WATCH_FIELD_NUMBER: _builtins.int
+    WATCHED_FIELD_NUMBER: _builtins.int
+    WATCH_ENDED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def attached(self) -> Global___SeatAttached:
         """Host to the bot's replica: the bot's session now holds a seat of a game hosted there."""
@@ -127,6 +167,22 @@ class RelayFrame(_message.Message):
     def refused(self) -> Global___SeatRefused:
         """Host to the bot's replica: a SeatResume it cannot honour (the game ended, or the seat forfeited)."""
 
+    @_builtins.property
+    def watch(self) -> Global___WatchStart:
+        """A spectator's replica to the game's host: stream this game to it (WatchGame on a replica that does
+        not host the game).
+        """
+
+    @_builtins.property
+    def watched(self) -> Global___WatchedMessage:
+        """Host to the spectator's replica: one message of a relayed spectator's stream, to pass on unchanged."""
+
+    @_builtins.property
+    def watch_ended(self) -> Global___WatchEnded:
+        """Either way: a relayed spectator's stream ended (from the host: why; from the spectator's replica:
+        WATCH_END_LEFT, the spectator left or was dropped there).
+        """
+
     def __init__(
         self,
         *,
@@ -136,12 +192,15 @@ class RelayFrame(_message.Message):
         released: Global___SeatReleased | None = ...,
         resume: Global___SeatResume | None = ...,
         refused: Global___SeatRefused | None = ...,
+        watch: Global___WatchStart | None = ...,
+        watched: Global___WatchedMessage | None = ...,
+        watch_ended: Global___WatchEnded | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["attached", b"attached", "decision", b"decision", "message", b"message", "refused", b"refused", "released", b"released", "resume", b"resume", "seat_message", b"seat_message"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["attached", b"attached", "decision", b"decision", "message", b"message", "refused", b"refused", "released", b"released", "resume", b"resume", "seat_message", b"seat_message", "watch", b"watch", "watch_ended", b"watch_ended", "watched", b"watched"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attached", b"attached", "decision", b"decision", "message", b"message", "refused", b"refused", "released", b"released", "resume", b"resume", "seat_message", b"seat_message"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attached", b"attached", "decision", b"decision", "message", b"message", "refused", b"refused", "released", b"released", "resume", b"resume", "seat_message", b"seat_message", "watch", b"watch", "watch_ended", b"watch_ended", "watched", b"watched"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["attached", "seat_message", "decision", "released", "resume", "refused"]  # noqa: Y015
+    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["attached", "seat_message", "decision", "released", "resume", "refused", "watch", "watched", "watch_ended"]  # noqa: Y015
     _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
 
@@ -364,3 +423,89 @@ class SeatRefused(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SeatRefused: _TypeAlias = SeatRefused  # noqa: Y015
+
+@_typing.final
+class WatchStart(_message.Message):
+    """A spectator on the sending replica asks the host for a game's stream (as WatchGame there would give it)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WATCH_ID_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    watch_id: _builtins.int
+    """The stream's id, chosen by the sending replica (unique among its streams, from 1); the host's
+    WatchedMessage and WatchEnded frames for it carry it back.
+    """
+    game_id: _builtins.str
+    """The game's id (hex)."""
+    def __init__(
+        self,
+        *,
+        watch_id: _builtins.int = ...,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "watch_id", b"watch_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchStart: _TypeAlias = WatchStart  # noqa: Y015
+
+@_typing.final
+class WatchedMessage(_message.Message):
+    """One message for a relayed spectator."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WATCH_ID_FIELD_NUMBER: _builtins.int
+    RESPONSE_FIELD_NUMBER: _builtins.int
+    watch_id: _builtins.int
+    """The stream's id (WatchStart.watch_id)."""
+    response: _builtins.bytes
+    """A serialized conquest.v1.WatchGameResponse, built by the host as for its own spectators (bytes)."""
+    def __init__(
+        self,
+        *,
+        watch_id: _builtins.int = ...,
+        response: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["response", b"response", "watch_id", b"watch_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchedMessage: _TypeAlias = WatchedMessage  # noqa: Y015
+
+@_typing.final
+class WatchEnded(_message.Message):
+    """A relayed spectator's stream ended."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WATCH_ID_FIELD_NUMBER: _builtins.int
+    END_FIELD_NUMBER: _builtins.int
+    WHY_FIELD_NUMBER: _builtins.int
+    watch_id: _builtins.int
+    """The stream's id (WatchStart.watch_id)."""
+    end: Global___WatchEnd.ValueType
+    """How it ended."""
+    why: _builtins.str
+    """Why, in words for the spectator's replica's message (plain text; empty for WATCH_END_GAME_OVER and
+    WATCH_END_LEFT).
+    """
+    def __init__(
+        self,
+        *,
+        watch_id: _builtins.int = ...,
+        end: Global___WatchEnd.ValueType = ...,
+        why: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["end", b"end", "watch_id", b"watch_id", "why", b"why"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchEnded: _TypeAlias = WatchEnded  # noqa: Y015
