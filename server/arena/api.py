@@ -21,7 +21,7 @@ from server.play.mailbox import Overflowed
 from server.play.runner import GameRunner
 from server.play.runner_2210 import AnyRunner
 from server.play.spectators import Spectator
-from server.records import shown
+from server.records import ClusterCounts, shown
 from server.storage import AdminTokenError, AuthError, InvalidInputError, NotFoundError, Store
 
 
@@ -169,6 +169,7 @@ class Arena(Ledger):
             for r in self.lobby.runners.values()
         ]
         replicas: list[arena_pb2.ClusterReplica] = []
+        totals = None
         if view is not None:
             games += [
                 arena_pb2.LiveGame(
@@ -185,13 +186,18 @@ class Arena(Ledger):
             ]
             replicas = [
                 arena_pb2.ClusterReplica(
-                    id=r, games=n, alive=r in view.alive, lease_holder=r == view.lease_holder
+                    id=r,
+                    games=n,
+                    alive=r in view.alive,
+                    lease_holder=r == view.lease_holder,
+                    counts=_counts(view.counts.get(r, ClusterCounts())),
                 )
                 for r, n in sorted(view.replicas.items())
             ]
+            totals = _counts(view.totals)
         games = [g for g in games if not queue or g.queue == queue]
         games.sort(key=lambda g: (g.started_at_ms, g.game_id))
-        return arena_pb2.ListLiveGamesResponse(games=games, replica=here, replicas=replicas)
+        return arena_pb2.ListLiveGamesResponse(games=games, replica=here, replicas=replicas, totals=totals)
 
     def played_elsewhere(self, game_id: str) -> str:
         """Why WatchGame cannot stream ``game_id`` here: another replica of the cluster plays it (""
@@ -265,3 +271,12 @@ def _check_bot_token(store: Store, token: str, bots: Sequence[str]) -> str:
             "'authorization: Bearer <token>'"
         )
     return bot.name
+
+
+def _counts(counts: ClusterCounts) -> arena_pb2.ClusterCounts:
+    return arena_pb2.ClusterCounts(
+        games_handed_over=counts.games_handed_over,
+        games_taken_over=counts.games_taken_over,
+        relayed_decisions_played=counts.relayed_decisions_played,
+        relayed_decisions_sent=counts.relayed_decisions_sent,
+    )
