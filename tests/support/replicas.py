@@ -8,9 +8,11 @@ import os
 import re
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 from serve_process import Serve, free_port
 
@@ -216,3 +218,18 @@ async def listed_with_host(
         if seen or time.monotonic() > deadline:
             return listed
         await asyncio.sleep(0.1)
+
+
+async def counted(
+    address: str, enough: Callable[[arena_pb2.ListLiveGamesResponse], bool], timeout: float
+) -> arena_pb2.ListLiveGamesResponse:
+    """ListLiveGames of the replica at ``address`` once ``enough`` of it (the counts reach the registry
+    at each replica's next heartbeat, and this replica's view at its own), or at ``timeout``."""
+    deadline = time.monotonic() + timeout
+    async with grpc.aio.insecure_channel(address) as channel:
+        arena = arena_pb2_grpc.ArenaServiceStub(channel)
+        while True:
+            listed = await arena.ListLiveGames(arena_pb2.ListLiveGamesRequest())
+            if enough(listed) or time.monotonic() > deadline:
+                return listed
+            await asyncio.sleep(0.1)
