@@ -18,18 +18,17 @@ from playwright.async_api import Browser
 from replicas import (
     ADMIN,
     Replicas,
-    SlowRandom,
     counted,
     hosted,
     lease_holder,
     listed_with_host,
+    play_once,
     play_trio,
     postgresql_only,
     register,
 )
 
 from conquest.v1 import arena_pb2_grpc
-from conquest_sdk import Client
 from server.arena.ledger import Ledger
 from server.storage import Store
 from server.web.dashboard import start_dashboard
@@ -111,18 +110,7 @@ async def test_after_a_drain_the_dashboard_shows_the_games_handed_over_and_relay
     try:
         ids = await replicas.serving()
         where = (0, 0, 0, 0, 0, 1)  # any three of them: most seats on replica 0, which hosts their game
-        clients = [
-            Client(
-                SlowRandom(i, 0.015),
-                replicas.address(r),
-                token=tokens[n],
-                queues=["trio"],
-                games=1,
-                max_backoff_s=0.5,
-            )
-            for i, (n, r) in enumerate(zip(names, where, strict=True))
-        ]
-        playing = asyncio.gather(*(c.run() for c in clients))
+        playing = play_once(replicas, tokens, where, 0.015)
         await _hosting(db_url, ids[0], games=2, actions=20, timeout=60)
         assert replicas.servers[0].stop(timeout=60) == 0, "drained"
         replicas.servers.append(replicas.start(0, "restarted"))  # where its bots reconnect

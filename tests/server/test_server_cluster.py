@@ -24,6 +24,7 @@ from replicas import (
     hosted,
     lease_holder,
     metric,
+    play_once,
     postgresql_only,
     records_of_log,
     register,
@@ -118,18 +119,7 @@ async def test_a_killed_host_s_game_with_relayed_seats_finishes_on_another_repli
     replicas = Replicas(tmp_path, db_url, 3, turn_cap=25)
     try:
         ids = await replicas.serving()
-        clients = [
-            Client(
-                SlowRandom(i, 0.015),
-                replicas.address(i),
-                token=tokens[n],
-                queues=["trio"],
-                games=1,
-                max_backoff_s=0.5,
-            )
-            for i, n in enumerate(NAMES)
-        ]
-        playing = asyncio.gather(*(c.run() for c in clients))
+        playing = play_once(replicas, tokens, range(3), 0.015)
         game_id, host = await hosted(db_url, actions=40, timeout=60)
         killed = ids.index(host)
         replicas.servers[killed].process.kill()  # SIGKILL mid-game: nothing recorded, nothing said

@@ -8,7 +8,7 @@ import os
 import re
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +144,25 @@ def play_trio(replicas: Replicas, tokens: dict[str, str], delay_s: float) -> asy
     clients = [
         Client(SlowRandom(i, delay_s), replicas.address(i), token=tokens[name], queues=["trio"], games=1)
         for i, name in enumerate(NAMES)
+    ]
+    return asyncio.gather(*(c.run() for c in clients))
+
+
+def play_once(
+    replicas: Replicas, tokens: dict[str, str], where: Sequence[int], delay_s: float
+) -> asyncio.Future[list[Any]]:
+    """One "trio" game for each bot of ``tokens`` (in order), the i-th connected to replica ``where[i]``,
+    ``delay_s`` a decision, reconnecting within half a second: their clients' runs, gathered."""
+    clients = [
+        Client(
+            SlowRandom(i, delay_s),
+            replicas.address(r),
+            token=tokens[n],
+            queues=["trio"],
+            games=1,
+            max_backoff_s=0.5,
+        )
+        for i, (n, r) in enumerate(zip(tokens, where, strict=True))
     ]
     return asyncio.gather(*(c.run() for c in clients))
 
