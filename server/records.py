@@ -339,6 +339,30 @@ class RunningGame:
 
 
 @dataclass(frozen=True, slots=True)
+class ClusterCounts:
+    """What replicas did for one another: one replica's counts over its process's lifetime (written with
+    each of its heartbeats, as absolute values), or the cluster's totals since its database was created."""
+
+    games_handed_over: int = 0
+    """Games a draining replica handed to the others (``server.play.drain``)."""
+    games_taken_over: int = 0
+    """Games a replica claimed and played on: from a replica presumed dead, or handed over by a draining
+    one (so a drained game counts here too, once taken)."""
+    relayed_decisions_played: int = 0
+    """Decisions of bots connected to another replica, played on games this replica hosts."""
+    relayed_decisions_sent: int = 0
+    """Decisions of bots connected to this replica, sent to games another replica hosts."""
+
+    def __add__(self, other: ClusterCounts) -> ClusterCounts:
+        return ClusterCounts(
+            self.games_handed_over + other.games_handed_over,
+            self.games_taken_over + other.games_taken_over,
+            self.relayed_decisions_played + other.relayed_decisions_played,
+            self.relayed_decisions_sent + other.relayed_decisions_sent,
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class QueueCount:
     """The bots of one replica waiting in one queue: members, and those of them with a free game slot."""
 

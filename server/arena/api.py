@@ -23,7 +23,7 @@ from server.play.lobby import Lobby
 from server.play.relay_watch import RelayedWatch
 from server.play.runner import GameRunner
 from server.play.spectators import Spectator
-from server.records import HANDED_OVER, shown
+from server.records import HANDED_OVER, ClusterCounts, shown
 from server.storage import AdminTokenError, AuthError, InvalidInputError, NotFoundError, StorageError, Store
 
 
@@ -171,6 +171,7 @@ class Arena(Ledger):
             for r in self.lobby.runners.values()
         ]
         replicas: list[arena_pb2.ClusterReplica] = []
+        totals = None
         if view is not None:
             games += [
                 arena_pb2.LiveGame(
@@ -187,13 +188,18 @@ class Arena(Ledger):
             ]
             replicas = [
                 arena_pb2.ClusterReplica(
-                    id=r, games=n, alive=r in view.alive, lease_holder=r == view.lease_holder
+                    id=r,
+                    games=n,
+                    alive=r in view.alive,
+                    lease_holder=r == view.lease_holder,
+                    counts=_counts(view.counts.get(r, ClusterCounts())),
                 )
                 for r, n in sorted(view.replicas.items())
             ]
+            totals = _counts(view.totals)
         games = [g for g in games if not queue or g.queue == queue]
         games.sort(key=lambda g: (g.started_at_ms, g.game_id))
-        return arena_pb2.ListLiveGamesResponse(games=games, replica=here, replicas=replicas)
+        return arena_pb2.ListLiveGamesResponse(games=games, replica=here, replicas=replicas, totals=totals)
 
     def watch_mailbox(self, game_id: str) -> Watching | None:
         """A new spectator's stream of a game in progress (``unwatch`` it when done): here, or with
@@ -307,3 +313,12 @@ def _check_bot_token(store: Store, token: str, bots: Sequence[str]) -> str:
             "'authorization: Bearer <token>'"
         )
     return bot.name
+
+
+def _counts(counts: ClusterCounts) -> arena_pb2.ClusterCounts:
+    return arena_pb2.ClusterCounts(
+        games_handed_over=counts.games_handed_over,
+        games_taken_over=counts.games_taken_over,
+        relayed_decisions_played=counts.relayed_decisions_played,
+        relayed_decisions_sent=counts.relayed_decisions_sent,
+    )

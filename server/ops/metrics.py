@@ -26,7 +26,7 @@ from prometheus_client.core import HistogramMetricFamily
 from prometheus_client.utils import floatToGoString
 
 from server.ops.histogram import Buckets
-from server.records import ROUND_TRIP_BUCKETS
+from server.records import ROUND_TRIP_BUCKETS, ClusterCounts
 
 # The `_created` timestamp series double the series count and no dashboard reads them.
 disable_created_metrics()  # type: ignore[no-untyped-call]  # untyped in prometheus-client
@@ -171,6 +171,12 @@ class Metrics:
             ["side"],
             registry=r,
         )
+        self.relayed_decisions_sent = Counter(
+            "conquest_relayed_decisions_sent_total",
+            "Decisions of bots connected here, sent through the relay to games another replica hosts "
+            "(server.cluster).",
+            registry=r,
+        )
         self.games_hosted = Gauge(
             "conquest_games_hosted",
             "Games running on this replica, as of its last heartbeat (server.cluster; 0 without it).",
@@ -217,7 +223,23 @@ class Metrics:
         http_server, _ = start_http_server(port, addr=address, registry=self.registry)
         return http_server
 
+    def cluster_counts(self) -> ClusterCounts:
+        """This process's counts of what it did for the other replicas, which its heartbeat writes into
+        the replica registry (where they outlive the process: docs/metrics.md, "The cluster's totals")."""
+        return ClusterCounts(
+            _count(self.games_handed_over),
+            _count(self.games_taken_over),
+            _count(self.relayed_decisions),
+            _count(self.relayed_decisions_sent),
+        )
+
     def names(self) -> list[str]:
         """Every metric name as ``/metrics`` exposes it, counters with their ``_total`` (for tests and the
         dashboard check)."""
         return sorted(m.name + "_total" if m.type == "counter" else m.name for m in self.registry.collect())
+
+
+def _count(counter: Counter) -> int:
+    """The value of a counter without labels, read through its public ``collect``."""
+    (family,) = counter.collect()
+    return int(next(s.value for s in family.samples if s.name.endswith("_total")))

@@ -255,6 +255,7 @@ class Cluster:
         running = await asyncio.to_thread(self.store.running_games)
         waiting = await asyncio.to_thread(self.store.waiting_counts)
         self.bots_connected = await asyncio.to_thread(self.store.connected_bots)
+        counts, totals = await asyncio.to_thread(self.store.cluster_counts)
         dead = self.presumed_dead()
         self.relay.addresses = {r: address for r, (address, _) in replicas.items() if r != self.replica}
         alive = self.alive() | {self.replica}
@@ -262,7 +263,16 @@ class Cluster:
         await self._lease()
         holder = self.replica if self.term else (self._lease_seen or ("",))[0]
         hosted = {r: games for r, (_, games) in replicas.items()}
-        self.view = ClusterView(self.replica, hosted, frozenset(alive), holder, tuple(running), waiting)
+        self.view = ClusterView(
+            self.replica,
+            hosted,
+            frozenset(alive),
+            holder,
+            tuple(running),
+            waiting,
+            {r: c for r, c in counts.items() if r in hosted},
+            totals,
+        )
         self.games_by_bot = self.view.games_by_bot()
         if self.term:
             await asyncio.to_thread(self.store.forget_replicas, dead & set(replicas))

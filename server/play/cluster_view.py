@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from server.records import QueueCount, RunningGame
+from server.records import ClusterCounts, QueueCount, RunningGame
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,10 @@ class ClusterView:
     """Every game in the action log, oldest first."""
     waiting: dict[tuple[str, str], QueueCount] = field(default_factory=dict)
     """By (replica, queue): that replica's bots waiting in the queue."""
+    counts: dict[str, ClusterCounts] = field(default_factory=dict)
+    """Each replica's counts over its process's lifetime, as of its last heartbeat (of ``replicas``)."""
+    totals: ClusterCounts = field(default_factory=ClusterCounts)
+    """The cluster's counts since its database was created: every replica's, those gone included."""
 
     def waiting_elsewhere(self, queue: str) -> QueueCount:
         """The bots waiting in ``queue`` on the other live replicas."""

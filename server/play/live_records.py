@@ -44,7 +44,7 @@ from server.play.replays import GameRecord
 from server.play.results import aborted_result, seat_outcome
 from server.play.runner_2210 import AnyRunner
 from server.play.seats import HOUSE_POLICIES, RemoteSeat
-from server.records import ActionBatch, DatabaseUnavailable, Heartbeat, LiveGame, LiveSeat
+from server.records import ActionBatch, ClusterCounts, DatabaseUnavailable, Heartbeat, LiveGame, LiveSeat
 
 log = structlog.get_logger("conquest.recorder")
 
@@ -100,12 +100,15 @@ class LiveRecords:
         replica: str,
         on_unavailable: Callable[[DatabaseUnavailable], None],
         on_handed_over: Callable[[str], None],
+        counts: Callable[[], ClusterCounts],
     ) -> None:
         self.directory = directory
         self.action_log = action_log
         self.replica = replica
         self.on_unavailable = on_unavailable
         self.on_handed_over = on_handed_over
+        self.counts = counts
+        """This process's ``ClusterCounts`` so far, which each heartbeat writes."""
         self._live: dict[str, _Live] = {}
         self._state = threading.Lock()
         """Guards ``_live`` (worker threads and the event loop share it)."""
@@ -195,7 +198,9 @@ class LiveRecords:
                     live.unsent.append(ActionBatch(runner.game_id, live.epoch, first, len(actions), encoded))
                 sending.extend((live, batch) for batch in live.unsent)
             try:
-                heartbeat = self.action_log.beat(self.replica, [batch for _, batch in sending], leaving)
+                heartbeat = self.action_log.beat(
+                    self.replica, [batch for _, batch in sending], leaving, self.counts()
+                )
             except DatabaseUnavailable as down:
                 self.on_unavailable(down)
                 raise

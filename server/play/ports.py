@@ -14,6 +14,7 @@ from engine.r2210.replay import Replay2210
 from engine.replay import Replay
 from server.records import (
     ActionBatch,
+    ClusterCounts,
     GameResult,
     Heartbeat,
     Identity,
@@ -80,8 +81,15 @@ class ActionLog(Protocol):
     a game carries the writer's epoch and is refused once another server has taken the game over; every
     method raises ``DatabaseUnavailable`` when the database did not answer (and then wrote nothing)."""
 
-    def beat(self, replica: str, batches: Sequence[ActionBatch], leaving: bool = False) -> Heartbeat:
-        """In ONE transaction: replica ``replica``'s heartbeat, ``batches`` logged in order (a batch
+    def beat(
+        self,
+        replica: str,
+        batches: Sequence[ActionBatch],
+        leaving: bool = False,
+        counts: ClusterCounts | None = None,
+    ) -> Heartbeat:
+        """In ONE transaction: replica ``replica``'s heartbeat with its process's ``counts`` so far
+        (absolute values: a beat tried again counts once), ``batches`` logged in order (a batch
         carrying its game's record opens the game, hosted by ``replica``), and what the registry holds
         now (a starting game's record goes ahead of its actions, by ``open_games``, and comes here only
         when that did not reach the database). A batch whose game was taken over or is no longer live
@@ -90,7 +98,8 @@ class ActionLog(Protocol):
         transaction whose commit was not seen) is not written twice. ``leaving`` (a draining replica's
         last beat): then every game ``replica`` hosts is released, its host gone and its epoch one up (its
         writes from now on are refused, and any other replica claims it at its next heartbeat), named in
-        ``Heartbeat.released``, and ``replica`` leaves the registry."""
+        ``Heartbeat.released``, and ``replica`` leaves the registry, its counts (those games counted as
+        handed over) added to the cluster's totals."""
         ...
 
     def open_games(self, replica: str, batches: Sequence[ActionBatch]) -> dict[str, str]:
@@ -99,8 +108,9 @@ class ActionLog(Protocol):
         whose batches were refused (another server holds them), each with the reason."""
         ...
 
-    def leave(self, replica: str) -> None:
-        """Replica ``replica`` stopped cleanly."""
+    def leave(self, replica: str, counts: ClusterCounts) -> None:
+        """Replica ``replica`` stopped cleanly: it leaves the registry, its process's last ``counts`` added
+        to the cluster's totals (once: nothing when its last beat took it out already)."""
         ...
 
     def claim_game(
@@ -126,6 +136,11 @@ class SharedQueues(Protocol):
 
     def cluster_replicas(self) -> dict[str, tuple[str, int]]:
         """Each replica's relay address and hosted games."""
+        ...
+
+    def cluster_counts(self) -> tuple[dict[str, ClusterCounts], ClusterCounts]:
+        """Each registered replica's counts as of its last heartbeat, and the cluster's totals since the
+        database was created."""
         ...
 
     def forget_replicas(self, replicas: set[str]) -> None:

@@ -80,10 +80,12 @@ class Recorder:
         """Where running games are kept instead of ``.live`` files (``server.takeover``), as replica
         ``replica``: another server can then take them over."""
         self.replica = replica
-        self.live = LiveRecords(directory, action_log, replica, self._went_down, self._handed_over)
+        self.metrics = metrics or Metrics()
+        self.live = LiveRecords(
+            directory, action_log, replica, self._went_down, self._handed_over, self.metrics.cluster_counts
+        )
         self.files = DirectoryReplayWriter(directory)
         self.database = database
-        self.metrics = metrics or Metrics()
         self.up = True
         """False from a write the database did not take until a retried one it did."""
         self._pending: dict[str, None] = {}

@@ -311,6 +311,7 @@ class Relay:
         link.send(
             relay_wire.seat_decision(decision.game_id, session.session_id, decision.SerializeToString())
         )
+        self.lobby.metrics.relayed_decisions_sent.inc()
         if self.asked.get(key, 0) > 0:  # at most one answer counted per request sent
             self.asked[key] -= 1
             return TAKEN

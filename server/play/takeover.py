@@ -181,7 +181,7 @@ class Takeover:
     def stop(self) -> None:
         """The server stopped cleanly (its games are over): it leaves the registry."""
         try:
-            self.action_log.leave(self.replica)
+            self.action_log.leave(self.replica, self.lobby.metrics.cluster_counts())
         except DatabaseUnavailable as down:
             log.warning("replica_not_removed", replica=self.replica, error=str(down))
 

@@ -10,21 +10,33 @@ writes (actions, and its result: ``GameStore.record_game``'s ``epoch``) are refu
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import asdict, fields
 from typing import Any, cast
 
 from sqlalchemy import Connection, CursorResult, Executable, Table, bindparam, delete, insert, select, update
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
-from server.records import ActionBatch, DatabaseUnavailable, GameHandedOver, Heartbeat, LiveGame, LiveSeat
+from server.records import (
+    ActionBatch,
+    ClusterCounts,
+    DatabaseUnavailable,
+    GameHandedOver,
+    Heartbeat,
+    LiveGame,
+    LiveSeat,
+)
 from server.storage.database import Database, T, utc_now
-from server.storage.models import LiveActionsRow, LiveGameRow, ReplicaRow
+from server.storage.models import ClusterTotalsRow, LiveActionsRow, LiveGameRow, ReplicaRow
 
 LIVE_GAMES = cast(Table, LiveGameRow.__table__)
 LIVE_ACTIONS = cast(Table, LiveActionsRow.__table__)
 REPLICAS = cast(Table, ReplicaRow.__table__)
+TOTALS = cast(Table, ClusterTotalsRow.__table__)
 """The tables the heartbeat writes, reached through SQLAlchemy Core: once a second per replica, for all
 its games at once, without the ORM's unit of work."""
+COUNTS = tuple(f.name for f in fields(ClusterCounts))
+"""The ``ClusterCounts`` columns of ``replicas`` and ``cluster_totals``."""
 RELEASED = ""
 """The host of a game its draining replica handed over: no replica, so any claims it at its next beat."""
 
@@ -32,8 +44,16 @@ RELEASED = ""
 class LiveStore(Database):
     """Running games and the replicas that play them."""
 
-    def beat(self, replica: str, batches: Sequence[ActionBatch], leaving: bool = False) -> Heartbeat:
-        """In ONE transaction: one more heartbeat of ``replica`` (its row is made at its first), each of
+    def beat(
+        self,
+        replica: str,
+        batches: Sequence[ActionBatch],
+        leaving: bool = False,
+        counts: ClusterCounts | None = None,
+    ) -> Heartbeat:
+        """In ONE transaction: one more heartbeat of ``replica`` (its row is made at its first), with its
+        process's ``counts`` so far (absolute values, so a beat tried again counts once; None: its row's
+        are kept), each of
         ``batches`` logged in order, and the registry read back. A batch carrying its game's record opens
         the game, hosted by ``replica``. A batch is refused, writing nothing, when its game is not live at
         its epoch with its ``first`` actions logged (another server took the game over, or it ended
@@ -42,7 +62,8 @@ class LiveStore(Database):
         batch whose actions are logged already (a transaction whose commit was not seen) is not written
         again. ``leaving``: then each game ``replica`` hosts is released (its host ``RELEASED``, its epoch
         one up: the leaving replica's writes are refused from now on, and the others claim it at once,
-        as a game whose host is not registered) and ``replica``'s row goes. A batch of no actions
+        as a game whose host is not registered) and ``replica``'s row goes, its counts (the games it
+        released counted as handed over) added to the cluster's totals. A batch of no actions
         (``count`` 0, its record alone: ``open_games``'s, sent again) opens its game with none logged.
 
         Raises: DatabaseUnavailable (nothing was written).
@@ -51,13 +72,14 @@ class LiveStore(Database):
         def beat(session: Session) -> Heartbeat:
             connection = session.connection()
             now = utc_now()
+            written = asdict(counts) if counts is not None else {}
             counted = connection.execute(
                 update(REPLICAS)
                 .where(REPLICAS.c.id == replica)
-                .values(beats=REPLICAS.c.beats + 1, beat_at=now)
+                .values(beats=REPLICAS.c.beats + 1, beat_at=now, **written)
             )
             if counted.rowcount == 0:
-                connection.execute(insert(REPLICAS).values(id=replica, beats=1, beat_at=now))
+                connection.execute(insert(REPLICAS).values(id=replica, beats=1, beat_at=now, **written))
             refused = _log(connection, replica, batches) if batches else {}
             released: tuple[str, ...] = ()
             if leaving:
@@ -69,7 +91,7 @@ class LiveStore(Database):
                         .returning(LIVE_GAMES.c.id)
                     ).scalars()
                 )
-                connection.execute(delete(REPLICAS).where(REPLICAS.c.id == replica))
+                _leave(connection, replica, counts, len(released))
             beats = {r.id: r.beats for r in connection.execute(select(REPLICAS.c.id, REPLICAS.c.beats))}
             return Heartbeat(beats, _live_games(connection, other_than=replica), refused, released)
 
@@ -88,12 +110,34 @@ class LiveStore(Database):
             f"did not open replica {replica!r}'s starting games",
         )
 
-    def leave(self, replica: str) -> None:
-        """Replica ``replica`` stopped cleanly (its games are over): its row goes."""
+    def leave(self, replica: str, counts: ClusterCounts) -> None:
+        """Replica ``replica`` stopped cleanly (its games are over): its row goes, its process's last
+        ``counts`` added to the cluster's totals in the same transaction (nothing, when its row went
+        already: a drained replica's last beat took it)."""
         self._live_write(
-            lambda session: session.execute(delete(ReplicaRow).where(ReplicaRow.id == replica)),
+            lambda session: _leave(session.connection(), replica, counts),
             f"did not remove replica {replica!r}",
         )
+
+    def cluster_counts(self) -> tuple[dict[str, ClusterCounts], ClusterCounts]:
+        """Each registered replica's counts, as of its last heartbeat, and the cluster's totals since the
+        database was created: those of the replicas that left, and those of every registered one (presumed
+        dead ones included, whose rows stay).
+
+        Raises: DatabaseUnavailable.
+        """
+
+        def read(session: Session) -> tuple[dict[str, ClusterCounts], ClusterCounts]:
+            connection = session.connection()
+            columns = [REPLICAS.c[name] for name in COUNTS]
+            registered = {
+                row.id: ClusterCounts(*row[1:]) for row in connection.execute(select(REPLICAS.c.id, *columns))
+            }
+            left = connection.execute(select(*(TOTALS.c[name] for name in COUNTS))).first()
+            totals = ClusterCounts(*left) if left is not None else ClusterCounts()
+            return registered, sum(registered.values(), totals)
+
+        return self._live_read(read)
 
     def live_games(self) -> list[tuple[str, str, int, int]]:
         """Every running game as (game id, host replica, epoch, actions logged), oldest first.
@@ -249,6 +293,19 @@ def _live_games(connection: Connection, other_than: str | None = None) -> list[t
         (r.id, r.host, r.epoch, r.actions)
         for r in connection.execute(query.order_by(LIVE_GAMES.c.started_at))
     ]
+
+
+def _leave(connection: Connection, replica: str, last: ClusterCounts | None, handed_over: int = 0) -> None:
+    """``replica``'s row leaves the registry and its counts (``last``, its process's latest; None: as its
+    row has them), with ``handed_over`` more games handed over, are added to ``cluster_totals``' one row:
+    once, as the row goes once (nothing when it went already)."""
+    gone = connection.execute(
+        delete(REPLICAS).where(REPLICAS.c.id == replica).returning(*(REPLICAS.c[name] for name in COUNTS))
+    ).first()
+    if gone is None:
+        return
+    added = asdict((last or ClusterCounts(*gone)) + ClusterCounts(games_handed_over=handed_over))
+    connection.execute(update(TOTALS).values({TOTALS.c[n]: TOTALS.c[n] + added[n] for n in COUNTS}))
 
 
 def _changed(session: Session, statement: Executable) -> int:

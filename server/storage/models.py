@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     Dialect,
@@ -261,8 +262,19 @@ class TournamentTableRow(Base):
     recorded, unless cut short by a stop; while it is not recorded the table is being played."""
 
 
-class ReplicaRow(Base):
-    """A server process taking part in takeover (``server.takeover``): it beats while it runs."""
+class ClusterCountColumns:
+    """``server.records.ClusterCounts`` as columns, one per field, of the same names."""
+
+    games_handed_over: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    games_taken_over: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    relayed_decisions_played: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    relayed_decisions_sent: Mapped[int] = mapped_column(BigInteger, server_default="0")
+
+
+class ReplicaRow(ClusterCountColumns, Base):
+    """A server process taking part in takeover (``server.takeover``): it beats while it runs, writing its
+    process's ``ClusterCounts`` (absolute values) with each beat; they are added to ``cluster_totals`` as
+    its row goes (revision 0010)."""
 
     __tablename__ = "replicas"
 
@@ -272,6 +284,15 @@ class ReplicaRow(Base):
     clock presumes the replica dead (no two machines' clocks are compared)."""
     beat_at: Mapped[datetime] = mapped_column(UtcDateTime())
     """The replica's own clock at its last beat (for people reading the table)."""
+
+
+class ClusterTotalsRow(ClusterCountColumns, Base):
+    """The one row (``id`` 1) of the counts of the replicas that left the registry, since the database
+    was created: with the counts of those still in ``replicas``, the cluster's totals (revision 0010)."""
+
+    __tablename__ = "cluster_totals"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
 
 
 class LiveGameRow(Base):

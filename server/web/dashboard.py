@@ -170,14 +170,21 @@ class Dashboard:
 
     async def cluster(self, request: Request) -> Response:
         """With ``server.cluster``: the replica this dashboard runs beside, every replica (its games,
-        whether it is alive, the lease holder) and the running games that changed replica; as the game
-        server listed its live games (no call of its own)."""
+        whether it is alive, the lease holder, its counts), the running games that changed replica and the
+        cluster's totals; as the game server listed its live games (no call of its own)."""
         try:
             live = as_json(await self.feed.games())
         except PlayUnavailableError as error:
             return _busy(error)
         moved = [g for g in live["games"] if g["handovers"]]
-        return JSONResponse({"replica": live["replica"], "replicas": live["replicas"], "handed_over": moved})
+        return JSONResponse(
+            {
+                "replica": live["replica"],
+                "replicas": live["replicas"],
+                "handed_over": moved,
+                "totals": live.get("totals"),  # None on a server alone
+            }
+        )
 
     async def leaderboard(self, request: Request) -> Response:
         return await self._answer(self._leaderboard, request.query_params.get("queue", ""))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,9 @@ import grpc
 from chromium import open_page
 from playwright.async_api import Browser
 from replicas import (
+    ADMIN,
     Replicas,
+    counted,
     hosted,
     kill_and_restart,
     lease_holder,
@@ -124,3 +127,65 @@ async def test_the_dashboards_live_view_follows_a_game_whose_host_is_killed_to_i
         replicas.stop()
     assert kinds[0] == "snapshot" and kinds.count("snapshot") == 2, "a second snapshot, from the new host"
     assert kinds[-1] == "game_over" and set(kinds[1:-1]) == {"events", "snapshot"}
+
+
+@postgresql_only
+async def test_after_a_drain_the_dashboard_shows_the_games_handed_over_and_relayed_decisions(
+    tmp_path: Path, db_url: str, browser: Browser
+) -> None:
+    """ "Metrics and the dashboard see the whole cluster: ... games handed over, relayed decisions": two
+    games hosted on one replica (four of their six bots connected there, one seat relayed) are handed
+    over as it drains; once they finish, /api/cluster beside another replica counts, in the cluster's
+    totals, the two games handed over by the replica gone and the two taken over, and relayed decisions
+    both ways; the Cluster table shows each replica's counts and the totals."""
+    names = ("ann", "bob", "cat", "dan", "eve", "fay")
+    with Store.open(db_url, admin_token=ADMIN) as store:
+        tokens = {n: store.register_bot(n, admin_token=ADMIN).token for n in names}
+    replicas = Replicas(tmp_path, db_url, 3, turn_cap=25, grace_ms=60_000)
+    try:
+        ids = await replicas.serving()
+        where = (0, 0, 0, 0, 0, 1)  # any three of them: most seats on replica 0, which hosts their game
+        playing = play_trio(replicas, tokens, 0.015, on=where)
+        await _hosting(db_url, ids[0], games=2, actions=20, timeout=60)
+        assert replicas.servers[0].stop(timeout=60) == 0, "drained"
+        replicas.servers.append(replicas.start(0, "restarted"))  # where its bots reconnect
+        await asyncio.wait_for(playing, 120)
+        listed = await counted(replicas.address(1), lambda r: r.totals.games_taken_over >= 2, 10)
+        with Store.open(db_url) as store:
+            feed = LiveFeed(replicas.address(1))
+            web = await start_dashboard(Ledger(store, ("trio",), feed.ids), feed, 0, host="127.0.0.1")
+            try:
+                cluster = await asyncio.to_thread(_get, f"{web.url}api/cluster")
+                page, errors = await open_page(browser, f"{web.url}#/games")
+                await page.wait_for_selector("table.cluster tfoot tr.totals")
+                total_row = await page.locator("table.cluster tfoot tr.totals td").all_inner_texts()
+                rows = await page.locator("table.cluster tbody tr").all_inner_texts()
+            finally:
+                await web.stop()
+    finally:
+        replicas.stop()
+    totals = cluster["totals"]
+    assert (totals["games_handed_over"], totals["games_taken_over"]) == ("2", "2"), totals
+    assert int(totals["relayed_decisions_played"]) > 0 and int(totals["relayed_decisions_sent"]) > 0
+    assert listed.totals.games_handed_over == 2
+    assert ids[0] not in {r["id"] for r in cluster["replicas"]}, "the drained replica left the registry"
+    taken = [int(r["counts"]["games_taken_over"]) for r in cluster["replicas"]]
+    assert sum(taken) == 2, "the two games, taken by the replicas still registered"
+    assert total_row[2:4] == ["2", "2"], "handed over, taken over"
+    shown = [int(cell) for cell in total_row[4:6]]
+    fetched = [int(totals[k]) for k in ("relayed_decisions_played", "relayed_decisions_sent")]
+    assert all(s >= f for s, f in zip(shown, fetched, strict=True)), "the page's, a heartbeat or so later"
+    assert len(rows) == len(cluster["replicas"])
+    assert errors == []
+
+
+async def _hosting(url: str, host: str, games: int, actions: int, timeout: float) -> None:
+    """Until ``games`` games run on replica ``host``, each with ``actions`` logged actions."""
+    deadline = time.monotonic() + timeout
+    with Store.open(url) as store:
+        while time.monotonic() < deadline:
+            live = store.live_games()
+            if len(live) == games and all(h == host and n >= actions for _, h, _, n in live):
+                return
+            await asyncio.sleep(0.1)
+        raise AssertionError(f"not {games} games on {host} with {actions} actions: {store.live_games()}")

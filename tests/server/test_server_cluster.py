@@ -20,6 +20,7 @@ from replicas import (
     Replicas,
     SlowRandom,
     check_recorded,
+    counted,
     hosted,
     kill_and_restart,
     lease_holder,
@@ -111,7 +112,10 @@ async def test_a_killed_host_s_game_with_relayed_seats_finishes_on_another_repli
     """ "kill -9 a replica hosting games mid-turn: every one of its games finishes on another replica with
     a replay that verifies, each result is recorded once and ratings change once", its relayed seats
     re-attached through the relay, and "when the bot reconnects to ANY replica, that replica finds the
-    bot's running game ... and re-attaches the seat through a relay"."""
+    bot's running game ... and re-attaches the seat through a relay". And "Metrics and the dashboard see
+    the whole cluster: ... games handed over, relayed decisions": the cluster's totals, listed by a
+    replica that survived, count the one game taken over (by the taker; none handed over) as the
+    Prometheus counters do, and the relayed decisions both ways, the dead host's included."""
     tokens = register(db_url)
     replicas = Replicas(tmp_path, db_url, 3, turn_cap=25)
     try:
@@ -123,6 +127,13 @@ async def test_a_killed_host_s_game_with_relayed_seats_finishes_on_another_repli
         results = await asyncio.wait_for(playing, 120)
         scraped = [replicas.scrape(i) for i in range(3)]
         records = [r for s in replicas.servers for r in records_of_log(s)]
+        taker = next(
+            s.wait_serving()["replica"]
+            for s in replicas.servers
+            if any(r["event"] == "game_taken_over" for r in records_of_log(s))
+        )
+        viewer = next(i for i in range(3) if i != killed)
+        listed = await counted(replicas.address(viewer), lambda r: r.totals.games_taken_over > 0, 10)
     finally:
         replicas.stop()
     assert all([over.game_id for over in overs] == [game_id] for overs in results), (
@@ -131,6 +142,11 @@ async def test_a_killed_host_s_game_with_relayed_seats_finishes_on_another_repli
     taken = [r for r in records if r["event"] == "game_taken_over"]
     assert [r["game_id"] for r in taken] == [game_id], "taken over once"
     assert sum(metric(s, "conquest_relayed_decisions_total") for s in scraped) > 0
+    totals = listed.totals
+    assert (totals.games_taken_over, totals.games_handed_over) == (1, 0)
+    assert totals.games_taken_over == sum(metric(s, "conquest_games_taken_over_total") for s in scraped)
+    assert totals.relayed_decisions_played > 0 and totals.relayed_decisions_sent > 0
+    assert [r.id for r in listed.replicas if r.counts.games_taken_over] == [taker]
     dirs = [tmp_path / d / "replays" for d in ("r0", "r1", "r2", "restarted")]
     assert not (tmp_path / f"r{killed}" / "replays" / f"{game_id}.json").exists(), (
         "the killed host recorded nothing"

@@ -16,7 +16,7 @@ from raw_client import RawBot
 
 from engine import preset
 from server.ops.config import QueueConfig
-from server.records import ActionBatch, Heartbeat
+from server.records import ActionBatch, ClusterCounts, Heartbeat
 from server.storage import Store
 
 DUEL = QueueConfig("duel", preset("classic_two_player", turn_cap=200), 2, no_timebank(20_000))
@@ -84,9 +84,14 @@ async def test_a_game_that_ends_between_two_heartbeats_is_opened_once_and_its_re
         sent: list[str] = []
         opened: list[tuple[str, int, bool]] = []
 
-        def beat(replica: str, batches: Sequence[ActionBatch], leaving: bool = False) -> Heartbeat:
+        def beat(
+            replica: str,
+            batches: Sequence[ActionBatch],
+            leaving: bool = False,
+            counts: ClusterCounts | None = None,
+        ) -> Heartbeat:
             sent.extend(b.game_id for b in batches)
-            return real_beat(replica, batches, leaving)
+            return real_beat(replica, batches, leaving, counts)
 
         def open_games(replica: str, batches: Sequence[ActionBatch]) -> dict[str, str]:
             opened.extend((b.game_id, b.count, b.game is not None) for b in batches)

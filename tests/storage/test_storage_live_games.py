@@ -10,7 +10,7 @@ import threading
 import pytest
 from storage_support import ADMIN, live, opening, play
 
-from server.records import ActionBatch, GameHandedOver, LiveSeat
+from server.records import ActionBatch, ClusterCounts, GameHandedOver, LiveSeat
 from server.storage import Store
 from server.storage.errors import GameRecordedError
 
@@ -205,5 +205,5 @@ def test_a_heartbeat_counts_and_sees_the_other_replicas_and_their_games(store: S
     heartbeat = store.beat("r1", [])
     assert heartbeat.beats == {"r1": 2, "r2": 1}
     assert heartbeat.games == [("theirs", "r2", 1, 1)]
-    store.leave("r1")
+    store.leave("r1", ClusterCounts())
     assert store.beat("r2", []).beats == {"r2": 2}

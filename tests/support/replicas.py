@@ -8,9 +8,11 @@ import os
 import re
 import time
 import urllib.request
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 from serve_process import Serve, free_port
 
@@ -142,21 +144,21 @@ def play_trio(
     delay_s: float,
     queue: str = "trio",
     first_delay_s: float = 0.0,
-    on: tuple[int, int, int] = (0, 1, 2),
+    on: Sequence[int] = (0, 1, 2),
 ) -> asyncio.Future[list[Any]]:
-    """One game of ``queue`` of the three bots, ``NAMES[i]`` connected to replica ``on[i]`` (reconnecting
-    there within half a second), ``delay_s`` a decision (``first_delay_s`` the first): their clients'
-    runs, gathered."""
+    """One game of ``queue`` for each bot of ``tokens`` (in order), the i-th connected to replica ``on[i]``
+    (reconnecting there within half a second), ``delay_s`` a decision (``first_delay_s`` the first): their
+    clients' runs, gathered."""
     clients = [
         Client(
             SlowRandom(i, delay_s, first_delay_s),
-            replicas.address(on[i]),
-            token=tokens[name],
+            replicas.address(replica),
+            token=token,
             queues=[queue],
             games=1,
             max_backoff_s=0.5,
         )
-        for i, name in enumerate(NAMES)
+        for i, (token, replica) in enumerate(zip(tokens.values(), on, strict=True))
     ]
     return asyncio.gather(*(c.run() for c in clients))
 
@@ -239,3 +241,18 @@ async def listed_with_host(
         if seen or time.monotonic() > deadline:
             return listed
         await asyncio.sleep(0.1)
+
+
+async def counted(
+    address: str, enough: Callable[[arena_pb2.ListLiveGamesResponse], bool], timeout: float
+) -> arena_pb2.ListLiveGamesResponse:
+    """ListLiveGames of the replica at ``address`` once ``enough`` of it (the counts reach the registry
+    at each replica's next heartbeat, and this replica's view at its own), or at ``timeout``."""
+    deadline = time.monotonic() + timeout
+    async with grpc.aio.insecure_channel(address) as channel:
+        arena = arena_pb2_grpc.ArenaServiceStub(channel)
+        while True:
+            listed = await arena.ListLiveGames(arena_pb2.ListLiveGamesRequest())
+            if enough(listed) or time.monotonic() > deadline:
+                return listed
+            await asyncio.sleep(0.1)

@@ -87,12 +87,18 @@
     leave = () => clearInterval(timer);
   }
 
-  // The replicas of a cluster (server.cluster): each one's games, alive or presumed dead, the lease holder.
+  // The replicas of a cluster (server.cluster): each one's games, alive or presumed dead, the lease holder,
+  // and what each did for the others (since its process started), with the cluster's totals since its
+  // database was created (replicas gone included).
+  const countCells = (c) => `<td class="num">${c.games_handed_over}</td><td class="num">${c.games_taken_over}</td>
+    <td class="num">${c.relayed_decisions_played}</td><td class="num">${c.relayed_decisions_sent}</td>`;
   function clusterPanel(cluster) {
     return `<h3>Cluster <span class="badge">${cluster.replicas.filter((r) => r.alive).length} alive</span></h3>
-      <table class="cluster"><thead><tr><th>replica</th><th class="num">games</th><th>state</th></tr></thead><tbody>
+      <table class="cluster"><thead><tr><th>replica</th><th class="num">games</th><th class="num">handed over</th><th class="num">taken over</th>
+        <th class="num">relayed decisions played</th><th class="num">relayed decisions sent</th><th>state</th></tr></thead><tbody>
       ${cluster.replicas.map((r) => `<tr data-replica="${esc(r.id)}"><td>${esc(r.id)}${r.id === cluster.replica ? " <span class=\"muted\">(this dashboard's)</span>" : ""}</td>
-        <td class="num">${r.games}</td><td>${r.alive ? "alive" : "presumed dead"}${r.lease_holder ? " · matchmaker lease" : ""}</td></tr>`).join("")}</tbody></table>
+        <td class="num">${r.games}</td>${countCells(r.counts)}<td>${r.alive ? "alive" : "presumed dead"}${r.lease_holder ? " · matchmaker lease" : ""}</td></tr>`).join("")}</tbody>
+      <tfoot><tr class="totals"><td>cluster total <span class="muted">(since the database was created)</span></td><td></td>${countCells(cluster.totals)}<td></td></tr></tfoot></table>
       <p class="muted handed-over">${cluster.handed_over.length} running game(s) changed replica (taken over or handed over).</p>`;
   }
 

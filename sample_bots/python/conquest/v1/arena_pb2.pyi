@@ -893,6 +893,7 @@ class ListLiveGamesResponse(_message.Message):
     GAMES_FIELD_NUMBER: _builtins.int
     REPLICA_FIELD_NUMBER: _builtins.int
     REPLICAS_FIELD_NUMBER: _builtins.int
+    TOTALS_FIELD_NUMBER: _builtins.int
     replica: _builtins.str
     """With server.cluster: the id of the replica that answered; empty on a server alone."""
     @_builtins.property
@@ -905,16 +906,24 @@ class ListLiveGamesResponse(_message.Message):
     def replicas(self) -> _containers.RepeatedCompositeFieldContainer[Global___ClusterReplica]:
         """With server.cluster: every replica registered, as of the answering replica's last heartbeat."""
 
+    @_builtins.property
+    def totals(self) -> Global___ClusterCounts:
+        """With server.cluster: the whole cluster's counts since its database was created (every replica's, those
+        stopped or dead included; each replica's as of its last heartbeat), as of the answering replica's last
+        heartbeat; unset on a server alone.
+        """
+
     def __init__(
         self,
         *,
         games: _abc.Iterable[Global___LiveGame] | None = ...,
         replica: _builtins.str = ...,
         replicas: _abc.Iterable[Global___ClusterReplica] | None = ...,
+        totals: Global___ClusterCounts | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["totals", b"totals"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "replica", b"replica", "replicas", b"replicas"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "replica", b"replica", "replicas", b"replicas", "totals", b"totals"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -930,6 +939,7 @@ class ClusterReplica(_message.Message):
     GAMES_FIELD_NUMBER: _builtins.int
     ALIVE_FIELD_NUMBER: _builtins.int
     LEASE_HOLDER_FIELD_NUMBER: _builtins.int
+    COUNTS_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """Its id (the `replica` of its log lines)."""
     games: _builtins.int
@@ -938,6 +948,10 @@ class ClusterReplica(_message.Message):
     """False once it is presumed dead (no heartbeat for server.replica_timeout_ms): its games are taken over."""
     lease_holder: _builtins.bool
     """True for the replica holding the matchmaker lease (it seats every queue of the cluster)."""
+    @_builtins.property
+    def counts(self) -> Global___ClusterCounts:
+        """What it did for the other replicas since its process started, as of its last heartbeat."""
+
     def __init__(
         self,
         *,
@@ -945,14 +959,51 @@ class ClusterReplica(_message.Message):
         games: _builtins.int = ...,
         alive: _builtins.bool = ...,
         lease_holder: _builtins.bool = ...,
+        counts: Global___ClusterCounts | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["counts", b"counts"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["alive", b"alive", "games", b"games", "id", b"id", "lease_holder", b"lease_holder"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alive", b"alive", "counts", b"counts", "games", b"games", "id", b"id", "lease_holder", b"lease_holder"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ClusterReplica: _TypeAlias = ClusterReplica  # noqa: Y015
+
+@_typing.final
+class ClusterCounts(_message.Message):
+    """What replicas did for one another (server.cluster): counts, each only ever growing."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAMES_HANDED_OVER_FIELD_NUMBER: _builtins.int
+    GAMES_TAKEN_OVER_FIELD_NUMBER: _builtins.int
+    RELAYED_DECISIONS_PLAYED_FIELD_NUMBER: _builtins.int
+    RELAYED_DECISIONS_SENT_FIELD_NUMBER: _builtins.int
+    games_handed_over: _builtins.int
+    """Games handed to the other replicas by a draining replica (SIGTERM), in games."""
+    games_taken_over: _builtins.int
+    """Games claimed and played on, from a replica presumed dead or handed over by a draining one, in games
+    (so a drained game is counted here too, by the replica that took it).
+    """
+    relayed_decisions_played: _builtins.int
+    """Decisions of bots connected to another replica, played on games this replica hosts, in decisions."""
+    relayed_decisions_sent: _builtins.int
+    """Decisions of bots connected to this replica, sent to games another replica hosts, in decisions."""
+    def __init__(
+        self,
+        *,
+        games_handed_over: _builtins.int = ...,
+        games_taken_over: _builtins.int = ...,
+        relayed_decisions_played: _builtins.int = ...,
+        relayed_decisions_sent: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games_handed_over", b"games_handed_over", "games_taken_over", b"games_taken_over", "relayed_decisions_played", b"relayed_decisions_played", "relayed_decisions_sent", b"relayed_decisions_sent"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClusterCounts: _TypeAlias = ClusterCounts  # noqa: Y015
 
 @_typing.final
 class GetGameRequest(_message.Message):
