@@ -144,6 +144,7 @@ async def test_after_a_drain_the_dashboard_shows_the_games_handed_over_and_relay
     replicas = Replicas(tmp_path, db_url, 3, turn_cap=25, grace_ms=60_000)
     try:
         ids = await replicas.serving()
+        await replicas.seeing_each_other()
         where = (0, 0, 0, 0, 0, 1)  # any three of them: most seats on replica 0, which hosts their game
         playing = play_trio(replicas, tokens, 0.015, on=where)
         await _hosting(db_url, ids[0], games=2, actions=20, timeout=60)

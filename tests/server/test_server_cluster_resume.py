@@ -132,10 +132,7 @@ async def test_a_bot_whose_seat_forfeited_while_away_is_told_and_its_client_fini
     proxy = DroppingProxy(replicas.ports[1])
     try:
         ids = await replicas.serving()
-        with Store.open(db_url) as store:
-            while len(store.cluster_replicas()) < 2:
-                await asyncio.sleep(0.1)
-        await asyncio.sleep(0.5)  # two heartbeats: the matchmaker places games on both replicas now
+        await replicas.seeing_each_other()  # the matchmaker places games on both replicas now
         port = await proxy.start()
         cat = Client(
             SlowRandom(2),

@@ -49,6 +49,7 @@ async def test_a_game_hosted_on_one_replica_is_watched_through_another_as_on_its
     replicas = Replicas(tmp_path, db_url, 2)
     try:
         ids = await replicas.serving()
+        await replicas.seeing_each_other()
         playing = play_trio(replicas, tokens, 0.005, queue, first_delay_s=4.0, on=(0, 0, 1))
         game_id, host = await hosted(db_url, actions=0, timeout=60)
         request = arena_pb2.WatchGameRequest(game_id=game_id)

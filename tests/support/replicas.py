@@ -122,6 +122,20 @@ class Replicas:
     async def serving(self) -> list[str]:
         return [(await s.serving())["replica"] for s in self.servers]
 
+    async def seeing_each_other(self, timeout: float = 30) -> None:
+        """Until every replica's cluster view (its last heartbeat) has every replica alive: from then on the
+        matchmaker places a game where most of its seats are (a replica it has not seen yet is left out)."""
+        deadline = time.monotonic() + timeout
+        for index in range(len(self.ports)):
+            async with grpc.aio.insecure_channel(self.address(index)) as channel:
+                arena = arena_pb2_grpc.ArenaServiceStub(channel)
+                while True:
+                    listed = await arena.ListLiveGames(arena_pb2.ListLiveGamesRequest())
+                    if sum(r.alive for r in listed.replicas) == len(self.ports):
+                        break
+                    assert time.monotonic() < deadline, f"replica {index} sees {listed.replicas}"
+                    await asyncio.sleep(0.1)
+
     def address(self, index: int) -> str:
         return f"127.0.0.1:{self.ports[index]}"
 
