@@ -6,13 +6,16 @@ ruleset against `conquest replay verify`."
 
 ``run_interop.py`` calls ``check_dice`` with the replays its kit games recorded. It adds one game of each
 rule set and seat count of the default configuration's queues, played with ``conquest match`` (classic
-ones short, with a turn cap; RISK 2210 A.D. at 2, 3, 4 and 5 players, whole), and a dice version 1 replay
-(tests/engine/fixtures). For each file it writes ``conquest replay events FILE``, runs ``conquest replay
-verify`` on all of them and each kit's verifier on each: all must accept them. Then two tampered copies of
-the Secret Mission game and of a 2210 game, which must be rejected: the replay with another seed and that
-seed's own commitment (only the dice give it away), by ``conquest replay verify`` and by every kit; and
-the events with one battle roll changed, by every kit. Run alone (after ``make kits``):
-``.venv/bin/python tests/interop/dice_check.py``.
+ones short, with a turn cap; RISK 2210 A.D. at 2, 3, 4 and 5 players, whole), a dice version 1 replay
+(tests/engine/fixtures) and the two games taken over by another server (sample_bots/fixtures, format 2:
+a classic and a 2210 game, each reseeded twice; issue 20: "recorded in the replay so it still verifies").
+For each file it writes ``conquest replay events FILE``, runs ``conquest replay verify`` on all of them and
+each kit's verifier on each: all must accept them. Then tampered copies, which must be rejected: of the
+Secret Mission game and of a 2210 game, the replay with another seed and that seed's own commitment (only
+the dice give it away), by ``conquest replay verify`` and by every kit, and the events with one battle roll
+changed, by every kit; of each game taken over, the replay and its events with the first fresh seed
+changed and that seed's own commitment (only the dice after it give it away), by ``conquest replay
+verify`` and by every kit. Run alone (after ``make kits``): ``.venv/bin/python tests/interop/dice_check.py``.
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from server.cli.match import RULES_2210
 from server.ops.config import default_queues
@@ -38,6 +43,10 @@ VERIFIERS = {
     "rust": [str(ROOT / "sample_bots" / "rust" / "target" / "debug" / "verify-replay")],
 }
 V1_REPLAY = ROOT / "tests" / "engine" / "fixtures" / "v1-secret_mission.json"
+RESEEDED_REPLAYS = [
+    ROOT / "sample_bots" / "fixtures" / f"replay_{game}_reseeded.json" for game in ("classic", "2210")
+]
+"""Format 2 replays: games taken over by another server (sample_bots/fixtures/make_reseeded.py)."""
 TURN_CAP = 24
 """Enough turns for cards to be drawn and traded, few enough that the 11 games take seconds."""
 PARALLEL = 2
@@ -91,22 +100,48 @@ def tamper_seed(replay: Path, out: Path) -> Path:
     return out
 
 
+def tamper_reseed(replay: Path, events: Path, out: Path) -> tuple[Path, Path]:
+    """Copies of a format 2 replay and its events whose first fresh seed is the next one, with that seed's
+    own commitment in both: every reseed check holds and only the dice after it disagree."""
+    data = json.loads(replay.read_text())
+    reseed = data["reseeds"][0]
+    reseed["seed"] = (reseed["seed"] + 1) % (1 << 63)
+    reseed["commitment"] = hashlib.sha256(
+        f"{reseed['seed']}:{data['game_id']}:{reseed['at']}".encode()
+    ).hexdigest()
+    out.write_text(json.dumps(data))
+
+    def fresh_seed(facts: dict[str, Any]) -> None:
+        facts["seed"], facts["commitment"] = str(reseed["seed"]), reseed["commitment"]  # int64: a string
+
+    return out, edit_first(events, "reseeded", fresh_seed, out.with_suffix(".events.jsonl"))
+
+
 def tamper_roll(events: Path, out: Path) -> Path:
-    """A copy of the events with the attacker's highest die of the first battle roll changed (a classic
-    ``rolled`` event, or a 2210 one whose facts are in ``dataJson``)."""
+    """A copy of the events with the attacker's highest die of the first battle roll changed."""
+
+    def other_die(facts: dict[str, Any]) -> None:
+        dice = facts["attackerDice" if "attackerDice" in facts else "attacker_dice"]
+        dice[0] = 1 if dice[0] == 6 else 6
+
+    return edit_first(events, "rolled", other_die, out)
+
+
+def edit_first(events: Path, kind: str, edit: Callable[[dict[str, Any]], None], out: Path) -> Path:
+    """A copy of ``conquest replay events`` output with the facts of the first event of ``kind`` changed by
+    ``edit`` (a classic ``GameEvent``'s oneof field, or a 2210 one's ``dataJson``), written to ``out``."""
     lines = events.read_text().splitlines()
     for i, line in enumerate(lines):
         event = json.loads(line)
-        if "rolled" in event or event.get("kind") == "rolled":
-            facts = event["rolled"] if "rolled" in event else json.loads(event["dataJson"])
-            dice = facts["attackerDice" if "rolled" in event else "attacker_dice"]
-            dice[0] = 1 if dice[0] == 6 else 6
-            if "dataJson" in event:
+        if kind in event or event.get("kind") == kind:
+            facts = event[kind] if kind in event else json.loads(event["dataJson"])
+            edit(facts)
+            if kind not in event:
                 event["dataJson"] = json.dumps(facts, separators=(",", ":"))
             lines[i] = json.dumps(event, separators=(",", ":"))
             break
     else:
-        raise ValueError(f"{events} has no rolled event to tamper with")
+        raise ValueError(f"{events} has no {kind} event to tamper with")
     out.write_text("\n".join(lines) + "\n")
     return out
 
@@ -127,7 +162,8 @@ async def check_dice(kit_replays: list[Path], work: Path, kits: list[str]) -> li
     recorded, problems = await record_rule_sets(work / "rule-sets", gate)
     v1 = work / V1_REPLAY.name
     shutil.copy(V1_REPLAY, v1)
-    replays = [*recorded, *kit_replays, v1]
+    reseeded = [Path(shutil.copy(replay, work / replay.name)) for replay in RESEEDED_REPLAYS]
+    replays = [*recorded, *kit_replays, v1, *reseeded]
 
     async def write_events(replay: Path) -> Path:
         code, out = await run([str(CONQUEST), "replay", "events", str(replay)], gate)
@@ -145,11 +181,15 @@ async def check_dice(kit_replays: list[Path], work: Path, kits: list[str]) -> li
             return [*problems, f"no {label} game was recorded to tamper with"]
         tampered.append((tamper_seed(game[0], work / f"tampered-seed-{label}.json"), game[1]))
         tampered.append((game[0], tamper_roll(game[1], work / f"tampered-roll-{label}.events.jsonl")))
+    for replay, events in (pair for pair in pairs if pair[0] in reseeded):
+        tampered.append(tamper_reseed(replay, events, work / f"tampered-reseed-{replay.name}"))
 
     code, out = await run([str(CONQUEST), "replay", "verify", *map(str, replays)], gate)
     if code != 0:
         problems.append(f"conquest replay verify rejected a recorded game:\n{out}")
-    for bad_seed in (replay for replay, _ in tampered if replay.name.startswith("tampered-seed")):
+    for bad_seed in (
+        replay for replay, _ in tampered if replay.name.startswith(("tampered-seed", "tampered-reseed"))
+    ):
         code, out = await run([str(CONQUEST), "replay", "verify", str(bad_seed)], gate)
         if code != 1:
             problems.append(f"conquest replay verify exited {code} on {bad_seed.name}, not 1:\n{out}")
@@ -166,8 +206,8 @@ async def check_dice(kit_replays: list[Path], work: Path, kits: list[str]) -> li
             problems.append(f"{kit} verifier exited {code} on {files}; it must {verdict} them:\n{out}")
     print(
         f"dice: {len(replays)} replays ({len(recorded)} rule sets, {len(kit_replays)} kit games, 1 of dice"
-        f" version 1) and {len(tampered)} tampered copies: conquest replay verify and the"
-        f" {', '.join(kits)} verifiers agree"
+        f" version 1, {len(reseeded)} taken over) and {len(tampered)} tampered copies: conquest replay verify"
+        f" and the {', '.join(kits)} verifiers agree"
     )
     return problems
 

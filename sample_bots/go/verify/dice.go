@@ -233,3 +233,14 @@ func Reshuffle2210(s *Stream, territory *[3][]int) {
 		s.Shuffle(deck)
 	}
 }
+
+// Reseed2210 is a takeover's shuffle: with the fresh stream, the undrawn cards of each territory deck
+// (land, water, lunar), then of each Command deck (Land, Diplomat, Naval, Space, Nuclear), top first.
+func Reseed2210(s *Stream, territory *[3][]int, command *[CommandDecks2210][]int) {
+	for _, deck := range territory {
+		s.Shuffle(deck)
+	}
+	for _, deck := range command {
+		s.Shuffle(deck)
+	}
+}

@@ -24,7 +24,8 @@ type Replay struct {
 	DiceVersion    int      `json:"dice_version"`
 	Seats          []string `json:"seats"`
 	Board          string   `json:"board"`
-	Game           string   `json:"game"` // "2210" for RISK 2210 A.D. (Game2210), absent for classic
+	Game           string   `json:"game"`    // "2210" for RISK 2210 A.D. (Game2210), absent for classic
+	Reseeds        []Reseed `json:"reseeds"` // format 2: the game's takeovers, in order
 	Rules          struct {
 		Setup                  string `json:"setup"`
 		Objective              string `json:"objective"`
@@ -41,9 +42,12 @@ func ParseReplay(data []byte) (*Replay, error) {
 	if r.GameID == "" || len(r.Seats) == 0 {
 		return nil, fmt.Errorf("not a replay file: expected a JSON object with seed, game_id, seats and rules")
 	}
-	if r.Format != 1 {
-		return nil, fmt.Errorf("replay format %d: this verifier reads format 1; a game taken over by another "+
-			"server (format 2, with \"reseeds\") is checked by `conquest replay verify`", r.Format)
+	if r.Format != 1 && r.Format != 2 {
+		return nil, fmt.Errorf("replay format %d: this verifier reads format 1 (a game played on one server) and "+
+			"format 2 (a game taken over by another server, with \"reseeds\"); a newer kit may read it", r.Format)
+	}
+	if r.Format == 1 && len(r.Reseeds) > 0 {
+		return nil, fmt.Errorf("a replay with \"reseeds\" is format 2, not 1: the file is inconsistent")
 	}
 	return r, nil
 }
@@ -62,6 +66,7 @@ type Body struct {
 	Target       int   `json:"target"`
 	AttackerDice []int `json:"attackerDice"`
 	DefenderDice []int `json:"defenderDice"`
+	ReseedFacts        // reseeded
 }
 
 // Event is one GameEvent as `conquest replay events` prints it: its sequence and its oneof key.
@@ -165,7 +170,13 @@ func Verify(r *Replay, events []Event) (notes []string, mismatches []Mismatch, e
 		mismatches = append(mismatches, m)
 	}
 	if r.DiceVersion == 1 {
-		notes = append(notes, "dice version 1 (CPython Mersenne Twister) is checked by `conquest replay verify` only; seed commitment checked")
+		for i := range r.Reseeds {
+			if m, bad := reseedCommitment(r, i, "-"); bad {
+				mismatches = append(mismatches, m)
+			}
+		}
+		notes = append(notes, fmt.Sprintf("dice version 1 (CPython Mersenne Twister) is checked by `conquest replay verify` "+
+			"only; seed commitment and %d reseed commitments checked", len(r.Reseeds)))
 		return notes, mismatches, nil
 	}
 	if r.DiceVersion != 2 {
@@ -182,6 +193,7 @@ func Verify(r *Replay, events []Event) (notes []string, mismatches []Mismatch, e
 	s := NewStream(r.Seed)
 	var missions, owners, deck, reserved []int
 	shuffled, rolledOff, dealtSeen, missionsSeen, draws := false, false, false, false, 0
+	taken := reseeds{replay: r}
 	for _, e := range events {
 		seq, b := strconv.FormatInt(e.Sequence, 10), e.Body
 		switch e.Kind {
@@ -242,6 +254,13 @@ func Verify(r *Replay, events []Event) (notes []string, mismatches []Mismatch, e
 			if shuffled {
 				deck = append(deck, b.Cards...)
 			}
+		case "reseeded":
+			fresh, bad := taken.at(seq, b.ReseedFacts)
+			mismatches = append(mismatches, bad...)
+			if fresh != nil {
+				s = fresh
+				s.Shuffle(deck) // the draw pile as it stands (none before the first turn: nothing drawn)
+			}
 		case "rolled":
 			draws++
 			attacker, defender := Battle(s, len(b.AttackerDice), len(b.DefenderDice))
@@ -261,6 +280,12 @@ func Verify(r *Replay, events []Event) (notes []string, mismatches []Mismatch, e
 	if missionGame && !missionsSeen {
 		mismatch("-", "mission_dealt", "no such event", "a Secret Mission game deals missions")
 	}
+	if m, bad := taken.missing(); bad {
+		mismatches = append(mismatches, m)
+	}
 	notes = append(notes, fmt.Sprintf("dice version 2: %d events, %d battle rolls checked", len(events), draws))
+	if len(r.Reseeds) > 0 {
+		notes = append(notes, taken.note())
+	}
 	return notes, mismatches, nil
 }

@@ -41,6 +41,7 @@ type Data2210 struct {
 	Faces         int     `json:"faces"`
 	Roll          int     `json:"roll"`
 	Cards         []int   `json:"cards"`
+	ReseedFacts           // reseeded
 }
 
 // ParseEvents2210 reads a 2210 replay's `conquest replay events` output (one GameEvent2210 per line), in
@@ -128,6 +129,7 @@ func Verify2210(r *Replay, events []Event2210) (notes []string, mismatches []Mis
 	}
 	var devastated, neutrals, bidTies, battles, cardRolls, commandCards, territoryCards int
 	rolledOff := false
+	taken := reseeds{replay: r}
 	// take is a deck's top card, taken off; false when the deck is empty.
 	take := func(deck *[]int) (int, bool) {
 		if len(*deck) == 0 {
@@ -164,6 +166,13 @@ func Verify2210(r *Replay, events []Event2210) (notes []string, mismatches []Mis
 			neutrals++
 			if neutrals == len(neutral) {
 				Reshuffle2210(s, &territory)
+			}
+		case "reseeded":
+			fresh, bad := taken.at(seq, d.ReseedFacts)
+			mismatches = append(mismatches, bad...)
+			if fresh != nil {
+				s = fresh
+				Reseed2210(s, &territory, &command)
 			}
 		case "first_player_rolled":
 			if rolledOff {
@@ -244,8 +253,14 @@ func Verify2210(r *Replay, events []Event2210) (notes []string, mismatches []Mis
 	if neutrals < len(neutral) {
 		mismatch("-", "neutral_placed", fmt.Sprintf("%d events", neutrals), fmt.Sprintf("%d in a 2-player game", len(neutral)))
 	}
+	if m, bad := taken.missing(); bad {
+		mismatches = append(mismatches, m)
+	}
 	notes = append(notes, fmt.Sprintf("RISK 2210 A.D., dice version 2: %d events; %d devastated, %d neutral, the first placer's "+
 		"roll-off, %d bid ties, %d battle rolls, %d card rolls, %d Command cards and %d territory cards checked",
 		len(events), devastated, neutrals, bidTies, battles, cardRolls, commandCards, territoryCards))
+	if len(r.Reseeds) > 0 {
+		notes = append(notes, taken.note())
+	}
 	return notes, mismatches, nil
 }

@@ -175,12 +175,3 @@ func TestDrawsPastTheFirst44CardsReachTradedCards(t *testing.T) {
 		t.Fatalf("mismatches %v, want only event 1104 (the seed gives 16)", mismatches)
 	}
 }
-
-// docs/protocol.md: "The starter kits' verifiers read format 1 only and refuse format 2 by its number."
-func TestATakenOverGamesFormat2IsRefusedByItsNumber(t *testing.T) {
-	data := strings.Replace(string(readFixture(t, "replay_secret_mission.json")), `"format":1`, `"format":2`, 1)
-	_, err := ParseReplay([]byte(data))
-	if err == nil || !strings.Contains(err.Error(), "replay format 2: this verifier reads format 1") {
-		t.Fatalf("a format 2 replay gave %v, want its refusal by number", err)
-	}
-}

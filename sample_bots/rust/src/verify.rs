@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::dice::{Stream, battle, deal_missions, deal_territories, roll_off, shuffled_deck};
+use crate::reseed::{Reseed, Reseeds, check_commitment};
 use crate::verify2210;
 
 /// Territories and wild cards of each board a replay can name.
@@ -26,6 +27,8 @@ pub struct Replay {
     pub setup: String,
     pub objective: String,
     pub three_continent_missions: bool,
+    /// Format 2 (a game taken over by another server): each takeover, in order; none in format 1.
+    pub reseeds: Vec<Reseed>,
 }
 
 impl Replay {
@@ -41,11 +44,19 @@ impl Replay {
             );
         };
         let format = data["format"].as_u64().unwrap_or(0);
-        if format != 1 {
+        if format != 1 && format != 2 {
             return Err(format!(
-                "replay format {format}: this verifier reads format 1; a game taken over by another server \
-                 (format 2, with \"reseeds\") is checked by `conquest replay verify`"
+                "replay format {format}: this verifier reads format 1 (a game played on one server) and format 2 \
+                 (a game taken over by another server, with \"reseeds\"); a newer kit may read it"
             ));
+        }
+        let listed = data["reseeds"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let reseeds =
+            listed.iter().map(Reseed::parse).collect::<Option<Vec<_>>>().ok_or(
+                "a replay's \"reseeds\" are objects {\"at\": N, \"seed\": 0..2^64-1, \"commitment\": \"<hex>\"}",
+            )?;
+        if format == 1 && !reseeds.is_empty() {
+            return Err("a replay with \"reseeds\" is format 2, not 1: the file is inconsistent".into());
         }
         Ok(Replay {
             game: data["game"].as_str().unwrap_or("classic").to_string(),
@@ -58,6 +69,7 @@ impl Replay {
             setup: text(&data["rules"]["setup"]),
             objective: text(&data["rules"]["objective"]),
             three_continent_missions: data["rules"]["three_continent_missions"].as_bool().unwrap_or(false),
+            reseeds,
         })
     }
 }
@@ -165,10 +177,14 @@ pub fn verify(replay: &Replay, events: &[Event]) -> Result<Verdict, String> {
         return Err(format!("game {:?} is unknown to this verifier; it knows classic and 2210", replay.game));
     }
     if replay.dice_version == 1 {
-        verdict.notes.push(
-            "dice version 1 (CPython Mersenne Twister) is checked by `conquest replay verify` only; seed commitment checked"
-                .into(),
-        );
+        for index in 0..replay.reseeds.len() {
+            check_commitment(replay, index, "-", &mut verdict);
+        }
+        verdict.notes.push(format!(
+            "dice version 1 (CPython Mersenne Twister) is checked by `conquest replay verify` only; seed commitment \
+             and {} reseed commitments checked",
+            replay.reseeds.len()
+        ));
         return Ok(verdict);
     }
     if replay.dice_version != 2 {
@@ -184,9 +200,6 @@ pub fn verify(replay: &Replay, events: &[Event]) -> Result<Verdict, String> {
 
 /// A classic game's draws, in event order (docs/protocol.md, "Each kind of draw").
 fn walk_classic(replay: &Replay, events: &[Event], verdict: &mut Verdict) -> Result<(), String> {
-    let mut mismatch = |sequence: &str, what: &str, event: Value, seed: Value| {
-        verdict.mismatch(sequence, what, event, seed);
-    };
     let &(_, territories, wild_cards) = BOARDS
         .iter()
         .find(|(name, _, _)| *name == replay.board)
@@ -198,18 +211,19 @@ fn walk_classic(replay: &Replay, events: &[Event], verdict: &mut Verdict) -> Res
     let [mut missions, mut owners, mut deck]: [Option<Vec<i64>>; 3] = [None, None, None];
     let mut reserved = Vec::new();
     let (mut rolled_off, mut dealt_seen, mut missions_seen, mut draws) = (false, false, false, 0);
+    let mut taken = Reseeds::new(replay);
     for event in events {
         let (seq, b) = (event.sequence.to_string(), &event.body);
         match event.kind.as_str() {
             "firstPlayerRolled" => {
                 if rolled_off {
-                    mismatch(&seq, "a second roll for the first player", b.clone(), json!("one per game"));
+                    verdict.mismatch(&seq, "a second roll for the first player", b.clone(), json!("one per game"));
                     continue;
                 }
                 rolled_off = true;
                 let (rolls, starter) = roll_off(&mut stream, replay.seats);
                 if ints(b, "rolls") != rolls || int(b, "seat") != starter as i64 {
-                    mismatch(
+                    verdict.mismatch(
                         &seq,
                         "first_player_rolled",
                         json!({"rolls": ints(b, "rolls"), "seat": int(b, "seat")}),
@@ -229,7 +243,7 @@ fn walk_classic(replay: &Replay, events: &[Event], verdict: &mut Verdict) -> Res
                 let expected = missions.as_ref().and_then(|m| m.get(seat as usize)).copied();
                 if expected != Some(int(b, "mission")) {
                     let what = format!("mission_dealt to seat {seat}");
-                    mismatch(
+                    verdict.mismatch(
                         &seq,
                         &what,
                         json!(int(b, "mission")),
@@ -240,7 +254,7 @@ fn walk_classic(replay: &Replay, events: &[Event], verdict: &mut Verdict) -> Res
             "missionsRevealed" => {
                 missions_seen = true;
                 if Some(ints(b, "missions")) != missions {
-                    mismatch(&seq, "missions_revealed", json!(ints(b, "missions")), json!(missions));
+                    verdict.mismatch(&seq, "missions_revealed", json!(ints(b, "missions")), json!(missions));
                 }
             }
             "dealt" => {
@@ -248,7 +262,7 @@ fn walk_classic(replay: &Replay, events: &[Event], verdict: &mut Verdict) -> Res
                 if Some(ints(b, "owners")) != owners {
                     let seed =
                         owners.as_ref().map_or(json!(format!("no deal in setup {}", replay.setup)), |o| json!(o));
-                    mismatch(&seq, "dealt owners", json!(ints(b, "owners")), seed);
+                    verdict.mismatch(&seq, "dealt owners", json!(ints(b, "owners")), seed);
                 }
             }
             "headquartersRevealed" => reserved = ints(b, "territories"),
@@ -258,9 +272,9 @@ fn walk_classic(replay: &Replay, events: &[Event], verdict: &mut Verdict) -> Res
             "drew" => {
                 let card = int(b, "card");
                 match deck.as_mut().filter(|d| !d.is_empty()).map(|d| d.remove(0)) {
-                    None => mismatch(&seq, "drew", json!(card), json!("an empty deck")),
+                    None => verdict.mismatch(&seq, "drew", json!(card), json!("an empty deck")),
                     Some(front) if card != -1 && card != front => {
-                        mismatch(&seq, &format!("drew (seat {})", int(b, "seat")), json!(card), json!(front))
+                        verdict.mismatch(&seq, &format!("drew (seat {})", int(b, "seat")), json!(card), json!(front))
                     }
                     Some(_) => {}
                 }
@@ -270,13 +284,22 @@ fn walk_classic(replay: &Replay, events: &[Event], verdict: &mut Verdict) -> Res
                     deck.extend(ints(b, "cards"));
                 }
             }
+            "reseeded" => {
+                if let Some(fresh) = taken.at(&seq, b, verdict) {
+                    stream = fresh;
+                    // The draw pile as it stands (none before the first turn: nothing to shuffle).
+                    if let Some(deck) = deck.as_mut() {
+                        stream.shuffle(deck);
+                    }
+                }
+            }
             "rolled" => {
                 draws += 1;
                 let said = (ints(b, "attackerDice"), ints(b, "defenderDice"));
                 let expected = battle(&mut stream, said.0.len(), said.1.len());
                 if said != expected {
                     let what = format!("rolled {}->{}", int(b, "source"), int(b, "target"));
-                    mismatch(
+                    verdict.mismatch(
                         &seq,
                         &what,
                         json!({"attacker": said.0, "defender": said.1}),
@@ -288,14 +311,25 @@ fn walk_classic(replay: &Replay, events: &[Event], verdict: &mut Verdict) -> Res
         }
     }
     if !rolled_off {
-        mismatch("-", "first_player_rolled", json!("no such event"), json!("every game rolls for the first player"));
+        verdict.mismatch(
+            "-",
+            "first_player_rolled",
+            json!("no such event"),
+            json!("every game rolls for the first player"),
+        );
     }
     if deals && !dealt_seen {
-        mismatch("-", "dealt", json!("no such event"), json!(format!("setup {} deals the territories", replay.setup)));
+        verdict.mismatch(
+            "-",
+            "dealt",
+            json!("no such event"),
+            json!(format!("setup {} deals the territories", replay.setup)),
+        );
     }
     if mission_game && !missions_seen {
-        mismatch("-", "mission_dealt", json!("no such event"), json!("a Secret Mission game deals missions"));
+        verdict.mismatch("-", "mission_dealt", json!("no such event"), json!("a Secret Mission game deals missions"));
     }
     verdict.notes.push(format!("dice version 2: {} events, {draws} battle rolls checked", events.len()));
+    taken.finish(verdict);
     Ok(())
 }

@@ -6,6 +6,7 @@ use std::ops::Range;
 use serde_json::{Value, json};
 
 use crate::dice::{Stream, battle_faces, roll_off_order};
+use crate::reseed::Reseeds;
 use crate::verify::{Event, Replay, Verdict, int, ints};
 
 /// The territory decks' card ids, in deck order: land (the two wild cards are out), water, lunar.
@@ -47,6 +48,14 @@ impl Decks {
     pub fn neutral_order(&self) -> Vec<i64> {
         let [land, water, lunar] = &self.territory;
         [&land[DEVASTATED..DEVASTATED + NEUTRALS[0]], &water[..NEUTRALS[1]], &lunar[..NEUTRALS[2]]].concat()
+    }
+
+    /// A takeover's shuffle, with the fresh stream: the undrawn cards of each territory deck (land, water,
+    /// lunar), then of each Command deck (Land, Diplomat, Naval, Space, Nuclear), top first.
+    pub fn reseed(&mut self, stream: &mut Stream) {
+        for deck in self.territory.iter_mut().chain(self.command.iter_mut()) {
+            stream.shuffle(deck);
+        }
     }
 
     /// After the neutral draw: each territory deck sorted back into ascending order and shuffled.
@@ -95,6 +104,7 @@ pub fn walk(replay: &Replay, events: &[Event], verdict: &mut Verdict) -> Result<
     let neutral_order = if replay.seats == 2 { decks.neutral_order() } else { Vec::new() };
     let (mut devastated, mut neutrals, mut first_placer) = (0, 0, false);
     let (mut bid_ties, mut battles, mut card_rolls, mut cards, mut territory_cards) = (0, 0, 0, 0, 0);
+    let mut taken = Reseeds::new(replay);
     for event in events {
         let (seq, b) = (event.sequence.to_string(), &event.body);
         match event.kind.as_str() {
@@ -128,6 +138,12 @@ pub fn walk(replay: &Replay, events: &[Event], verdict: &mut Verdict) -> Result<
                 }
                 if neutrals == neutral_order.len() {
                     decks.reshuffle_territories(&mut stream);
+                }
+            }
+            "reseeded" => {
+                if let Some(fresh) = taken.at(&seq, b, verdict) {
+                    stream = fresh;
+                    decks.reseed(&mut stream);
                 }
             }
             "first_player_rolled" => {
@@ -248,5 +264,6 @@ pub fn walk(replay: &Replay, events: &[Event], verdict: &mut Verdict) -> Result<
         events.len(),
         devastated.min(DEVASTATED),
     ));
+    taken.finish(verdict);
     Ok(())
 }

@@ -1,6 +1,7 @@
 // Command verify-replay re-derives every roll and shuffle of a recorded game from its revealed seed and
 // compares them with the game's events (docs/protocol.md, "Randomness"), for classic and RISK 2210 A.D.
-// replays alike (a 2210 replay says "game": "2210").
+// replays alike (a 2210 replay says "game": "2210"), of games played on one server (format 1) or taken over
+// by another (format 2: each reseed checked, the draws after it from its fresh seed).
 //
 //	bin/verify-replay REPLAY.json EVENTS.jsonl
 //
