@@ -30,21 +30,11 @@ import {
   territoryDeckOf2210,
   territoryDecks2210,
 } from "./dice";
+import { checkReseedCommitment, FORMAT, isSeed, parseReseeds, RESEEDED_FORMAT, type Reseed, Takeovers } from "./takeovers";
 
 /** Territories and wild cards of each board a replay can name. */
 const BOARDS: Record<string, { territories: number; wildCards: number }> = { classic: { territories: 42, wildCards: 2 } };
 const DEALING_SETUPS = ["dealt", "neutral_piles"];
-/** Replay formats: 1, a game played on one server; 2, a game taken over, with `reseeds`. */
-const FORMAT = 1;
-const RESEEDED_FORMAT = 2;
-
-/** One takeover of a format 2 replay: from action `at` on, the game's draws come from the fresh `seed`;
- * `commitment` is sha256(`${seed}:${gameId}:${at}`) in hex. */
-export interface Reseed {
-  at: number;
-  seed: bigint;
-  commitment: string;
-}
 
 /** What the verifier needs from a replay file. */
 export interface ReplayFacts {
@@ -107,32 +97,6 @@ export function parseReplay(text: string): ReplayFacts {
   };
 }
 
-/** A seed as parseReplay leaves it: the decimal digits of a non-negative integer. */
-function isSeed(value: unknown): value is string {
-  return typeof value === "string" && /^\d+$/.test(value);
-}
-
-/** A replay's `reseeds`, checked as `conquest replay verify` reads them: only in format 2, each `at` an
- * action index 0..len(actions), in order. */
-function parseReseeds(data: Record<string, any>): Reseed[] {
-  const listed: unknown = data.reseeds ?? [];
-  if (!Array.isArray(listed)) throw new Error(`"reseeds" is ${show(listed)}: expected a list of {at, seed, commitment}`);
-  if (listed.length > 0 && data.format !== RESEEDED_FORMAT) {
-    throw new Error(`a replay with "reseeds" is format ${RESEEDED_FORMAT}, not ${show(data.format)}`);
-  }
-  const actions = Array.isArray(data.actions) ? data.actions.length : 0;
-  return listed.map((r: any, i: number) => {
-    const at = r?.at;
-    const previous = i === 0 ? 0 : listed[i - 1].at;
-    if (!Number.isInteger(at) || at < previous || at > actions || !isSeed(r.seed) || typeof r.commitment !== "string") {
-      throw new Error(
-        `reseeds[${i}] is ${show(r)}: expected {"at": an action index ${previous}..${actions} (in order), "seed": an integer, "commitment": hex}`,
-      );
-    }
-    return { at, seed: BigInt(r.seed), commitment: r.commitment };
-  });
-}
-
 /** Parse `conquest replay events` output, in sequence order. */
 export function parseEvents(text: string): GameEvent[] {
   const events = text
@@ -153,68 +117,7 @@ const show = (value: unknown) => JSON.stringify(value) ?? "nothing";
 
 /** Report one mismatch: the event's sequence ("-" for the game as a whole), what was checked, what the
  * event says and what the seed gives. */
-type Report = (sequence: string, what: string, event: unknown, seed: unknown) => void;
-
-/** A reseed as a `reseeded` event writes it (proto3 JSON: 64-bit integers as strings). */
-const listed = (reseed: Reseed) => ({ at: String(reseed.at), seed: String(reseed.seed), commitment: reseed.commitment });
-
-/** Report a reseed whose recorded commitment is not sha256(`${seed}:${gameId}:${at}`) in hex. */
-function checkReseedCommitment(replay: ReplayFacts, reseed: Reseed, sequence: string, mismatch: Report): void {
-  const key = `${reseed.seed}:${replay.gameId}:${reseed.at}`;
-  const commitment = createHash("sha256").update(key).digest("hex");
-  if (commitment !== reseed.commitment) mismatch(sequence, `reseed commitment sha256("${key}")`, reseed.commitment, commitment);
-}
-
-/** The takeovers of a replay, met in event order: each `reseeded` event must be the replay's next
- * `reseeds` entry (a missing, extra or different one is a mismatch), whose commitment is checked and whose
- * fresh seed starts the stream the game goes on with. */
-class Takeovers {
-  /** How many of the replay's reseeds have been met or found missing, and how many of them were missing. */
-  private checked = 0;
-  private skipped = 0;
-
-  constructor(
-    private readonly replay: ReplayFacts,
-    private readonly mismatch: Report,
-  ) {}
-
-  /** At a `reseeded` event saying `said` (at, seed, commitment): the fresh stream of the replay's next
-   * reseed, or undefined (reported) when the replay lists no more, so the game goes on with its stream. */
-  next(sequence: string, said: Record<string, unknown>): Stream | undefined {
-    const reseeds = this.replay.reseeds;
-    const event = { at: String(said.at ?? 0), seed: String(said.seed ?? 0), commitment: String(said.commitment ?? "") };
-    // Listed takeovers before this event's action have no event of their own.
-    while (this.checked < reseeds.length && reseeds[this.checked].at < Number(event.at)) {
-      this.missing(sequence, "no such event before this one");
-    }
-    const reseed = reseeds[this.checked];
-    if (reseed === undefined) {
-      this.mismatch(sequence, "reseeded (a takeover the replay does not list)", event, `the replay's ${reseeds.length} reseeds`);
-      return undefined;
-    }
-    this.checked++;
-    if (show(event) !== show(listed(reseed))) {
-      this.mismatch(sequence, `reseeded ${this.checked} of ${reseeds.length} (the replay's entry)`, event, listed(reseed));
-    }
-    checkReseedCommitment(this.replay, reseed, sequence, this.mismatch);
-    return new Stream(reseed.seed);
-  }
-
-  /** After the last event: each listed takeover without its event is a mismatch. Returns the note's words. */
-  finish(): string {
-    const count = this.replay.reseeds.length;
-    const met = this.checked - this.skipped;
-    while (this.checked < count) this.missing("-", "no such event");
-    return `${met} of ${count} reseeds (games taken over) checked`;
-  }
-
-  /** Report the next listed takeover as having no event. */
-  private missing(sequence: string, said: string): void {
-    const reseed = this.replay.reseeds[this.checked++];
-    this.skipped++;
-    this.mismatch(sequence, `reseeded ${this.checked} of ${this.replay.reseeds.length}`, said, listed(reseed));
-  }
-}
+export type Report = (sequence: string, what: string, event: unknown, seed: unknown) => void;
 
 /** Check the seed commitment and, for dice version 2, every draw against the events. */
 export function verify(replay: ReplayFacts, events: GameEvent[]): Verdict {
@@ -229,7 +132,7 @@ export function verify(replay: ReplayFacts, events: GameEvent[]): Verdict {
   if (replay.game === "2210") return { notes: [verify2210(replay, events, mismatch)], mismatches };
   if (replay.game !== "classic") throw new Error(`game ${show(replay.game)} is unknown to this verifier; it knows classic and 2210`);
   if (replay.diceVersion === 1) {
-    for (const reseed of replay.reseeds) checkReseedCommitment(replay, reseed, "-", mismatch);
+    for (const reseed of replay.reseeds) checkReseedCommitment(reseed, replay.gameId, "-", mismatch);
     notes.push(
       "dice version 1 (CPython Mersenne Twister) is checked by `conquest replay verify` only; " +
         `seed commitment and ${replay.reseeds.length} reseed commitments checked`,
@@ -241,7 +144,7 @@ export function verify(replay: ReplayFacts, events: GameEvent[]): Verdict {
   if (!board) throw new Error(`board ${show(replay.board)} is unknown to this verifier; it knows ${Object.keys(BOARDS).join(", ")}`);
 
   let stream = new Stream(replay.seed);
-  const takeovers = new Takeovers(replay, mismatch);
+  const takeovers = new Takeovers(replay.reseeds, replay.gameId, mismatch);
   const deals = DEALING_SETUPS.includes(replay.setup);
   const missionGame = replay.objective === "missions";
   let missions: number[] | undefined;
@@ -335,7 +238,7 @@ function verify2210(replay: ReplayFacts, events: GameEvent[], mismatch: Report):
   if (replay.diceVersion !== 2) throw new Error(`a RISK 2210 A.D. replay is dice version 2, not ${show(replay.diceVersion)}`);
   if (replay.board !== "2210") throw new Error(`a RISK 2210 A.D. replay's board is "2210", not ${show(replay.board)}`);
   let stream = new Stream(replay.seed);
-  const takeovers = new Takeovers(replay, mismatch);
+  const takeovers = new Takeovers(replay.reseeds, replay.gameId, mismatch);
   const decks = territoryDecks2210(stream);
   const command = commandDecks2210(stream);
   // Two-player games: land cards 5 to 20 of the deck as first shuffled, then water's and lunar's top 6.
