@@ -1,6 +1,8 @@
 // Replay verifier: re-derives every roll and shuffle of a recorded game from its revealed seed and
 // compares them with the game's events (docs/protocol.md, "Randomness"; a RISK 2210 A.D. replay, marked
-// `"game": "2210"`, by its table "Checking a 2210 game's draws").
+// `"game": "2210"`, by its table "Checking a 2210 game's draws"). A game taken over by another server
+// (format 2) goes on from each `reseeds` entry with a fresh stream and its undrawn cards shuffled again
+// (docs/protocol.md, "Games taken over").
 //
 //   node dist/src/verify.js REPLAY.json EVENTS.jsonl
 //
@@ -28,6 +30,7 @@ import {
   territoryDeckOf2210,
   territoryDecks2210,
 } from "./dice";
+import { checkReseedCommitment, FORMAT, isSeed, parseReseeds, RESEEDED_FORMAT, type Reseed, Takeovers } from "./takeovers";
 
 /** Territories and wild cards of each board a replay can name. */
 const BOARDS: Record<string, { territories: number; wildCards: number }> = { classic: { territories: 42, wildCards: 2 } };
@@ -46,6 +49,8 @@ export interface ReplayFacts {
   setup: string;
   objective: string;
   threeContinentMissions: boolean;
+  /** The takeovers in order (none in a format 1 replay). */
+  reseeds: Reseed[];
 }
 
 /** One GameEvent as `conquest replay events` prints it: `sequence` and one oneof key; for a 2210 replay
@@ -64,23 +69,22 @@ export interface Verdict {
   mismatches: Mismatch[];
 }
 
-/** Parse a replay file. The seed is read from the text as a BigInt (JSON.parse would round it). */
+/** Parse a replay file. Every seed (the first and each reseed's) is read as a BigInt: they are quoted
+ * before JSON.parse, which would round a number above 2^53. */
 export function parseReplay(text: string): ReplayFacts {
-  const data = JSON.parse(text);
-  const seedText = /"seed"\s*:\s*"?(\d+)"?/.exec(text);
-  if (!seedText || typeof data.game_id !== "string" || !Array.isArray(data.seats) || typeof data.rules !== "object") {
+  const data = JSON.parse(text.replace(/"seed"(\s*):(\s*)(\d+)/g, '"seed"$1:$2"$3"'));
+  if (!isSeed(data?.seed) || typeof data.game_id !== "string" || !Array.isArray(data.seats) || typeof data.rules !== "object") {
     throw new Error("not a replay file: expected a JSON object with seed, game_id, seats and rules");
   }
-  if (data.format !== 1) {
+  if (data.format !== FORMAT && data.format !== RESEEDED_FORMAT) {
     throw new Error(
-      `replay format ${data.format}: this verifier reads format 1; a game taken over by another server (format 2, with "reseeds") is checked by \`conquest replay verify\``,
+      `replay format ${show(data.format)} is unknown to this verifier: it reads format ${FORMAT} (a game played on one server) ` +
+        `and ${RESEEDED_FORMAT} (a game taken over, with "reseeds"); check a newer format with \`conquest replay verify\` or a newer kit`,
     );
   }
-  const seed = BigInt(seedText[1]);
-  if (Number(seed) !== Number(data.seed)) throw new Error(`the seed read as ${seed} is not the file's "seed" ${data.seed}`);
   return {
     game: data.game ?? "classic",
-    seed,
+    seed: BigInt(data.seed),
     gameId: data.game_id,
     seedCommitment: String(data.seed_commitment ?? ""),
     diceVersion: data.dice_version ?? 1,
@@ -89,6 +93,7 @@ export function parseReplay(text: string): ReplayFacts {
     setup: data.rules.setup,
     objective: data.rules.objective,
     threeContinentMissions: Boolean(data.rules.three_continent_missions),
+    reseeds: parseReseeds(data),
   };
 }
 
@@ -112,7 +117,7 @@ const show = (value: unknown) => JSON.stringify(value) ?? "nothing";
 
 /** Report one mismatch: the event's sequence ("-" for the game as a whole), what was checked, what the
  * event says and what the seed gives. */
-type Report = (sequence: string, what: string, event: unknown, seed: unknown) => void;
+export type Report = (sequence: string, what: string, event: unknown, seed: unknown) => void;
 
 /** Check the seed commitment and, for dice version 2, every draw against the events. */
 export function verify(replay: ReplayFacts, events: GameEvent[]): Verdict {
@@ -127,14 +132,19 @@ export function verify(replay: ReplayFacts, events: GameEvent[]): Verdict {
   if (replay.game === "2210") return { notes: [verify2210(replay, events, mismatch)], mismatches };
   if (replay.game !== "classic") throw new Error(`game ${show(replay.game)} is unknown to this verifier; it knows classic and 2210`);
   if (replay.diceVersion === 1) {
-    notes.push("dice version 1 (CPython Mersenne Twister) is checked by `conquest replay verify` only; seed commitment checked");
+    for (const reseed of replay.reseeds) checkReseedCommitment(reseed, replay.gameId, "-", mismatch);
+    notes.push(
+      "dice version 1 (CPython Mersenne Twister) is checked by `conquest replay verify` only; " +
+        `seed commitment and ${replay.reseeds.length} reseed commitments checked`,
+    );
     return { notes, mismatches };
   }
   if (replay.diceVersion !== 2) throw new Error(`dice_version ${replay.diceVersion} is unknown to this verifier; it knows 1 and 2`);
   const board = BOARDS[replay.board];
   if (!board) throw new Error(`board ${show(replay.board)} is unknown to this verifier; it knows ${Object.keys(BOARDS).join(", ")}`);
 
-  const stream = new Stream(replay.seed);
+  let stream = new Stream(replay.seed);
+  const takeovers = new Takeovers(replay.reseeds, replay.gameId, mismatch);
   const deals = DEALING_SETUPS.includes(replay.setup);
   const missionGame = replay.objective === "missions";
   let missions: number[] | undefined;
@@ -184,6 +194,13 @@ export function verify(replay: ReplayFacts, events: GameEvent[]): Verdict {
       else if (card !== -1 && card !== front) mismatch(seq, `drew (seat ${body.seat ?? 0})`, card, front);
     } else if (key === "traded") {
       deck?.push(...(body.cards ?? []));
+    } else if (key === "reseeded") {
+      // The draw pile, top first, is shuffled again by the fresh stream (there is none before the first turn).
+      const fresh = takeovers.next(seq, body);
+      if (fresh !== undefined) {
+        stream = fresh;
+        if (deck !== undefined) stream.shuffle(deck);
+      }
     } else if (key === "rolled") {
       draws++;
       const said = { attacker: body.attackerDice ?? [], defender: body.defenderDice ?? [] };
@@ -194,7 +211,7 @@ export function verify(replay: ReplayFacts, events: GameEvent[]): Verdict {
   if (!rolled) mismatch("-", "first_player_rolled", "no such event", "every game rolls for the first player");
   if (deals && !dealtSeen) mismatch("-", "dealt", "no such event", `setup ${replay.setup} deals the territories`);
   if (missionGame && !missionsSeen) mismatch("-", "mission_dealt", "no such event", "a Secret Mission game deals missions");
-  notes.push(`dice version 2: ${events.length} events, ${draws} battle rolls checked`);
+  notes.push(`dice version 2: ${events.length} events, ${draws} battle rolls checked, ${takeovers.finish()}`);
   return { notes, mismatches };
 }
 
@@ -220,7 +237,8 @@ function validFaces(faces: unknown, most: number): faces is number[] {
 function verify2210(replay: ReplayFacts, events: GameEvent[], mismatch: Report): string {
   if (replay.diceVersion !== 2) throw new Error(`a RISK 2210 A.D. replay is dice version 2, not ${show(replay.diceVersion)}`);
   if (replay.board !== "2210") throw new Error(`a RISK 2210 A.D. replay's board is "2210", not ${show(replay.board)}`);
-  const stream = new Stream(replay.seed);
+  let stream = new Stream(replay.seed);
+  const takeovers = new Takeovers(replay.reseeds, replay.gameId, mismatch);
   const decks = territoryDecks2210(stream);
   const command = commandDecks2210(stream);
   // Two-player games: land cards 5 to 20 of the deck as first shuffled, then water's and lunar's top 6.
@@ -239,6 +257,15 @@ function verify2210(replay: ReplayFacts, events: GameEvent[], mismatch: Report):
       throw new Error(`event ${seq}: dataJson is not JSON (${(error as Error).message})`);
     }
     switch (event.kind) {
+      case "reseeded": {
+        // The undrawn cards of the land, water and lunar decks, then of the five Command decks, each top
+        // first, are shuffled again by the fresh stream; a withdrawn bid draws nothing.
+        const fresh = takeovers.next(seq, data);
+        if (fresh === undefined) break;
+        stream = fresh;
+        for (const deck of [...decks, ...command]) stream.shuffle(deck);
+        break;
+      }
       case "devastated": {
         devastated++;
         if (devastated > DEVASTATED) {
@@ -339,7 +366,8 @@ function verify2210(replay: ReplayFacts, events: GameEvent[], mismatch: Report):
   return (
     `dice version 2, RISK 2210 A.D.: ${events.length} events; the decks, ${devastated} devastated, ` +
     `${neutrals} neutral territories, ${firstPlacer ? 1 : 0} first placer roll-off, ${checked.bidTies} bid ties, ${checked.battles} battle rolls, ` +
-    `${checked.cardRolls} card rolls, ${checked.commandCards} Command cards and ${checked.territoryCards} territory cards drawn checked`
+    `${checked.cardRolls} card rolls, ${checked.commandCards} Command cards and ${checked.territoryCards} territory cards drawn checked, ` +
+    takeovers.finish()
   );
 }
 

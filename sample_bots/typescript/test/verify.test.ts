@@ -78,9 +78,3 @@ test("a game drawn past its first 44 cards verifies: traded cards go to the back
   longEvents.find((e) => e.sequence === "1104")!.drew.card = 17;
   assert.deepEqual(verify(long, longEvents).mismatches.map((m) => [m.sequence, m.seed]), [["1104", "16"]]);
 });
-
-test("a taken-over game's format 2 replay is refused by its number (docs/protocol.md)", () => {
-  // "The starter kits' verifiers read format 1 only and refuse format 2 by its number."
-  const text = read("replay_secret_mission.json").replace('"format":1', '"format":2');
-  assert.throws(() => parseReplay(text), /replay format 2: this verifier reads format 1/);
-});

@@ -177,9 +177,9 @@ test("a battle event with faces no 2210 die has is a mismatch, not a hang", () =
 });
 
 // Issue 23: "... run in `make interop` ...": the CLI the interop runs, on both kinds of replay.
-test("the CLI: exit 0 and OK on 2210 and classic replays, 1 on a tampered copy, 2 on unreadable input", () => {
+test("the CLI: exit 0 and OK on 2210 and classic replays (format 1 and 2), 1 on a tampered copy, 2 on unreadable input", () => {
   const run = (replay: string, events: string) => spawnSync(process.execPath, [VERIFY_JS, replay, events], { encoding: "utf8" });
-  for (const game of [...GAMES, "replay_secret_mission"]) {
+  for (const game of [...GAMES, "replay_secret_mission", "replay_classic_reseeded", "replay_2210_reseeded"]) {
     const out = run(path.join(FIXTURES, `${game}.json`), path.join(FIXTURES, `${game}.events.jsonl`));
     assert.equal(out.status, 0, out.stdout + out.stderr);
     assert.match(out.stdout, /^OK {3}/m);

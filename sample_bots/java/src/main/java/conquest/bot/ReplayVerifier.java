@@ -19,7 +19,9 @@ import java.util.Map;
 
 /**
  * The replay verifier: re-derives every roll and shuffle of a recorded game from its revealed seed and
- * compares them with the game's events (docs/protocol.md, "Randomness").
+ * compares them with the game's events (docs/protocol.md, "Randomness"). A game taken over by another server
+ * (format 2) goes on at each {@code reseeded} event with a fresh stream and its undrawn cards shuffled again
+ * by it ({@link Takeovers}).
  *
  * <pre>java -cp target/conquest-bot.jar conquest.bot.ReplayVerifier REPLAY.json EVENTS.jsonl</pre>
  *
@@ -31,9 +33,12 @@ public final class ReplayVerifier {
   /** Territories and wild cards of each board a replay can name. */
   private static final Map<String, int[]> BOARDS = Map.of("classic", new int[] {42, 2});
 
-  /** What the verifier reads from a replay file; the seed is an unsigned 64-bit integer held in a long. */
+  /**
+   * What the verifier reads from a replay file; the seed is an unsigned 64-bit integer held in a long;
+   * {@code reseeds} are a game's takeovers in order (none in a format 1 replay).
+   */
   public record Replay(long seed, String gameId, String seedCommitment, int diceVersion, int seats, String board,
-      String setup, String objective, boolean threeContinentMissions) {}
+      String setup, String objective, boolean threeContinentMissions, List<Takeovers.Reseed> reseeds) {}
 
   /** One GameEvent as {@code conquest replay events} prints it: its sequence, oneof key and that key's body. */
   public record Event(long sequence, String kind, JsonObject body) {}
@@ -60,7 +65,7 @@ public final class ReplayVerifier {
     if (!data.has("seed") || !data.has("game_id") || !data.has("seats") || !data.has("rules")) {
       throw new IllegalArgumentException("not a replay file: expected a JSON object with seed, game_id, seats and rules");
     }
-    requireFormat1(data);
+    List<Takeovers.Reseed> reseeds = Takeovers.parseReseeds(data);
     JsonObject rules = data.getAsJsonObject("rules");
     return new Replay(
         Long.parseUnsignedLong(data.get("seed").getAsString()),
@@ -71,16 +76,8 @@ public final class ReplayVerifier {
         data.get("board").getAsString(),
         rules.get("setup").getAsString(),
         rules.get("objective").getAsString(),
-        rules.has("three_continent_missions") && rules.get("three_continent_missions").getAsBoolean());
-  }
-
-  /** docs/protocol.md: the kits' verifiers "read format 1 only and refuse format 2 by its number". */
-  static void requireFormat1(JsonObject data) {
-    int format = data.has("format") ? data.get("format").getAsInt() : 0;
-    if (format != 1) {
-      throw new IllegalArgumentException("replay format " + format + ": this verifier reads format 1; a game taken"
-          + " over by another server (format 2, with \"reseeds\") is checked by `conquest replay verify`");
-    }
+        rules.has("three_continent_missions") && rules.get("three_continent_missions").getAsBoolean(),
+        reseeds);
   }
 
   /** Reads {@code conquest replay events} output (one JSON object per line), in sequence order. */
@@ -160,8 +157,9 @@ public final class ReplayVerifier {
     List<String> notes = new ArrayList<>();
     List<Mismatch> mismatches = checkCommitment(replay.seed(), replay.gameId(), replay.seedCommitment());
     if (replay.diceVersion() == 1) {
+      replay.reseeds().forEach(reseed -> Takeovers.checkCommitment(reseed, replay.gameId(), "-", mismatches));
       notes.add("dice version 1 (CPython Mersenne Twister) is checked by `conquest replay verify` only;"
-          + " seed commitment checked");
+          + " seed commitment and " + replay.reseeds().size() + " reseed commitments checked");
       return new Verdict(notes, mismatches);
     }
     if (replay.diceVersion() != 2) {
@@ -175,6 +173,7 @@ public final class ReplayVerifier {
     boolean deals = replay.setup().equals("dealt") || replay.setup().equals("neutral_piles");
     boolean missionGame = replay.objective().equals("missions");
     Dice dice = new Dice(replay.seed());
+    Takeovers takeovers = new Takeovers(replay.reseeds(), replay.gameId(), mismatches);
     List<Integer> missions = null;
     List<Integer> owners = null;
     List<Integer> deck = null;
@@ -252,6 +251,16 @@ public final class ReplayVerifier {
             deck.addAll(ints(b, "cards"));
           }
         }
+        case "reseeded" -> {
+          // The draw pile, top first, is shuffled again by the fresh stream (there is none before the first turn).
+          Dice fresh = takeovers.next(seq, b);
+          if (fresh != null) {
+            dice = fresh;
+            if (deck != null) {
+              dice.shuffle(deck);
+            }
+          }
+        }
         case "rolled" -> {
           draws++;
           Dice.Battle said = new Dice.Battle(ints(b, "attackerDice"), ints(b, "defenderDice"));
@@ -277,7 +286,7 @@ public final class ReplayVerifier {
       mismatches.add(new Mismatch("-", "mission_dealt", show("no such event"),
           show("a Secret Mission game deals missions")));
     }
-    notes.add("dice version 2: " + events.size() + " events, " + draws + " battle rolls checked");
+    notes.add("dice version 2: " + events.size() + " events, " + draws + " battle rolls checked, " + takeovers.finish());
     return new Verdict(notes, mismatches);
   }
 

@@ -38,8 +38,12 @@ public final class ReplayVerifier2210 {
 
   static final int MAX_SEATS = 5;
 
-  /** What the verifier reads from a 2210 replay file; the seed is an unsigned 64-bit integer in a long. */
-  public record Replay(long seed, String gameId, String seedCommitment, int diceVersion, int seats) {}
+  /**
+   * What the verifier reads from a 2210 replay file; the seed is an unsigned 64-bit integer in a long;
+   * {@code reseeds} are the game's takeovers in order (none in a format 1 replay).
+   */
+  public record Replay(long seed, String gameId, String seedCommitment, int diceVersion, int seats,
+      List<Takeovers.Reseed> reseeds) {}
 
   /** One GameEvent2210 as {@code conquest replay events} prints it; {@code data} is its parsed dataJson. */
   public record Event(long sequence, String kind, int seat, JsonObject data) {}
@@ -68,6 +72,15 @@ public final class ReplayVerifier2210 {
       }
     }
 
+    /**
+     * After a takeover: the undrawn cards of the land, water and lunar decks, then of the five Command decks,
+     * each shuffled again as it lies (top first) by the fresh stream.
+     */
+    void reshuffleAll(Dice dice) {
+      territory.forEach(dice::shuffle);
+      command.forEach(dice::shuffle);
+    }
+
     /** After the neutral draw: each territory deck sorted back into ascending order and shuffled. */
     void reshuffleTerritories(Dice dice) {
       for (List<Integer> deck : territory) {
@@ -93,7 +106,7 @@ public final class ReplayVerifier2210 {
     return data.has("game") && data.get("game").isJsonPrimitive() && data.get("game").getAsString().equals("2210");
   }
 
-  /** Reads a 2210 replay file's JSON: format 1, board "2210", 2 to 5 seats. */
+  /** Reads a 2210 replay file's JSON: format 1 or 2, board "2210", 2 to 5 seats. */
   public static Replay parseReplay(String text) {
     return parseReplay(JsonParser.parseString(text).getAsJsonObject());
   }
@@ -105,7 +118,7 @@ public final class ReplayVerifier2210 {
     if (!is2210(data)) {
       throw new IllegalArgumentException("not a RISK 2210 A.D. replay: its \"game\" is not \"2210\"");
     }
-    ReplayVerifier.requireFormat1(data);
+    List<Takeovers.Reseed> reseeds = Takeovers.parseReseeds(data);
     String board = data.has("board") ? data.get("board").getAsString() : "";
     if (!board.equals("2210")) {
       throw new IllegalArgumentException("board \"" + board + "\" is unknown to this verifier for a 2210 game; it knows 2210");
@@ -119,7 +132,8 @@ public final class ReplayVerifier2210 {
         data.get("game_id").getAsString(),
         data.has("seed_commitment") ? data.get("seed_commitment").getAsString() : "",
         data.has("dice_version") ? data.get("dice_version").getAsInt() : 1,
-        seats);
+        seats,
+        reseeds);
   }
 
   /**
@@ -195,8 +209,9 @@ public final class ReplayVerifier2210 {
   private static final class Walk {
     private final Replay replay;
     private final List<Mismatch> mismatches;
-    private final Dice dice;
+    private final Takeovers takeovers;
     private final Decks decks;
+    private Dice dice;
     private final int neutralTotal;
     private int neutralsPlaced;
     private int devastated;
@@ -210,6 +225,7 @@ public final class ReplayVerifier2210 {
     Walk(Replay replay, List<Mismatch> mismatches) {
       this.replay = replay;
       this.mismatches = mismatches;
+      this.takeovers = new Takeovers(replay.reseeds(), replay.gameId(), mismatches);
       this.dice = new Dice(replay.seed());
       this.decks = new Decks(dice);
       this.neutralTotal = replay.seats() == 2 ? decks.neutrals.size() : 0;
@@ -236,11 +252,19 @@ public final class ReplayVerifier2210 {
       notes.add("dice version 2, RISK 2210 A.D.: " + events.size() + " events; " + battles + " battle rolls, "
           + cardRolls + " card rolls, " + commandCards + " Command cards, " + territoryCards + " territory cards, "
           + devastated + " devastated, " + neutralsPlaced + " neutral territories and " + rollOffs
-          + " roll-offs checked");
+          + " roll-offs checked, " + takeovers.finish());
     }
 
     private void check(Event event, String seq, JsonObject b) {
       switch (event.kind()) {
+        case "reseeded" -> {
+          // Every deck's undrawn cards are shuffled again by the fresh stream; a withdrawn bid draws nothing.
+          Dice fresh = takeovers.next(seq, b);
+          if (fresh != null) {
+            dice = fresh;
+            decks.reshuffleAll(dice);
+          }
+        }
         case "devastated" -> {
           int territory = ReplayVerifier.integer(b, "territory");
           if (devastated == DEVASTATED) {

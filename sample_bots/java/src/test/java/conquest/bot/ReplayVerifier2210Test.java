@@ -244,13 +244,13 @@ class ReplayVerifier2210Test {
   void aTamperedSeedFailsTheCommitment() throws IOException {
     String game = "replay_2210_three_player";
     Replay r = replay(game);
-    Replay wrongSeed = new Replay(r.seed() + 1, r.gameId(), r.seedCommitment(), r.diceVersion(), r.seats());
+    Replay wrongSeed = new Replay(r.seed() + 1, r.gameId(), r.seedCommitment(), r.diceVersion(), r.seats(), r.reseeds());
     List<Mismatch> mismatches = ReplayVerifier2210.verify(wrongSeed, events(game)).mismatches();
     assertEquals("-", mismatches.get(0).sequence());
     assertEquals("seed commitment", mismatches.get(0).what());
     assertTrue(mismatches.get(1).what().startsWith("devastated"), mismatches.get(1).toString());
     assertTrue(mismatches.size() > 50, mismatches.toString());
-    Replay otherGame = new Replay(r.seed(), "other", r.seedCommitment(), r.diceVersion(), r.seats());
+    Replay otherGame = new Replay(r.seed(), "other", r.seedCommitment(), r.diceVersion(), r.seats(), r.reseeds());
     List<Mismatch> commitmentOnly = ReplayVerifier2210.verify(otherGame, events(game)).mismatches();
     assertEquals(List.of("seed commitment"), commitmentOnly.stream().map(Mismatch::what).toList());
   }
@@ -281,26 +281,30 @@ class ReplayVerifier2210Test {
         mismatches.toString());
   }
 
-  /** The CLI reads both games: a 2210 file (`"game": "2210"`) and a classic one; exit 0, 1 tampered, 2 unreadable. */
+  /**
+   * The CLI reads both games, format 1 and 2: a 2210 file (`"game": "2210"`) and a classic one; exit 0, 1
+   * tampered, 2 unreadable or of an unknown format.
+   */
   @Test
   void theCommandLineDispatchesOnTheGame(@TempDir Path dir) throws IOException {
     String fixtures = "../fixtures/";
     for (String game : GAMES) {
       assertEquals(0, ReplayVerifier.run(new String[] {fixtures + game + ".json", fixtures + game + ".events.jsonl"}));
     }
-    assertEquals(0, ReplayVerifier.run(new String[] {fixtures + "replay_secret_mission.json",
-        fixtures + "replay_secret_mission.events.jsonl"}));
+    for (String game : List.of("replay_secret_mission", "replay_classic_reseeded", "replay_2210_reseeded")) {
+      assertEquals(0, ReplayVerifier.run(new String[] {fixtures + game + ".json", fixtures + game + ".events.jsonl"}));
+    }
 
     String lines = fixture("replay_2210_two_player.events.jsonl");
     Path tampered = dir.resolve("tampered.events.jsonl");
     Files.writeString(tampered, lines.replace("\\\"faces\\\":8,\\\"roll\\\":8", "\\\"faces\\\":8,\\\"roll\\\":7"));
     assertEquals(1, ReplayVerifier.run(new String[] {fixtures + "replay_2210_two_player.json", tampered.toString()}));
 
-    JsonObject format2 = JsonParser.parseString(fixture("replay_2210_two_player.json")).getAsJsonObject();
-    format2.addProperty("format", 2);
-    Path reseeded = dir.resolve("format2.json");
-    Files.writeString(reseeded, format2.toString());
-    assertEquals(2, ReplayVerifier.run(new String[] {reseeded.toString(), fixtures + "replay_2210_two_player.events.jsonl"}));
+    JsonObject format3 = JsonParser.parseString(fixture("replay_2210_two_player.json")).getAsJsonObject();
+    format3.addProperty("format", 3);
+    Path unknown = dir.resolve("format3.json");
+    Files.writeString(unknown, format3.toString());
+    assertEquals(2, ReplayVerifier.run(new String[] {unknown.toString(), fixtures + "replay_2210_two_player.events.jsonl"}));
     String notEvents = lines.lines().map(l -> "{\"sequence\":\"1\"}").collect(Collectors.joining("\n"));
     Path classicLines = dir.resolve("classic.events.jsonl");
     Files.writeString(classicLines, notEvents);

@@ -6,7 +6,6 @@ package conquest.bot;
 // ../fixtures/replay_secret_mission.json with its `conquest replay events` output.
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonArray;
@@ -68,15 +67,6 @@ class ReplayVerifierTest {
     }
   }
 
-  /** docs/protocol.md: "The starter kits' verifiers read format 1 only and refuse format 2 by its number." */
-  @Test
-  void aTakenOverGamesFormat2ReplayIsRefusedByItsNumber() throws IOException {
-    String text = fixture("replay_secret_mission.json").replace("\"format\":1", "\"format\":2");
-    IllegalArgumentException refusal =
-        assertThrows(IllegalArgumentException.class, () -> ReplayVerifier.parseReplay(text));
-    assertTrue(refusal.getMessage().contains("replay format 2: this verifier reads format 1"), refusal.getMessage());
-  }
-
   static Replay replay() throws IOException {
     return ReplayVerifier.parseReplay(fixture("replay_secret_mission.json"));
   }
@@ -117,7 +107,7 @@ class ReplayVerifierTest {
     assertEquals(List.of("101"), sequences(ReplayVerifier.verify(replay(), events).mismatches()));
     Replay r = replay();
     Replay wrongSeed = new Replay(r.seed() + 1, r.gameId(), r.seedCommitment(), r.diceVersion(), r.seats(), r.board(),
-        r.setup(), r.objective(), r.threeContinentMissions());
+        r.setup(), r.objective(), r.threeContinentMissions(), r.reseeds());
     List<Mismatch> mismatches = ReplayVerifier.verify(wrongSeed, events()).mismatches();
     assertEquals("seed commitment", mismatches.get(0).what());
     assertTrue(mismatches.size() > 10, mismatches.toString());
@@ -127,12 +117,12 @@ class ReplayVerifierTest {
   void diceVersion1IsLeftToTheServer() throws IOException {
     Replay r = replay();
     Replay v1 = new Replay(r.seed(), r.gameId(), r.seedCommitment(), 1, r.seats(), r.board(), r.setup(),
-        r.objective(), r.threeContinentMissions());
+        r.objective(), r.threeContinentMissions(), r.reseeds());
     ReplayVerifier.Verdict verdict = ReplayVerifier.verify(v1, events());
     assertEquals(List.of(), verdict.mismatches());
     assertTrue(verdict.notes().get(0).contains("checked by `conquest replay verify` only"), verdict.notes().toString());
     Replay otherGame = new Replay(r.seed(), "other", r.seedCommitment(), 1, r.seats(), r.board(), r.setup(),
-        r.objective(), r.threeContinentMissions());
+        r.objective(), r.threeContinentMissions(), r.reseeds());
     assertEquals("seed commitment", ReplayVerifier.verify(otherGame, List.of()).mismatches().get(0).what());
   }
 
