@@ -3,8 +3,10 @@
 
 1. The same load with ``server.takeover`` off and on, alternately (``--rounds`` each): one ``conquest
    serve`` process on a fresh PostgreSQL schema, 8 SDK random bots playing ``--games`` duels each; the
-   server process's CPU time (user + system, /proc) per decision, and the action log's rows
-   (``pg_stat_user_tables``) and JSON bytes per decision.
+   server process's CPU time (user + system, /proc) per decision, less what it uses idle over the run's
+   length (``idle_rate``), with the server alone on a core (``cores_apart``), and the action log's rows
+   (``pg_stat_user_tables``) and JSON bytes per decision. The overhead is the median of the rounds' ratios
+   (``overhead``).
 2. Takeover: a server with the default heartbeat (1 s) and timeout (5 s) is killed with SIGKILL in the
    middle of 4 games; a second server is started on the same database at once: the time from the kill
    until every game is taken over (the second server logs ``serving`` once it has claimed them) and until
@@ -28,7 +30,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from sqlalchemy import create_engine, text
@@ -45,6 +47,8 @@ from server.storage import Store
 
 LIMIT_S = 600.0
 """A run that has not finished its games in this long fails."""
+IDLE_S = 3.0
+"""How long each run's server is watched idle first (``idle_rate``)."""
 CONFIG = """
 [server]
 address = "127.0.0.1:{port}"
@@ -91,6 +95,60 @@ def schema(url: str) -> Iterator[tuple[str, str]]:
         admin.dispose()
 
 
+@contextmanager
+def cores_apart(server: int) -> Iterator[None]:
+    """The server process ``server`` alone on the first core; this process (the bots) and PostgreSQL on the
+    others. Its CPU time a decision is then its own work's: sharing a core with the bots and the database
+    inflated it by a varying amount, more in the runs where the database works more (with the action log),
+    so the overhead swung from -3% to +17% run to run on this 2-core machine. One core: nothing changes."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        yield
+        return
+    rest = [0, *_pids_of("postgres")]
+    _pin(server, {cores[0]})
+    for pid in rest:
+        _pin(pid, set(cores[1:]))
+    try:
+        yield
+    finally:
+        for pid in [server, *rest]:
+            _pin(pid, set(cores))
+
+
+def _pids_of(name: str) -> list[int]:
+    """The processes whose command is ``name``."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/comm"):
+        with suppress(OSError):
+            if stat.read_text().strip() == name:
+                pids.append(int(stat.parent.name))
+    return pids
+
+
+def _pin(pid: int, cores: set[int]) -> None:
+    """Every thread of process ``pid`` (0: this one) on ``cores`` (threads it starts later inherit it)."""
+    for task in Path(f"/proc/{pid or os.getpid()}/task").glob("[0-9]*"):
+        with suppress(OSError):  # a thread or process that ended meanwhile
+            os.sched_setaffinity(int(task.name), cores)
+
+
+def overhead(off: list[float], on: list[float]) -> float:
+    """What logging adds to a decision's CPU: the median, over rounds, of a round's run with it against the
+    run without it just before (each pair shares the machine's state of the moment, which drifts over a
+    sitting; one run disturbed moves one ratio, not the figure)."""
+    return statistics.median(with_log / without - 1 for without, with_log in zip(off, on, strict=True))
+
+
+async def idle_rate(pid: int, seconds: float) -> float:
+    """CPU seconds a second process ``pid`` uses with nothing to play (its heartbeat, timers and polling
+    threads: a cost of the wall time a run lasts, not of its decisions, which bots that run slower or
+    faster would otherwise spread over them)."""
+    before = cpu_seconds(pid)
+    await asyncio.sleep(seconds)
+    return (cpu_seconds(pid) - before) / seconds
+
+
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -119,13 +177,15 @@ async def load(url: str, takeover: bool, games: int, work: Path) -> tuple[float,
         )
         server = Serve(work, config)
         await server.serving()
-        before = cpu_seconds(server.process.pid)
-        clients = [
-            Client(RandomBot(i), f"127.0.0.1:{port}", name=f"bot{i}", queues=["duel"], games=games)
-            for i in range(8)
-        ]
-        await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), LIMIT_S)
-        used = cpu_seconds(server.process.pid) - before
+        with cores_apart(server.process.pid):
+            idle = await idle_rate(server.process.pid, IDLE_S)
+            before, started = cpu_seconds(server.process.pid), time.monotonic()
+            clients = [
+                Client(RandomBot(i), f"127.0.0.1:{port}", name=f"bot{i}", queues=["duel"], games=games)
+                for i in range(8)
+            ]
+            await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), LIMIT_S)
+            used = cpu_seconds(server.process.pid) - before - idle * (time.monotonic() - started)
         server.stop(30)
         with Store.open(db) as store:
             replays = [store.replay(g.id) for g in store.games(limit=100_000)]
@@ -205,6 +265,7 @@ async def main(games: int, rounds: int) -> None:
         taken, finished = await takeover_time(url, work)
     off = statistics.median(r[0] for r in runs[False])
     on = statistics.median(r[0] for r in runs[True])
+    added = overhead([r[0] for r in runs[False]], [r[0] for r in runs[True]])
     rows = statistics.median(r[1] for r in runs[True])
     size = statistics.median(r[2] for r in runs[True])
     print(
@@ -212,7 +273,8 @@ async def main(games: int, rounds: int) -> None:
     )
     print(
         f"action log: server CPU {on:.0f} vs {off:.0f} µs a decision (medians, {rounds} runs each): "
-        f"overhead = {(on / off - 1) * 100:+.1f}%, {rows:.4f} rows and {size:.1f} bytes a decision, "
+        f"overhead = {added * 100:+.1f}% (the rounds' median), {rows:.4f} rows and {size:.1f} bytes a "
+        f"decision, "
         f"takeover = {taken:.1f} s"
     )
 
@@ -220,6 +282,6 @@ async def main(games: int, rounds: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=10, help="duels per bot and run (8 bots: 4x games)")
-    parser.add_argument("--rounds", type=int, default=3, help="runs with takeover off and on, alternately")
+    parser.add_argument("--rounds", type=int, default=6, help="runs with takeover off and on, alternately")
     arguments = parser.parse_args()
     asyncio.run(main(arguments.games, arguments.rounds))

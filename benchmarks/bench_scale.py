@@ -5,19 +5,21 @@ On the throwaway PostgreSQL of ``make test-db``, with ``conquest serve`` replica
 (``server.cluster``) as real processes and SDK random bots in this process:
 
 1. **One replica against two on the same load**: 8 random bots, a pair per queue, play ``--games`` duels
-   each (``classic_two_player``, turn cap 60): all connected to one replica (``one``); on two replicas,
-   each pair on one of them (``local``: every game hosted where both its bots are, nothing relayed); on two
-   replicas, each pair split between them (``relayed``: one seat of every game played through the
-   relay). The same games each time: a pair per queue, so neither the pair cap nor the rating window holds
-   a queue back. Each run gives the wall time, the decisions, the replicas' CPU time (user + system,
-   /proc) and the decisions relayed (``conquest_relayed_decisions_total``).
+   each (``classic_two_player``, turn cap 60): all connected to one replica (``one``); on two replicas, each
+   pair on one of them (``local``: every game hosted where both its bots are, nothing relayed); on two
+   replicas, each pair split between them (``relayed``: one seat of every game played through the relay),
+   ``--rounds`` times in turn. The same games each time: a pair per queue, so neither the pair cap nor the
+   rating window holds a queue back. Each run gives the wall time, the decisions, the replicas' CPU time
+   (user + system, /proc) and the decisions relayed (``conquest_relayed_decisions_total``).
 2. **Relayed against local**: both two-replica runs less their replicas' idle CPU (heartbeats, polls:
    measured on two idle replicas) over their length; ``local`` = the ``local`` run's CPU / decisions;
    ``relayed`` = ``local`` + (the ``relayed`` run's CPU − ``local`` × its decisions) / its relayed
-   decisions. ``benchmarks.bench_relay``'s figure (the relay alone, both ends in one process, one game at a
-   time) is printed beside it: the part of the difference the relay's own code accounts for.
+   decisions; per round, and the ratio is the median of the rounds'. ``benchmarks.bench_relay``'s figure
+   (the relay alone, both ends in one process, one game at a time) is printed beside it: the part of the
+   difference the relay's own code accounts for.
 3. **The action log**: ``benchmarks.bench_action_log``'s runs with ``server.takeover`` off and on
-   (``--rounds`` each, alternately): the server's CPU per decision with and without the log.
+   (``--rounds`` each, alternately): the server's CPU per decision with and without the log, the server
+   alone on a core and its idle CPU taken out; the overhead is the median of the rounds' ratios.
 4. **PostgreSQL per decision** in the two-replica run: rows written (inserts, updates, deletes of the run's
    schema), WAL bytes and the CPU time of every PostgreSQL process; and the database's CPU per second of two
    idle replicas (their heartbeats and polls).
@@ -53,7 +55,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, text
 
-from benchmarks.bench_action_log import LIMIT_S, Thinking, cpu_seconds, load, schema
+from benchmarks.bench_action_log import LIMIT_S, Thinking, cpu_seconds, load, overhead, schema
 from benchmarks.bench_relay import measure
 from conquest_bots.random_bot import RandomBot
 from conquest_sdk import Client
@@ -235,6 +237,22 @@ async def _measure(database: Database, layout: str, games: int, work: Path) -> R
     return run
 
 
+def local_and_relayed(apart: Run, two: Run, idle_replica: float) -> tuple[float, float]:
+    """The replicas' CPU microseconds a decision when every seat is on the host (``apart``: each pair on one
+    replica) and a relayed decision's (``two``: each pair split, half its decisions relayed), each run less
+    what its two replicas cost idle (``idle_replica`` CPU seconds a second each) over its length."""
+    apart_cpu = apart.cpu_s - 2 * idle_replica * apart.seconds
+    two_cpu = two.cpu_s - 2 * idle_replica * two.seconds
+    local = apart_cpu / apart.decisions * 1e6
+    relayed = local + (two_cpu * 1e6 - local * two.decisions) / two.relayed if two.relayed else float("nan")
+    return local, relayed
+
+
+def median_run(runs: list[Run]) -> Run:
+    """The run of median CPU a decision (what the layout's line shows, and the one-replica figures use)."""
+    return sorted(runs, key=lambda run: run.cpu_s / run.decisions)[len(runs) // 2]
+
+
 async def idle_cost(url: str, work: Path, seconds: float = 10.0) -> tuple[float, float]:
     """CPU seconds per second that one idle replica costs itself and PostgreSQL (its heartbeats and polls;
     two measured, halved)."""
@@ -297,9 +315,11 @@ async def main(games: int, rounds: int) -> None:
             "a throwaway cluster and prints one)"
         )
     with tempfile.TemporaryDirectory(prefix="conquest-bench-scale-") as tmp:
-        runs = {layout: await play(url, layout, games, Path(tmp) / layout) for layout in LAYOUTS}
+        rounds_of: dict[str, list[Run]] = {layout: [] for layout in LAYOUTS}
         log_runs: dict[bool, list[float]] = {False: [], True: []}
         for i in range(rounds):
+            for layout in LAYOUTS:
+                rounds_of[layout].append(await play(url, layout, games, Path(tmp) / f"{layout}-{i}"))
             for takeover in (False, True):
                 work = Path(tmp) / f"log-{i}-{takeover}"
                 work.mkdir()
@@ -310,13 +330,18 @@ async def main(games: int, rounds: int) -> None:
         taken = await takeover_time(url, work)
         relay_us = await measure(1, 3000, Path(tmp) / "relay")
 
-    # Each two-replica run less what its replicas cost idle over its length: what its decisions cost.
-    one, apart, two = runs["one"], runs["local"], runs["relayed"]
-    apart_cpu = apart.cpu_s - 2 * idle_replica * apart.seconds
-    two_cpu = two.cpu_s - 2 * idle_replica * two.seconds
-    local = apart_cpu / apart.decisions * 1e6
-    relayed = local + (two_cpu * 1e6 - local * two.decisions) / two.relayed if two.relayed else float("nan")
-    overhead = statistics.median(log_runs[True]) / statistics.median(log_runs[False]) - 1
+    # Each round's two-replica runs less what their replicas cost idle over their length: what their
+    # decisions cost; the ratio is the median of the rounds' (a disturbed run moves one round, not it).
+    costs = [
+        local_and_relayed(apart, two, idle_replica)
+        for apart, two in zip(rounds_of["local"], rounds_of["relayed"], strict=True)
+    ]
+    ratio = statistics.median(relayed / local for local, relayed in costs)
+    local = statistics.median(local for local, _ in costs)
+    relayed = statistics.median(relayed for _, relayed in costs)
+    runs = {layout: median_run(layout_runs) for layout, layout_runs in rounds_of.items()}
+    one, two = runs["one"], runs["relayed"]
+    added = overhead(log_runs[False], log_runs[True])
     database = two.database_cpu_s / two.decisions * 1e6
     full_speed = one.decisions / one.cpu_s  # decisions a second one replica takes on its core
     per_replica = idle + full_speed * database / 1e6  # PostgreSQL CPU seconds a second
@@ -333,7 +358,8 @@ async def main(games: int, rounds: int) -> None:
         )
     print(
         f"CPU a decision on two replicas, less their idle {idle_replica * 1000:.1f} ms a second each: "
-        f"local {local:.0f} µs, relayed {relayed:.0f} µs; the relay's own code (bench_relay, both ends, one "
+        f"local {local:.0f} µs, relayed {relayed:.0f} µs (medians of {rounds} rounds); the relay's own "
+        f"code (bench_relay, both ends, one "
         f"game at a time) {relay_us:.0f} µs a round trip"
     )
     print(
@@ -350,7 +376,7 @@ async def main(games: int, rounds: int) -> None:
         f"{database:.1f} µs) a second = {1 / per_replica:.0f}"
     )
     print(
-        f"scale: relayed/local = {relayed / local:.2f}, action-log overhead = {overhead * 100:.1f}%, "
+        f"scale: relayed/local = {ratio:.2f}, action-log overhead = {added * 100:.1f}%, "
         f"takeover = {taken:.1f} s, replicas per PostgreSQL = {1 / per_replica:.0f}"
     )
 
@@ -358,6 +384,8 @@ async def main(games: int, rounds: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=10, help=f"duels per bot and run ({BOTS} bots)")
-    parser.add_argument("--rounds", type=int, default=3, help="action-log runs with takeover off and on")
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="runs of each layout, and of the action log off and on"
+    )
     arguments = parser.parse_args()
     asyncio.run(main(arguments.games, arguments.rounds))
