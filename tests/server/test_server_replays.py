@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections import deque
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,48 +98,17 @@ async def test_replay_events_give_a_verifier_every_outcome_to_re_derive_from_the
     assert main(["replay", "events", path]) == 0
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [int(e["sequence"]) for e in events] == list(range(len(events)))
-    stream = DiceV2(data["seed"])
-    seats = len(data["seats"])
-    rounds, first = roll_off(stream, seats)
-    assert events[0]["firstPlayerRolled"] == {"rolls": [d for r in rounds for d in r], "seat": first}
-    deck: deque[int] = deque()
-    rolls = draws = 0
-    for event in events:
-        if "turnStarted" in event and not deck and not draws:
-            deck.extend(shuffled_deck(stream, 44, frozenset()))
-        elif "drew" in event:
-            assert event["drew"]["card"] == deck.popleft()
-            draws += 1
-        elif "traded" in event:
-            deck.extend(event["traded"]["cards"])
-        elif "rolled" in event:
-            r = event["rolled"]
-            a, d = roll_dice(stream, len(r["attackerDice"]), len(r["defenderDice"]))
-            assert (r["attackerDice"], r["defenderDice"]) == (list(a), list(d))
-            rolls += 1
+    rolls, draws = _walk(events, data["seed"], len(data["seats"]))
     assert rolls and draws
 
 
-FIXTURES = Path(__file__).parents[2] / "sample_bots" / "fixtures"
-
-
-def test_replay_events_mark_where_a_game_taken_over_took_its_fresh_seed(capsys):
-    """Issue 20: a resumed game's fresh committed seed is "recorded in the replay so it still verifies", and
-    the kits' verifiers check a replay without our code: `conquest replay events` puts a ``reseeded`` event
-    after the events of the first ``at`` actions, and walking the events with the docs' algorithm (a new
-    stream from the fresh seed there, the undrawn cards shuffled again by it) reproduces every draw and
-    roll of a game taken over twice."""
-    path = FIXTURES / "replay_classic_reseeded.json"
-    data = json.loads(path.read_text())
-    assert main(["replay", "events", str(path)]) == 0
-    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [int(e["sequence"]) for e in events] == list(range(len(events)))
-    marks = [e["reseeded"] for e in events if "reseeded" in e]
-    assert [(int(m["at"]), int(m["seed"]), m["commitment"]) for m in marks] == [
-        (r["at"], r["seed"], r["commitment"]) for r in data["reseeds"]
-    ]
-    stream = DiceV2(data["seed"])
-    rounds, first = roll_off(stream, len(data["seats"]))
+def _walk(events: list[dict[str, Any]], seed: int, seats: int) -> tuple[int, int]:
+    """Re-derive a classic game's draws from its seed as docs/protocol.md says, checking each event of
+    ``events`` (`conquest replay events` output, read): the roll-off, the deck's draws, every roll, and at a
+    ``reseeded`` event a new stream from the fresh seed with the undrawn cards shuffled again by it. Returns
+    the battle rolls and the cards drawn checked."""
+    stream = DiceV2(seed)
+    rounds, first = roll_off(stream, seats)
     assert events[0]["firstPlayerRolled"] == {"rolls": [d for r in rounds for d in r], "seat": first}
     deck: deque[int] = deque()
     rolls = draws = 0
@@ -160,6 +130,28 @@ def test_replay_events_mark_where_a_game_taken_over_took_its_fresh_seed(capsys):
             a, d = roll_dice(stream, len(r["attackerDice"]), len(r["defenderDice"]))
             assert (r["attackerDice"], r["defenderDice"]) == (list(a), list(d))
             rolls += 1
+    return rolls, draws
+
+
+FIXTURES = Path(__file__).parents[2] / "sample_bots" / "fixtures"
+
+
+def test_replay_events_mark_where_a_game_taken_over_took_its_fresh_seed(capsys):
+    """Issue 20: a resumed game's fresh committed seed is "recorded in the replay so it still verifies", and
+    the kits' verifiers check a replay without our code: `conquest replay events` puts a ``reseeded`` event
+    after the events of the first ``at`` actions, and walking the events with the docs' algorithm (a new
+    stream from the fresh seed there, the undrawn cards shuffled again by it) reproduces every draw and
+    roll of a game taken over twice."""
+    path = FIXTURES / "replay_classic_reseeded.json"
+    data = json.loads(path.read_text())
+    assert main(["replay", "events", str(path)]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [int(e["sequence"]) for e in events] == list(range(len(events)))
+    marks = [e["reseeded"] for e in events if "reseeded" in e]
+    assert [(int(m["at"]), int(m["seed"]), m["commitment"]) for m in marks] == [
+        (r["at"], r["seed"], r["commitment"]) for r in data["reseeds"]
+    ]
+    rolls, draws = _walk(events, data["seed"], len(data["seats"]))
     assert rolls > 100 and draws > 10
 
 
