@@ -358,13 +358,17 @@ async def main(games: int, rounds: int) -> None:
         )
     print(
         f"CPU a decision on two replicas, less their idle {idle_replica * 1000:.1f} ms a second each: "
-        f"local {local:.0f} µs, relayed {relayed:.0f} µs (medians of {rounds} rounds); the relay's own "
-        f"code (bench_relay, both ends, one "
-        f"game at a time) {relay_us:.0f} µs a round trip"
+        f"local {local:.0f} µs, relayed {relayed:.0f} µs (medians of {rounds} rounds; relayed/local by "
+        f"round: {', '.join(f'{r / lo:.2f}' for lo, r in costs)}); the relay's own code (bench_relay, both "
+        f"ends, one game at a time) {relay_us:.0f} µs a round trip"
+    )
+    by_round = ", ".join(
+        f"{on / off - 1:+.1%}" for off, on in zip(log_runs[False], log_runs[True], strict=True)
     )
     print(
         f"action log: server CPU {statistics.median(log_runs[True]):.0f} vs "
-        f"{statistics.median(log_runs[False]):.0f} µs a decision (medians of {rounds} runs each)"
+        f"{statistics.median(log_runs[False]):.0f} µs a decision (medians of {rounds} runs each; by round: "
+        f"{by_round})"
     )
     print(
         f"PostgreSQL a decision (two replicas): {two.rows / two.decisions:.4f} rows, "
