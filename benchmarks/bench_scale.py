@@ -4,13 +4,14 @@
 On the throwaway PostgreSQL of ``make test-db``, with ``conquest serve`` replicas in cluster mode
 (``server.cluster``) as real processes and SDK random bots in this process:
 
-1. **One replica against two on the same load**: 8 random bots, a pair per queue, play ``--games`` duels
-   each (``classic_two_player``, turn cap 60): all connected to one replica (``one``); on two replicas, each
-   pair on one of them (``local``: every game hosted where both its bots are, nothing relayed); on two
-   replicas, each pair split between them (``relayed``: one seat of every game played through the relay),
-   ``--rounds`` times in turn. The same games each time: a pair per queue, so neither the pair cap nor the
-   rating window holds a queue back. Each run gives the wall time, the decisions, the replicas' CPU time
-   (user + system, /proc) and the decisions relayed (``conquest_relayed_decisions_total``).
+1. **One replica against two on the same load**: 8 random bots (``--pairs`` 4), a pair per queue, play
+   ``--games`` duels each (``classic_two_player``, turn cap 60): all connected to one replica (``one``); on
+   two replicas, each pair on one of them (``local``: every game hosted where both its bots are, nothing
+   relayed); on two replicas, each pair split between them (``relayed``: one seat of every game played
+   through the relay), ``--rounds`` times in turn. The same games each time: a pair per queue, so neither
+   the pair cap nor the rating window holds a queue back. Each run gives the wall time, the decisions, the
+   replicas' CPU time (user + system, /proc) and the decisions relayed
+   (``conquest_relayed_decisions_total``).
 2. **Relayed against local**: both two-replica runs less their replicas' idle CPU (heartbeats, polls:
    measured on two idle replicas) over their length; ``local`` = the ``local`` run's CPU / decisions;
    ``relayed`` = ``local`` + (the ``relayed`` run's CPU − ``local`` × its decisions) / its relayed
@@ -66,7 +67,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "suppo
 from serve_process import Serve, free_port  # type: ignore[import-not-found]  # tests/support, on the path above
 
 PAIRS = 4
-BOTS = 2 * PAIRS
+"""Pairs of bots playing at once (``--pairs``): 4, a game each at a time, 2 games per replica."""
 TOKEN = "bench-scale-cluster-token"
 QUEUE = """
 [queues.NAME]
@@ -86,9 +87,15 @@ shutdown_grace_ms = 0
 cluster = true
 cluster_token = "{token}"
 advertise_host = "127.0.0.1"
-""" + "".join(QUEUE.replace("NAME", name) for name in ["duel", *(f"pair-{p}" for p in range(PAIRS))])
-"""``duel`` for the takeover's 8 bots; ``pair-0`` ... for the runs, one pair of bots each (with two bots
-waiting, the pair cap does not hold a queue back), so every run plays the same games."""
+"""
+
+
+def queues(pairs: int) -> str:
+    """``duel`` for the takeover's 8 bots; ``pair-0`` ... for the runs, one pair of bots each (with two bots
+    waiting, the pair cap does not hold a queue back), so every run plays the same games."""
+    return "".join(QUEUE.replace("NAME", name) for name in ["duel", *(f"pair-{p}" for p in range(pairs))])
+
+
 LAYOUTS: dict[str, Callable[[int], int]] = {
     "one": lambda bot: 0,
     "local": lambda bot: bot // 2 % 2,
@@ -107,11 +114,12 @@ class Replica:
     metrics: int
 
     @staticmethod
-    def start(work: Path, url: str, turn_cap: int = 60, port: int = 0) -> Replica:
-        """A replica on ``port`` (any free one for 0; replicas in cluster mode may share one)."""
+    def start(work: Path, url: str, turn_cap: int = 60, port: int = 0, pairs: int = PAIRS) -> Replica:
+        """A replica on ``port`` (any free one for 0; replicas in cluster mode may share one), with the
+        queues of ``pairs`` pairs of bots."""
         work.mkdir(parents=True)
         port, metrics = port or free_port(), free_port()
-        config = CONFIG.format(
+        config = (CONFIG + queues(pairs)).format(
             port=port, metrics=metrics, replays=work / "replays", url=url, token=TOKEN, turn_cap=turn_cap
         )
         return Replica(Serve(work, config), port, metrics)
@@ -186,22 +194,25 @@ class Run:
     wal_bytes: int = 0
 
 
-async def play(url: str, layout: str, games: int, work: Path) -> Run:
-    """``BOTS`` random bots, a pair per queue, playing ``games`` duels each, connected to the replicas as
-    ``LAYOUTS[layout]`` says."""
+async def play(url: str, layout: str, games: int, work: Path, pairs: int) -> Run:
+    """``pairs`` pairs of random bots, a pair per queue, playing ``games`` duels each, connected to the
+    replicas as ``LAYOUTS[layout]`` says."""
     with schema(url) as (db, name):
         database = Database(db, name)
         try:
-            return await _measure(database, layout, games, work)
+            return await _measure(database, layout, games, work, pairs)
         finally:
             database.close()
 
 
-async def _measure(database: Database, layout: str, games: int, work: Path) -> Run:
+async def _measure(database: Database, layout: str, games: int, work: Path, pairs: int) -> Run:
     """One run of ``play`` on ``database`` (a fresh schema)."""
     db = database.url
     replica_of = LAYOUTS[layout]
-    servers = [Replica.start(work / f"r{i}", db) for i in range(max(map(replica_of, range(BOTS))) + 1)]
+    bots = 2 * pairs
+    servers = [
+        Replica.start(work / f"r{i}", db, pairs=pairs) for i in range(max(map(replica_of, range(bots))) + 1)
+    ]
     for server in servers:
         await server.serve.serving()
     await asyncio.sleep(2.0)  # every replica has beaten and the lease is held
@@ -216,7 +227,7 @@ async def _measure(database: Database, layout: str, games: int, work: Path) -> R
             queues=[f"pair-{i // 2}"],
             games=games,
         )
-        for i in range(BOTS)
+        for i in range(bots)
     ]
     await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), LIMIT_S)
     seconds = time.monotonic() - started
@@ -307,7 +318,7 @@ async def takeover_time(url: str, work: Path) -> float:
         return taken
 
 
-async def main(games: int, rounds: int) -> None:
+async def main(games: int, rounds: int, pairs: int) -> None:
     url = os.environ.get("CONQUEST_TEST_POSTGRES_URL", "")
     if not url:
         raise SystemExit(
@@ -319,7 +330,8 @@ async def main(games: int, rounds: int) -> None:
         log_runs: dict[bool, list[float]] = {False: [], True: []}
         for i in range(rounds):
             for layout in LAYOUTS:
-                rounds_of[layout].append(await play(url, layout, games, Path(tmp) / f"{layout}-{i}"))
+                work = Path(tmp) / f"{layout}-{i}"
+                rounds_of[layout].append(await play(url, layout, games, work, pairs))
             for takeover in (False, True):
                 work = Path(tmp) / f"log-{i}-{takeover}"
                 work.mkdir()
@@ -387,9 +399,12 @@ async def main(games: int, rounds: int) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=10, help=f"duels per bot and run ({BOTS} bots)")
+    parser.add_argument("--games", type=int, default=10, help="duels per bot and run")
+    parser.add_argument(
+        "--pairs", type=int, default=PAIRS, help="pairs of bots playing at once, a queue each"
+    )
     parser.add_argument(
         "--rounds", type=int, default=5, help="runs of each layout, and of the action log off and on"
     )
     arguments = parser.parse_args()
-    asyncio.run(main(arguments.games, arguments.rounds))
+    asyncio.run(main(arguments.games, arguments.rounds, arguments.pairs))
