@@ -105,7 +105,7 @@ def cores_apart(server: int) -> Iterator[None]:
     if len(cores) < 2:
         yield
         return
-    rest = [0, *_pids_of("postgres")]
+    rest = [0, *postgres_pids()]
     _pin(server, {cores[0]})
     for pid in rest:
         _pin(pid, set(cores[1:]))
@@ -116,13 +116,13 @@ def cores_apart(server: int) -> Iterator[None]:
             _pin(pid, set(cores))
 
 
-def _pids_of(name: str) -> list[int]:
-    """The processes whose command is ``name``."""
+def postgres_pids() -> list[int]:
+    """The PostgreSQL processes on this machine (the server, its backends, its workers)."""
     pids = []
-    for stat in Path("/proc").glob("[0-9]*/comm"):
-        with suppress(OSError):
-            if stat.read_text().strip() == name:
-                pids.append(int(stat.parent.name))
+    for comm in Path("/proc").glob("[0-9]*/comm"):
+        with suppress(OSError):  # a process that ended meanwhile
+            if comm.read_text().strip() in ("postgres", "postmaster"):
+                pids.append(int(comm.parent.name))
     return pids
 
 

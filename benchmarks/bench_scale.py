@@ -51,12 +51,13 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, text
 
-from benchmarks.bench_action_log import LIMIT_S, Thinking, cpu_seconds, load, overhead, schema
+from benchmarks.bench_action_log import LIMIT_S, Thinking, cpu_seconds, load, overhead, postgres_pids, schema
 from benchmarks.bench_relay import measure
 from conquest_bots.random_bot import RandomBot
 from conquest_sdk import Client
@@ -172,14 +173,9 @@ class Database:
     def cpu() -> float:
         """CPU seconds of every PostgreSQL process on this machine (the server, its backends, its workers)."""
         total = 0.0
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                if (entry / "comm").read_text().strip() in ("postgres", "postmaster"):
-                    total += cpu_seconds(int(entry.name))
-            except (FileNotFoundError, ProcessLookupError, PermissionError):
-                continue  # a process that ended meanwhile
+        for pid in postgres_pids():
+            with suppress(OSError):  # a process that ended meanwhile
+                total += cpu_seconds(pid)
         return total
 
 
