@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "suppo
 
 from serve_process import Serve, free_port  # type: ignore[import-not-found]  # tests/support, on the path above
 
+from benchmarks.bench_clients import cpu_seconds
 from conquest.v1 import game_pb2
 from conquest_bots.random_bot import RandomBot
 from conquest_sdk import Client, Game, Turn
@@ -147,11 +148,6 @@ async def idle_rate(pid: int, seconds: float) -> float:
     before = cpu_seconds(pid)
     await asyncio.sleep(seconds)
     return (cpu_seconds(pid) - before) / seconds
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def inserted_rows(url: str, name: str) -> int:

@@ -57,7 +57,8 @@ from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, text
 
-from benchmarks.bench_action_log import LIMIT_S, Thinking, cpu_seconds, load, overhead, postgres_pids, schema
+from benchmarks.bench_action_log import LIMIT_S, Thinking, load, overhead, postgres_pids, schema
+from benchmarks.bench_clients import cpu_seconds
 from benchmarks.bench_relay import measure
 from conquest_bots.random_bot import RandomBot
 from conquest_sdk import Client
