@@ -15,9 +15,10 @@ On the throwaway PostgreSQL of ``make test-db``, with ``conquest serve`` replica
 2. **Relayed against local**: both two-replica runs less their replicas' idle CPU (heartbeats, polls:
    measured on two idle replicas) over their length; ``local`` = the ``local`` run's CPU / decisions;
    ``relayed`` = ``local`` + (the ``relayed`` run's CPU − ``local`` × its decisions) / its relayed
-   decisions; per round, and the ratio is the median of the rounds'. ``benchmarks.bench_relay``'s figure
-   (the relay alone, both ends in one process, one game at a time) is printed beside it: the part of the
-   difference the relay's own code accounts for.
+   decisions; per round, and the ratio is the median of the rounds'. ``benchmarks.bench_relay``'s figures
+   are printed beside it (the relay alone, one game at a time, over the Unix socket the replicas here use):
+   between two processes, the part of the difference the relay and the process boundary account for, and
+   in one process, its own code's part.
 3. **The action log**: ``benchmarks.bench_action_log``'s runs with ``server.takeover`` off and on
    (``--rounds`` each, alternately): the server's CPU per decision with and without the log, the server
    alone on a core and its idle CPU taken out; the overhead is the median of the rounds' ratios.
@@ -59,7 +60,7 @@ from sqlalchemy import Engine, create_engine, text
 
 from benchmarks.bench_action_log import LIMIT_S, Thinking, load, overhead, postgres_pids, schema
 from benchmarks.bench_clients import cpu_seconds
-from benchmarks.bench_relay import measure
+from benchmarks.bench_relay import apart, measure
 from conquest_bots.random_bot import RandomBot
 from conquest_sdk import Client
 from server.storage import Store
@@ -338,6 +339,7 @@ async def main(games: int, rounds: int, pairs: int) -> None:
         work.mkdir()
         taken = await takeover_time(url, work)
         relay_us = await measure(1, 3000, Path(tmp) / "relay")
+        apart_us = await apart(1, 3000, Path(tmp) / "relay-apart")
 
     # Each round's two-replica runs less what their replicas cost idle over their length: what their
     # decisions cost; the ratio is the median of the rounds' (a disturbed run moves one round, not it).
@@ -368,8 +370,8 @@ async def main(games: int, rounds: int, pairs: int) -> None:
     print(
         f"CPU a decision on two replicas, less their idle {idle_replica * 1000:.1f} ms a second each: "
         f"local {local:.0f} µs, relayed {relayed:.0f} µs (medians of {rounds} rounds; relayed/local by "
-        f"round: {', '.join(f'{r / lo:.2f}' for lo, r in costs)}); the relay's own code (bench_relay, both "
-        f"ends, one game at a time) {relay_us:.0f} µs a round trip"
+        f"round: {', '.join(f'{r / lo:.2f}' for lo, r in costs)}); the relay (bench_relay, both ends, one "
+        f"game at a time) {apart_us:.0f} µs a round trip between two processes, own code {relay_us:.0f} µs"
     )
     by_round = ", ".join(
         f"{on / off - 1:+.1%}" for off, on in zip(log_runs[False], log_runs[True], strict=True)

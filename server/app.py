@@ -38,6 +38,7 @@ from server.play.mailbox import deliver
 from server.play.recorder import Recorder
 from server.play.refusals import flooded
 from server.play.relay import Relay
+from server.play.relay_link import Listening
 from server.play.replays import DatabaseReplayWriter
 from server.play.session import Outgoing, Session
 from server.play.stream import read_stream, serialize_response
@@ -281,7 +282,7 @@ async def start_takeover(
 
 async def start_cluster(
     config: ServerConfig, lobby: Lobby, store: Store, health_servicer: Health
-) -> tuple[Cluster, asyncio.Server]:
+) -> tuple[Cluster, Listening]:
     """With ``server.cluster``: this replica's relay listening on ``relay_port``, and its side of
     the shared queues, set as the lobby's (``run`` and ``write`` are started once the takeover watches the
     replicas). While the cluster's database does not answer, the lobby seats nothing and health says
@@ -290,7 +291,7 @@ async def start_cluster(
     assert isinstance(recorder, Recorder)
     relay = Relay(lobby, recorder.replica, config.cluster_token)
     relay_server = await relay.listen(config.relay_port)
-    relay_port = relay_server.sockets[0].getsockname()[1]
+    relay_port = relay_server.port
     host = config.advertise_host or socket.gethostbyname(socket.gethostname())
     cluster = Cluster(
         lobby,

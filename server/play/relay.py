@@ -86,8 +86,9 @@ class Relay:
 
     # ------------------------------------------------------------------ connections
 
-    async def listen(self, port: int) -> asyncio.Server:
-        """Take the other replicas' connections on ``port`` (0: any free one)."""
+    async def listen(self, port: int) -> relay_link.Listening:
+        """Take the other replicas' connections on ``port`` (0: any free one), and those of the replicas in
+        this network namespace on its Unix socket."""
         return await relay_link.listen(self, port)
 
     def link(self, peer: str) -> Link | None:

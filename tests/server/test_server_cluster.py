@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import signal
+import socket
 import time
 from pathlib import Path
 
@@ -39,7 +41,7 @@ from conquest_sdk import Client
 from server.app import build_lobby
 from server.cli.main import main
 from server.ops.config import ServerConfig
-from server.play import relay_wire
+from server.play import relay_link, relay_wire
 from server.play.relay import Relay
 from server.play.shared_pairing import place
 from server.storage import Store
@@ -316,17 +318,31 @@ def test_serve_processes_on_sqlite_says_it_needs_postgresql(
     assert "server.processes = 3 needs PostgreSQL" in error and "postgresql+psycopg://" in error
 
 
-async def test_the_relay_refuses_a_stream_without_the_cluster_token(tmp_path: Path) -> None:
+async def _relay_connection(port: int, unix: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A connection to a relay: at its TCP ``port``, or at its abstract Unix socket ``unix`` (connected
+    here: uvloop's own connect takes no abstract name)."""
+    if not unix:
+        return await asyncio.open_connection("127.0.0.1", port)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, unix)
+    return await asyncio.open_unix_connection(sock=sock)
+
+
+@pytest.mark.parametrize("over", ["tcp", "unix"])
+async def test_the_relay_refuses_a_stream_without_the_cluster_token(tmp_path: Path, over: str) -> None:
     """ "Guard the internal service (a shared cluster secret ...); a bot calling it is refused with an
-    actionable error". A relay connection without the right token is told why, closed, and counted; a bot
-    dialling the relay port with gRPC gets no service there."""
+    actionable error". A relay connection without the right token, on the relay's TCP port or its Unix
+    socket, is told why, closed, and counted; a bot dialling the relay port with gRPC gets no service
+    there."""
     lobby = build_lobby(ServerConfig(database_url="", replay_dir=tmp_path), None)
-    relay = Relay(lobby, "me", "cluster-secret")
+    relay = Relay(lobby, f"me-{secrets.token_hex(4)}", "cluster-secret")
     server = await relay.listen(0)
-    port = server.sockets[0].getsockname()[1]
+    port = server.port
+    unix = relay_link.local_name(relay.replica) if over == "unix" else ""
     try:
         for token in ("", "guess"):
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            reader, writer = await _relay_connection(port, unix)
             hello = relay_pb2.RelayRequest(hello=relay_pb2.RelayHello(replica="bot", cluster_token=token))
             writer.write(relay_wire.message([hello.SerializeToString()]))
             size = int.from_bytes(await reader.readexactly(4), "big")

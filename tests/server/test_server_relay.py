@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from socket import AF_UNIX
 
 import pytest
 from relay_pair import linked, play, relayed_game
@@ -21,10 +22,15 @@ from server.play.stream import NO_SEAT, NOT_TAKEN, TAKEN
 from server.records import practice_identity
 
 
-async def test_a_relayed_game_survives_its_relay_connection_being_cut_mid_game(tmp_path: Path) -> None:
+@pytest.mark.parametrize("via", ["unix", "tcp"])
+async def test_a_relayed_game_survives_its_relay_connection_being_cut_mid_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, via: str
+) -> None:
     """ "a dropped connection leaves the host's relayed seats disconnected (their reconnect grace starts)
     and the bot's replica asks for them back over a new connection (SeatResume)": a game hosted on A with
-    both seats' bots connected to B plays on to its end after A's connection with B is cut twice."""
+    both seats' bots connected to B plays on to its end after A's connection with B is cut twice; over
+    the Unix socket of replicas on one machine and over TCP."""
+    monkeypatch.setattr(relay_link, "LOCAL", via == "unix")
     host, bots, listening = await linked(ServerConfig(database_url="", replay_dir=tmp_path))
     runner, sessions, seats = relayed_game(host, bots, "g1", 30, tmp_path)
     over: list[bot_pb2.GameOver] = []
@@ -35,13 +41,14 @@ async def test_a_relayed_game_survives_its_relay_connection_being_cut_mid_game(t
             # the cut falls mid-game, with both seats back over a live connection (a quiet machine can
             # play to the second cut before the first is mended)
             while len(runner.replay.actions) < cut or not (
-                "b" in host.links
-                and host.links["b"].transport is not None
+                bots.replica in host.links
+                and host.links[bots.replica].transport is not None
                 and all(seat.connection is not None for seat in seats)
             ):
                 await asyncio.sleep(0.005)
-            connection = host.links["b"].transport
+            connection = host.links[bots.replica].transport
             assert connection is not None
+            assert (connection.get_extra_info("socket").family == AF_UNIX) == (via == "unix")
             connection.abort()  # as a network failure would
             await asyncio.sleep(0)
             assert all(seat.connection is None for seat in seats), "A: both seats wait for their bots"
@@ -59,6 +66,40 @@ async def test_a_relayed_game_survives_its_relay_connection_being_cut_mid_game(t
     )
 
 
+async def test_replicas_on_one_machine_relay_over_a_unix_socket_and_others_over_tcp(tmp_path: Path) -> None:
+    """Replicas in one network namespace (``conquest serve --processes N``) dial each other's Unix socket,
+    which costs a relayed round trip less CPU than loopback TCP (docs/benchmarks.md, ``make
+    bench-relay``); a replica whose Unix socket is not in this namespace (another pod or machine) is dialled
+    at its published TCP address."""
+    host, bots, listening = await linked(ServerConfig(database_url="", replay_dir=tmp_path))
+    # an address whose replica has no Unix socket here: bots' TCP port under another replica's name
+    host.addresses["elsewhere"] = host.addresses[bots.replica]
+    try:
+        here, elsewhere = host.link(bots.replica), host.link("elsewhere")
+        assert here is not None and elsewhere is not None
+        while here.transport is None or elsewhere.transport is None:
+            await asyncio.sleep(0.005)
+        assert here.transport.get_extra_info("socket").family == AF_UNIX
+        assert elsewhere.transport.get_extra_info("socket").family != AF_UNIX, "TCP"
+    finally:
+        host.stop()
+        bots.stop()
+        for server in listening:
+            server.close()
+
+
+async def test_two_relays_of_one_name_on_one_machine_are_refused_with_the_reason(tmp_path: Path) -> None:
+    """A replica's Unix socket is named by the replica, unique by construction (host, process id, a random
+    part); should a name be taken anyway, the second relay does not start, and says which socket."""
+    lobby = build_lobby(ServerConfig(database_url="", replay_dir=tmp_path), None)
+    first = await Relay(lobby, "twin", "secret").listen(0)
+    try:
+        with pytest.raises(OSError, match="cannot listen on the relay's Unix socket @conquest-relay/twin"):
+            await Relay(lobby, "twin", "secret").listen(0)
+    finally:
+        first.close()
+
+
 async def test_a_replica_that_stops_reading_is_cut_off_before_memory_grows_without_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -74,8 +115,9 @@ async def test_a_replica_that_stops_reading_is_cut_off_before_memory_grows_witho
 
     peer = await asyncio.start_server(never_read, "127.0.0.1", 0)
     host = Relay(build_lobby(ServerConfig(database_url="", replay_dir=tmp_path), None), "a", "secret")
-    host.addresses["b"] = f"127.0.0.1:{peer.sockets[0].getsockname()[1]}"
-    link = host.link("b")
+    # no replica "stalled" listens on a Unix socket here: the link is dialled over TCP
+    host.addresses["stalled"] = f"127.0.0.1:{peer.sockets[0].getsockname()[1]}"
+    link = host.link("stalled")
     assert link is not None
     try:
         sent = 0
@@ -83,7 +125,7 @@ async def test_a_replica_that_stops_reading_is_cut_off_before_memory_grows_witho
             link.send(b"\0" * (1 << 20))
             sent += 1
             await asyncio.sleep(0)
-        assert link.closed and "b" not in host.links
+        assert link.closed and "stalled" not in host.links
         assert sent < 64, "cut once the socket buffers (Linux: tens of MiB at most) and the limit were full"
         assert host.lobby.metrics.streams_cut.labels("relay_unread")._value.get() == 1
     finally:

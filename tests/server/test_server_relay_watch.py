@@ -72,7 +72,7 @@ async def test_a_relayed_spectator_gets_the_hosts_stream_and_one_that_never_read
     try:
         alone_s = await _played(host, bots, "g0", tmp_path)
         runner, sessions, _ = relayed_game(host, bots, "g1", 30, tmp_path)
-        reading, stalled = bots.watches.watch("a", "g1"), bots.watches.watch("a", "g1")
+        reading, stalled = bots.watches.watch(host.replica, "g1"), bots.watches.watch(host.replica, "g1")
         assert reading is not None and stalled is not None
         await _until(lambda: len(host.watches.streaming) == 2)  # both relayed spectators are in
         local = runner.watch(10_000)  # and one on the host, from the same moment
@@ -114,7 +114,7 @@ async def test_a_relayed_spectator_whose_relay_connection_is_cut_is_told_at_once
     host, bots, listening = await linked(ServerConfig(database_url="", replay_dir=tmp_path))
     runner, sessions, _ = relayed_game(host, bots, "g1", 30, tmp_path)
     try:
-        watch = bots.watches.watch("a", "g1")
+        watch = bots.watches.watch(host.replica, "g1")
         assert watch is not None
         await _until(lambda: len(host.watches.streaming) == 1)
         got = asyncio.create_task(_read(watch.spectator))

@@ -4,8 +4,8 @@ second: issue 20's relay tested without whole servers."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
+import secrets
 from pathlib import Path
 
 from conquest.v1 import bot_pb2
@@ -13,6 +13,7 @@ from conquest_bots.first_choice import first_choice
 from server.app import build_lobby
 from server.ops.config import ServerConfig, TimeControl, default_queues
 from server.play.relay import Relay, RelayedSeat
+from server.play.relay_link import Listening
 from server.play.replays import DirectoryReplayWriter
 from server.play.runner import GameRunner
 from server.play.seats import RemoteSeat
@@ -20,12 +21,15 @@ from server.play.session import Session
 from server.records import Identity
 
 
-async def linked(config: ServerConfig) -> tuple[Relay, Relay, list[asyncio.Server]]:
-    """Replica "a"'s relay and replica "b"'s, listening and knowing each other's address (they dial when
-    they first need the link), and their listeners (close them when done)."""
-    a, b = Relay(build_lobby(config, None), "a", "secret"), Relay(build_lobby(config, None), "b", "secret")
+async def linked(config: ServerConfig) -> tuple[Relay, Relay, list[Listening]]:
+    """Replica a's relay and replica b's, listening and knowing each other's address (they dial when they
+    first need the link: over their Unix sockets, as replicas in one network namespace do, unless
+    ``relay_link.LOCAL`` is off), and their listeners (close them when done). Their names are unique, as
+    replicas' are: a Unix socket's name is seen by every process of this network namespace."""
+    unique = secrets.token_hex(4)
+    a, b = (Relay(build_lobby(config, None), f"{name}-{unique}", "secret") for name in "ab")
     listening = [await b.listen(0), await a.listen(0)]
-    a.addresses["b"], b.addresses["a"] = (f"127.0.0.1:{s.sockets[0].getsockname()[1]}" for s in listening)
+    a.addresses[b.replica], b.addresses[a.replica] = (f"127.0.0.1:{s.port}" for s in listening)
     return a, b, listening
 
 
