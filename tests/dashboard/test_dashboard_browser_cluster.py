@@ -24,6 +24,7 @@ from replicas import (
     kill_and_restart,
     lease_holder,
     listed_with_host,
+    mid_game,
     play_trio,
     postgresql_only,
     register,
@@ -109,11 +110,9 @@ async def test_the_dashboards_live_view_follows_a_game_whose_host_is_killed_to_i
     tokens = register(db_url)
     replicas = Replicas(tmp_path, db_url, 3)
     try:
-        ids = await replicas.serving()
-        playing = play_trio(replicas, tokens, 0.01)
-        game_id, host = await hosted(db_url, actions=30, timeout=60)
-        index = ids.index(host)
-        feed = LiveFeed(replicas.address(next(i for i in range(3) if i != index)))
+        game = await mid_game(replicas, tokens)
+        playing, game_id, index = game.playing, game.game_id, game.host_index
+        feed = LiveFeed(replicas.address(game.other))
         try:
             stream = await feed.watch(game_id)
             assert stream is not None

@@ -18,6 +18,7 @@ from replicas import (
     kill_and_restart,
     listed_with_host,
     metric,
+    mid_game,
     play_trio,
     postgresql_only,
     register,
@@ -90,36 +91,34 @@ async def test_a_spectator_watching_through_another_replica_is_told_where_its_ga
     tokens = register(db_url)
     replicas = Replicas(tmp_path, db_url, 3)
     try:
-        ids = await replicas.serving()
-        playing = play_trio(replicas, tokens, 0.01)
-        game_id, host = await hosted(db_url, actions=30, timeout=60)
-        index = ids.index(host)
-        watcher = next(i for i in range(3) if i != index)
-        request = arena_pb2.WatchGameRequest(game_id=game_id)
-        async with grpc.aio.insecure_channel(replicas.address(watcher)) as channel:
+        game = await mid_game(replicas, tokens)
+        request = arena_pb2.WatchGameRequest(game_id=game.game_id)
+        async with grpc.aio.insecure_channel(replicas.address(game.other)) as channel:
             arena = arena_pb2_grpc.ArenaServiceStub(channel)
             stream = arena.WatchGame(request)
             first = cast(arena_pb2.WatchGameResponse, await stream.read())
             struck_at = time.monotonic()
             if fault == "kill":
-                await kill_and_restart(replicas, index)
+                await kill_and_restart(replicas, game.host_index)
                 stopped = 0
             else:
-                stopped = await asyncio.to_thread(replicas.servers[index].stop, 30)
-                replicas.servers.append(replicas.start(index, "restarted"))  # its bot reconnects there
+                stopped = await asyncio.to_thread(replicas.servers[game.host_index].stop, 30)
+                # its bot reconnects there
+                replicas.servers.append(replicas.start(game.host_index, "restarted"))
             with pytest.raises(grpc.aio.AioRpcError) as moved:
                 await asyncio.wait_for(_rest(stream), 30)
             told_s = time.monotonic() - struck_at
             again = await asyncio.wait_for(_rest(arena.WatchGame(request)), 120)
-        await asyncio.wait_for(playing, 120)
+        await asyncio.wait_for(game.playing, 120)
     finally:
         replicas.stop()
     assert first.WhichOneof("message") == "snapshot" and stopped == 0
     how = "taken over" if fault == "kill" else "handed over by its draining replica"
     details = moved.value.details() or ""
     assert moved.value.code() == grpc.StatusCode.ABORTED, details
-    assert f"game {game_id} moved from replica {host} to replica " in details and f"({how})" in details
+    assert f"game {game.game_id} moved from replica {game.host} to replica " in details
+    assert f"({how})" in details
     assert "call WatchGame again" in details
     assert told_s < 10, f"told {told_s:.1f} s after its host went"
-    assert again[0].WhichOneof("message") == "snapshot" and again[0].snapshot.game_id == game_id
-    assert again[-1].WhichOneof("message") == "game_over" and again[-1].game_over.game_id == game_id
+    assert again[0].WhichOneof("message") == "snapshot" and again[0].snapshot.game_id == game.game_id
+    assert again[-1].WhichOneof("message") == "game_over" and again[-1].game_over.game_id == game.game_id

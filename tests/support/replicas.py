@@ -9,6 +9,7 @@ import re
 import time
 import urllib.request
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -237,6 +238,30 @@ async def hosted(url: str, actions: int, timeout: float) -> tuple[str, str]:
                 return live[0][0], live[0][1]
             await asyncio.sleep(0.1)
     raise AssertionError(f"no game with {actions} logged actions appeared")
+
+
+@dataclass
+class MidGame:
+    """A trio game playing across three replicas (a bot on each), ``actions`` into it."""
+
+    playing: asyncio.Future[list[Any]]
+    """Its clients' runs."""
+    game_id: str
+    host: str
+    """The replica hosting it."""
+    host_index: int
+    other: int
+    """The index of a replica that does not host it."""
+
+
+async def mid_game(replicas: Replicas, tokens: dict[str, str], actions: int = 30) -> MidGame:
+    """Start ``replicas`` (three) and a trio game of ``tokens``' bots on them; once ``actions`` of it are
+    logged: where it plays."""
+    ids = await replicas.serving()
+    playing = play_trio(replicas, tokens, 0.01)
+    game_id, host = await hosted(replicas.db_url, actions=actions, timeout=60)
+    index = ids.index(host)
+    return MidGame(playing, game_id, host, index, next(i for i in range(3) if i != index))
 
 
 def records_of_log(server: Serve) -> list[dict[str, object]]:
