@@ -2,11 +2,11 @@
 (``make bench-action-log``; issue 20, docs/benchmarks.md "Action log and takeover").
 
 1. The same load with ``server.takeover`` off and on, alternately (``--rounds`` each): one ``conquest
-   serve`` process on a fresh PostgreSQL schema, 8 SDK random bots playing ``--games`` duels each; the
-   server process's CPU time (user + system, /proc) per decision, less what it uses idle over the run's
-   length (``idle_rate``), with the server alone on a core (``cores_apart``), and the action log's rows
-   (``pg_stat_user_tables``) and JSON bytes per decision. The overhead is the median of the rounds' ratios
-   (``overhead``).
+   serve`` process on a fresh PostgreSQL schema, 8 SDK random bots, a pair per queue, playing ``--games``
+   duels each; the server process's CPU time (user + system, /proc) per decision, less what it uses idle
+   over the run's length (``idle_rate``), with the server alone on a core (``cores_apart``), and the action
+   log's rows (``pg_stat_user_tables``) and JSON bytes per decision. The overhead is the median of the
+   rounds' ratios (``overhead``).
 2. Takeover: a server with the default heartbeat (1 s) and timeout (5 s) is killed with SIGKILL in the
    middle of 4 games; a second server is started on the same database at once: the time from the kill
    until every game is taken over (the second server logs ``serving`` once it has claimed them) and until
@@ -59,13 +59,24 @@ replay_dir = "{replays}"
 database_url = "{url}"
 shutdown_grace_ms = 0
 takeover = {takeover}
-
-[queues.duel]
+"""
+QUEUE = """
+[queues.NAME]
 rules = "classic_two_player"
 players = 2
 rules_options = {{ turn_cap = {turn_cap} }}
 time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
 """
+PAIRS = 4
+"""Pairs of bots in a run: 4, each pair in a queue of its own."""
+
+
+def queues(pairs: int) -> str:
+    """``duel`` for a takeover's 8 bots (one game each, all waiting at once); ``pair-0`` ... for the runs,
+    one pair of bots each: each bot of a pair plays every game of the run against the other, so none is
+    left with games to play and no one waiting (8 bots in one queue could end so and wait for ever), and
+    the pair cap never holds a game back."""
+    return "".join(QUEUE.replace("NAME", name) for name in ["duel", *(f"pair-{p}" for p in range(pairs))])
 
 
 class Thinking(RandomBot):
@@ -168,7 +179,7 @@ async def load(url: str, takeover: bool, games: int, work: Path) -> tuple[float,
     decisions."""
     with schema(url) as (db, name):
         port = free_port()
-        config = CONFIG.format(
+        config = (CONFIG + queues(PAIRS)).format(
             port=port, replays=work / "replays", url=db, takeover=str(takeover).lower(), turn_cap=60
         )
         server = Serve(work, config)
@@ -177,8 +188,10 @@ async def load(url: str, takeover: bool, games: int, work: Path) -> tuple[float,
             idle = await idle_rate(server.process.pid, IDLE_S)
             before, started = cpu_seconds(server.process.pid), time.monotonic()
             clients = [
-                Client(RandomBot(i), f"127.0.0.1:{port}", name=f"bot{i}", queues=["duel"], games=games)
-                for i in range(8)
+                Client(
+                    RandomBot(i), f"127.0.0.1:{port}", name=f"bot{i}", queues=[f"pair-{i // 2}"], games=games
+                )
+                for i in range(2 * PAIRS)
             ]
             await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), LIMIT_S)
             used = cpu_seconds(server.process.pid) - before - idle * (time.monotonic() - started)
@@ -206,7 +219,9 @@ async def takeover_time(url: str, work: Path) -> tuple[float, float]:
         for d in dirs:
             d.mkdir()
         configs = [
-            CONFIG.format(port=port, replays=d / "replays", url=db, takeover="true", turn_cap=40)
+            (CONFIG + queues(0)).format(
+                port=port, replays=d / "replays", url=db, takeover="true", turn_cap=40
+            )
             for d in dirs
         ]
         first = Serve(dirs[0], configs[0])

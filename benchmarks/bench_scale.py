@@ -58,7 +58,16 @@ from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, text
 
-from benchmarks.bench_action_log import LIMIT_S, Thinking, load, overhead, postgres_pids, schema
+from benchmarks.bench_action_log import (
+    LIMIT_S,
+    PAIRS,
+    Thinking,
+    load,
+    overhead,
+    postgres_pids,
+    queues,
+    schema,
+)
 from benchmarks.bench_clients import cpu_seconds
 from benchmarks.bench_relay import apart, measure
 from conquest_bots.random_bot import RandomBot
@@ -69,16 +78,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "suppo
 
 from serve_process import Serve, free_port  # type: ignore[import-not-found]  # tests/support, on the path above
 
-PAIRS = 4
-"""Pairs of bots playing at once (``--pairs``): 4, a game each at a time, 2 games per replica."""
 TOKEN = "bench-scale-cluster-token"
-QUEUE = """
-[queues.NAME]
-rules = "classic_two_player"
-players = 2
-rules_options = {{ turn_cap = {turn_cap} }}
-time_control = {{ decision_ms = 5000, reconnect_grace_ms = 30000 }}
-"""
 CONFIG = """
 [server]
 address = "127.0.0.1:{port}"
@@ -91,12 +91,6 @@ cluster = true
 cluster_token = "{token}"
 advertise_host = "127.0.0.1"
 """
-
-
-def queues(pairs: int) -> str:
-    """``duel`` for the takeover's 8 bots; ``pair-0`` ... for the runs, one pair of bots each (with two bots
-    waiting, the pair cap does not hold a queue back), so every run plays the same games."""
-    return "".join(QUEUE.replace("NAME", name) for name in ["duel", *(f"pair-{p}" for p in range(pairs))])
 
 
 LAYOUTS: dict[str, Callable[[int], int]] = {
