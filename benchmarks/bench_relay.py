@@ -26,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import cast
 
@@ -120,10 +122,26 @@ async def _played(hosted: list[Game]) -> None:
     await asyncio.gather(*(game.done for game in hosted))
 
 
+@contextmanager
+def dialling(tcp: bool) -> Iterator[None]:
+    """Links dialled meanwhile go over TCP (``tcp``) or as the server dials them (a Unix socket where it
+    can); as the server dials them again afterwards."""
+    default = relay_link.LOCAL
+    relay_link.LOCAL = default and not tcp
+    try:
+        yield
+    finally:
+        relay_link.LOCAL = default
+
+
 async def measure(games: int, round_trips: int, work: Path, tcp: bool = False) -> float:
     """CPU µs a round trip with ``games`` games relayed at once, both relays in this process; over their
     Unix sockets, or over TCP (``tcp``)."""
-    relay_link.LOCAL = not tcp and sys.platform == "linux"
+    with dialling(tcp):
+        return await _measure(games, round_trips, work)
+
+
+async def _measure(games: int, round_trips: int, work: Path) -> float:
     host, bots = _relay(work, "a"), _relay(work, "b")
     server = await bots.listen(0)
     sessions = _sessions(bots, games)
@@ -157,7 +175,11 @@ async def apart(games: int, round_trips: int, work: Path, tcp: bool = False) -> 
     """CPU µs a round trip (both processes) with ``games`` games relayed at once, B's relay in a process of
     its own as another replica's is: what the process boundary adds (each message that finds the other
     process idle wakes it). Over B's Unix socket, or over TCP (``tcp``)."""
-    relay_link.LOCAL = not tcp and sys.platform == "linux"
+    with dialling(tcp):
+        return await _apart(games, round_trips, work)
+
+
+async def _apart(games: int, round_trips: int, work: Path) -> float:
     other = subprocess.Popen(
         [sys.executable, "-m", "benchmarks.bench_relay", "--bots-side", str(games), "--work", str(work)],
         stdout=subprocess.PIPE,
