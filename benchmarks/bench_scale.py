@@ -128,6 +128,9 @@ class Replica:
     def cpu(self) -> float:
         return cpu_seconds(self.serve.process.pid)
 
+    def threads(self) -> dict[str, float]:
+        return thread_cpu(self.serve.process.pid)
+
     def metric(self, name: str) -> float:
         page = urllib.request.urlopen(f"http://127.0.0.1:{self.metrics}/metrics", timeout=5).read().decode()
         found = re.search(rf"^{name} (\S+)$", page, re.MULTILINE)
@@ -175,12 +178,39 @@ class Database:
         return total
 
 
+THREADS = ("event loop, user", "event loop, system", "gRPC's threads", "other threads")
+"""A replica's threads by kind, as ``thread_cpu`` counts their CPU."""
+
+
+def thread_cpu(pid: int) -> dict[str, float]:
+    """CPU seconds so far of process ``pid``'s threads by kind (``THREADS``): the event loop's (the main
+    thread's, user and system apart), gRPC's own (``event_engine``, ``grpc_*``), and the rest (the database
+    workers, gRPC's poller)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    kinds = dict.fromkeys(THREADS, 0.0)
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with suppress(OSError):  # a thread that ended meanwhile
+            stat = (task / "stat").read_text()
+            name, _, rest = stat.partition("(")[2].rpartition(")")
+            fields = rest.split()
+            user, system = int(fields[11]) / tick, int(fields[12]) / tick
+            if task.name == str(pid):
+                kinds[THREADS[0]] += user
+                kinds[THREADS[1]] += system
+            else:
+                grpc = name.startswith(("event_engine", "grpc"))
+                kinds[THREADS[2] if grpc else THREADS[3]] += user + system
+    return kinds
+
+
 @dataclass
 class Run:
     seconds: float
     decisions: int
     cpu_s: float
     relayed: int
+    threads: dict[str, float] = field(default_factory=dict)
+    """The replicas' CPU seconds by kind of thread (``THREADS``)."""
     database_cpu_s: float = 0.0
     rows: int = 0
     wal_bytes: int = 0
@@ -209,6 +239,7 @@ async def _measure(database: Database, layout: str, games: int, work: Path, pair
         await server.serve.serving()
     await asyncio.sleep(2.0)  # every replica has beaten and the lease is held
     cpu, database_cpu = sum(s.cpu() for s in servers), database.cpu()
+    threads = [s.threads() for s in servers]
     rows, wal = database.rows_written(), database.wal_bytes()
     started = time.monotonic()
     clients = [
@@ -229,6 +260,10 @@ async def _measure(database: Database, layout: str, games: int, work: Path, pair
         decisions=0,
         cpu_s=sum(s.cpu() for s in servers) - cpu,
         relayed=int(sum(s.metric("conquest_relayed_decisions_total") for s in servers)),
+        threads={
+            kind: sum(s.threads()[kind] - before[kind] for s, before in zip(servers, threads, strict=True))
+            for kind in THREADS
+        },
         database_cpu_s=database.cpu() - database_cpu,
         rows=database.rows_written() - rows,
         wal_bytes=database.wal_bytes() - wal,
@@ -249,6 +284,16 @@ def local_and_relayed(apart: Run, two: Run, idle_replica: float) -> tuple[float,
     local = apart_cpu / apart.decisions * 1e6
     relayed = local + (two_cpu * 1e6 - local * two.decisions) / two.relayed if two.relayed else float("nan")
     return local, relayed
+
+
+def relayed_by_thread(apart: Run, two: Run) -> dict[str, float]:
+    """What a relayed decision adds to each kind of thread (``THREADS``), in CPU microseconds: ``two``'s
+    CPU there less ``apart``'s a decision times ``two``'s decisions, over ``two``'s relayed decisions (idle
+    CPU not taken out: the runs are about as long)."""
+    return {
+        kind: (two.threads[kind] - apart.threads[kind] / apart.decisions * two.decisions) / two.relayed * 1e6
+        for kind in THREADS
+    }
 
 
 def median_run(runs: list[Run]) -> Run:
@@ -342,6 +387,10 @@ async def main(games: int, rounds: int, pairs: int) -> None:
         for apart, two in zip(rounds_of["local"], rounds_of["relayed"], strict=True)
     ]
     ratio = statistics.median(relayed / local for local, relayed in costs)
+    by_thread = [
+        relayed_by_thread(apart, two)
+        for apart, two in zip(rounds_of["local"], rounds_of["relayed"], strict=True)
+    ]
     local = statistics.median(local for local, _ in costs)
     relayed = statistics.median(relayed for _, relayed in costs)
     runs = {layout: median_run(layout_runs) for layout, layout_runs in rounds_of.items()}
@@ -366,6 +415,10 @@ async def main(games: int, rounds: int, pairs: int) -> None:
         f"local {local:.0f} µs, relayed {relayed:.0f} µs (medians of {rounds} rounds; relayed/local by "
         f"round: {', '.join(f'{r / lo:.2f}' for lo, r in costs)}); the relay (bench_relay, both ends, one "
         f"game at a time) {apart_us:.0f} µs a round trip between two processes, own code {relay_us:.0f} µs"
+    )
+    print(
+        "a relayed decision's extra CPU by thread (medians of the rounds): "
+        + ", ".join(f"{kind} {statistics.median(r[kind] for r in by_thread):+.0f} µs" for kind in THREADS)
     )
     by_round = ", ".join(
         f"{on / off - 1:+.1%}" for off, on in zip(log_runs[False], log_runs[True], strict=True)
