@@ -13,12 +13,14 @@ On the throwaway PostgreSQL of ``make test-db``, with ``conquest serve`` replica
    replicas' CPU time (user + system, /proc) and the decisions relayed
    (``conquest_relayed_decisions_total``).
 2. **Relayed against local**: both two-replica runs less their replicas' idle CPU (heartbeats, polls:
-   measured on two idle replicas) over their length; ``local`` = the ``local`` run's CPU / decisions;
-   ``relayed`` = ``local`` + (the ``relayed`` run's CPU − ``local`` × its decisions) / its relayed
-   decisions; per round, and the ratio is the median of the rounds'. ``benchmarks.bench_relay``'s figures
-   are printed beside it (the relay alone, one game at a time, over the Unix socket the replicas here use):
-   between two processes, the part of the difference the relay and the process boundary account for, and
-   in one process, its own code's part.
+   measured on two idle replicas) over their length; each run's CPU = its decisions × ``local`` + its
+   relayed decisions × what relaying adds, two equations for the two unknowns (the ``local`` run relays a
+   few too: games its host's load placed on the other replica); ``relayed`` = ``local`` + that; per round,
+   and the ratio is the median of the rounds'. The same split of each kind of thread's CPU (the event
+   loop's, user and system; gRPC's; the rest: ``thread_cpu``) says where a relayed decision's extra goes.
+   ``benchmarks.bench_relay``'s figures are printed beside it (the relay alone, one game at a time, over the
+   Unix socket the replicas here use): between two processes, the part of the difference the relay and the
+   process boundary account for, and in one process, its own code's part.
 3. **The action log**: ``benchmarks.bench_action_log``'s runs with ``server.takeover`` off and on
    (``--rounds`` each, alternately): the server's CPU per decision with and without the log, the server
    alone on a core and its idle CPU taken out; the overhead is the median of the rounds' ratios.
@@ -275,25 +277,31 @@ async def _measure(database: Database, layout: str, games: int, work: Path, pair
     return run
 
 
+def per_decision(apart: Run, two: Run, apart_cpu: float, two_cpu: float) -> tuple[float, float]:
+    """From two runs' CPU seconds (``apart_cpu``: each pair on one replica; ``two_cpu``: each pair split),
+    what a decision costs with every seat on its host and what a relayed decision adds, in microseconds:
+    the two unknowns of each run's CPU = decisions × the first + relayed decisions × the second. (The
+    games-local run relays a few decisions too: a game its host's load placed on the other replica.)"""
+    extra = (two_cpu * apart.decisions - apart_cpu * two.decisions) / (
+        two.relayed * apart.decisions - apart.relayed * two.decisions
+    )
+    return (apart_cpu - extra * apart.relayed) / apart.decisions * 1e6, extra * 1e6
+
+
 def local_and_relayed(apart: Run, two: Run, idle_replica: float) -> tuple[float, float]:
     """The replicas' CPU microseconds a decision when every seat is on the host (``apart``: each pair on one
     replica) and a relayed decision's (``two``: each pair split, half its decisions relayed), each run less
     what its two replicas cost idle (``idle_replica`` CPU seconds a second each) over its length."""
     apart_cpu = apart.cpu_s - 2 * idle_replica * apart.seconds
     two_cpu = two.cpu_s - 2 * idle_replica * two.seconds
-    local = apart_cpu / apart.decisions * 1e6
-    relayed = local + (two_cpu * 1e6 - local * two.decisions) / two.relayed if two.relayed else float("nan")
-    return local, relayed
+    local, extra = per_decision(apart, two, apart_cpu, two_cpu)
+    return local, local + extra
 
 
 def relayed_by_thread(apart: Run, two: Run) -> dict[str, float]:
-    """What a relayed decision adds to each kind of thread (``THREADS``), in CPU microseconds: ``two``'s
-    CPU there less ``apart``'s a decision times ``two``'s decisions, over ``two``'s relayed decisions (idle
-    CPU not taken out: the runs are about as long)."""
-    return {
-        kind: (two.threads[kind] - apart.threads[kind] / apart.decisions * two.decisions) / two.relayed * 1e6
-        for kind in THREADS
-    }
+    """What a relayed decision adds to each kind of thread (``THREADS``), in CPU microseconds
+    (``per_decision`` on that kind's CPU; idle CPU not taken out: the runs are about as long)."""
+    return {kind: per_decision(apart, two, apart.threads[kind], two.threads[kind])[1] for kind in THREADS}
 
 
 def median_run(runs: list[Run]) -> Run:
