@@ -186,8 +186,8 @@ THREADS = ("event loop, user", "event loop, system", "gRPC's threads", "other th
 
 def thread_cpu(pid: int) -> dict[str, float]:
     """CPU seconds so far of process ``pid``'s threads by kind (``THREADS``): the event loop's (the main
-    thread's, user and system apart), gRPC's own (``event_engine``, ``grpc_*``), and the rest (the database
-    workers, gRPC's poller)."""
+    thread's, user and system apart), gRPC core's own (``event_engine``, ``grpc_*``, ``lifeguard``), and the
+    rest (chiefly the database workers)."""
     tick = os.sysconf("SC_CLK_TCK")
     kinds = dict.fromkeys(THREADS, 0.0)
     for task in Path(f"/proc/{pid}/task").iterdir():
@@ -200,7 +200,7 @@ def thread_cpu(pid: int) -> dict[str, float]:
                 kinds[THREADS[0]] += user
                 kinds[THREADS[1]] += system
             else:
-                grpc = name.startswith(("event_engine", "grpc"))
+                grpc = name.startswith(("event_engine", "grpc", "lifeguard"))
                 kinds[THREADS[2] if grpc else THREADS[3]] += user + system
     return kinds
 
@@ -282,9 +282,10 @@ def per_decision(apart: Run, two: Run, apart_cpu: float, two_cpu: float) -> tupl
     what a decision costs with every seat on its host and what a relayed decision adds, in microseconds:
     the two unknowns of each run's CPU = decisions × the first + relayed decisions × the second. (The
     games-local run relays a few decisions too: a game its host's load placed on the other replica.)"""
-    extra = (two_cpu * apart.decisions - apart_cpu * two.decisions) / (
-        two.relayed * apart.decisions - apart.relayed * two.decisions
-    )
+    unknowns = two.relayed * apart.decisions - apart.relayed * two.decisions
+    if not unknowns:  # both runs relayed alike (nothing, if the relay is broken): no telling them apart
+        return apart_cpu / apart.decisions * 1e6, float("nan")
+    extra = (two_cpu * apart.decisions - apart_cpu * two.decisions) / unknowns
     return (apart_cpu - extra * apart.relayed) / apart.decisions * 1e6, extra * 1e6
 
 
