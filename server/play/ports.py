@@ -40,7 +40,9 @@ class Authenticator(Protocol):
 
 
 class Ratings(Protocol):
-    """The ladder's ratings and its recent games, as the matchmaker reads them."""
+    """The ladder's ratings and its recent games, as the matchmaker reads them. A read the database does not
+    answer raises DatabaseUnavailable (a cluster's matchmaker, which reads them in its loop, then says its
+    database is down and pairs no more until it is back)."""
 
     def skill(self, queue: str, identity: Identity) -> Skill:
         """The player's rating in ``queue`` (the initial one for a practice player)."""

@@ -16,6 +16,7 @@ from server.records import (
     identity_key,
     practice_identity,
 )
+from server.storage.database import unavailable
 from server.storage.errors import RevokedTokenError, RotatedTokenError, UnknownTokenError
 from server.storage.store import Store
 
@@ -78,7 +79,8 @@ class StoreRatings:
             return INITIAL
         key = (queue, identity.bot_id)
         if key not in self._skills:
-            self._skills[key] = self.store.skill(identity.bot_id, queue)
+            with unavailable(self.store.dialect, "cannot be read"):
+                self._skills[key] = self.store.skill(identity.bot_id, queue)
         return self._skills[key]
 
     def forget(self, queue: str, bot_ids: list[int]) -> None:
@@ -88,5 +90,6 @@ class StoreRatings:
 
     def recent_tables(self, queue: str, limit: int) -> list[list[str]]:
         """The identity keys of the queue's last ``limit`` recorded games, in seat order, oldest first."""
-        games = self.store.games(queue=queue, limit=limit)
+        with unavailable(self.store.dialect, "cannot be read"):
+            games = self.store.games(queue=queue, limit=limit)
         return [[identity_key(s.bot_id, s.name) for s in game.seats] for game in reversed(games)]

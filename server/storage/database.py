@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self, TypeVar
@@ -100,12 +101,8 @@ class Database:
         Raises:
             DatabaseUnavailable: it cannot be reached (stopped, its file removed, locked past its timeout).
         """
-        try:
+        with unavailable(self.dialect, "cannot be reached"):
             self._read(lambda session: session.execute(text("SELECT 1")))
-        except (OperationalError, InterfaceError) as down:
-            raise DatabaseUnavailable(
-                f"the {self.dialect} database cannot be reached: {down.orig or down}"
-            ) from down
 
     def _read(self, work: Callable[[Session], T]) -> T:
         with Session(self._engine) as session, session.begin():
@@ -125,6 +122,16 @@ class Database:
                     raise
                 time.sleep(0.05 * 2**attempt)
         raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+@contextmanager
+def unavailable(dialect: str, what: str) -> Iterator[None]:
+    """The driver's errors for a database it cannot use (stopped, out of reach, its file removed, locked
+    past its timeout) raised as play's ``DatabaseUnavailable``: "the <dialect> database <what>: <why>"."""
+    try:
+        yield
+    except (OperationalError, InterfaceError) as down:
+        raise DatabaseUnavailable(f"the {dialect} database {what}: {down.orig or down}") from down
 
 
 def _sqlite_foreign_keys(connection: Connection, on: bool) -> None:

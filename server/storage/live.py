@@ -14,19 +14,17 @@ from dataclasses import asdict, fields
 from typing import Any, cast
 
 from sqlalchemy import Connection, CursorResult, Executable, Table, bindparam, delete, insert, select, update
-from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
 from server.records import (
     ActionBatch,
     ClusterCounts,
-    DatabaseUnavailable,
     GameHandedOver,
     Heartbeat,
     LiveGame,
     LiveSeat,
 )
-from server.storage.database import Database, T, utc_now
+from server.storage.database import Database, T, unavailable, utc_now
 from server.storage.models import ClusterTotalsRow, LiveActionsRow, LiveGameRow, ReplicaRow
 
 LIVE_GAMES = cast(Table, LiveGameRow.__table__)
@@ -200,18 +198,12 @@ class LiveStore(Database):
         return self._live_write(claim, f"did not let game {game_id!r} be claimed")
 
     def _live_write(self, work: Callable[[Session], T], what: str) -> T:
-        try:
+        with unavailable(self.dialect, what):
             return self._write(work, attempts=1)
-        except (OperationalError, InterfaceError) as down:
-            raise DatabaseUnavailable(f"the {self.dialect} database {what}: {down.orig or down}") from down
 
     def _live_read(self, work: Callable[[Session], T]) -> T:
-        try:
+        with unavailable(self.dialect, "cannot be read"):
             return self._read(work)
-        except (OperationalError, InterfaceError) as down:
-            raise DatabaseUnavailable(
-                f"the {self.dialect} database cannot be read: {down.orig or down}"
-            ) from down
 
 
 def _log(connection: Connection, host: str, batches: Sequence[ActionBatch]) -> dict[str, str]:

@@ -13,8 +13,9 @@ import pytest
 from db_lock import locked
 from storage_support import ADMIN, QUEUE, play
 
-from server.records import DatabaseUnavailable, GameAlreadyRecorded
+from server.records import DatabaseUnavailable, GameAlreadyRecorded, Identity
 from server.storage import Store
+from server.storage.auth import StoreRatings
 
 
 def test_a_locked_database_raises_database_unavailable_and_a_retry_records_the_game_once(
@@ -59,3 +60,23 @@ def test_a_sqlite_file_removed_under_the_store_is_unavailable_never_recreated_an
         assert len(store.record_game(result, replay)) == 3, "recorded in the file put back"
     with Store.open(f"sqlite:///{database}") as store:
         assert [g.id for g in store.games()] == ["g1"]
+
+
+def test_the_matchmakers_reads_of_a_database_gone_raise_database_unavailable(tmp_path: Path) -> None:
+    """Issue 20: "a replica that loses the database stops taking games and says why". A cluster's
+    matchmaker reads ratings and recent tables in its loop, which takes ``DatabaseUnavailable`` as the
+    database gone (it logs ``cluster_database_down`` and gives up the lease); the driver's own error there
+    ended the loop instead, with the lease still held. So ``StoreRatings`` raises play's error."""
+    database = tmp_path / "conquest.sqlite3"
+    aside = tmp_path / "aside"
+    aside.mkdir()
+    with Store.open(f"sqlite:///{database}", admin_token=ADMIN) as store:
+        bot = store.register_bot("alice", admin_token=ADMIN).bot
+        ratings = StoreRatings(store)
+        assert ratings.recent_tables(QUEUE, 10) == []
+        for path in tmp_path.glob("conquest.sqlite3*"):
+            path.rename(aside / path.name)
+        with pytest.raises(DatabaseUnavailable, match=r"the sqlite database cannot be read: .* is missing"):
+            ratings.recent_tables(QUEUE, 10)
+        with pytest.raises(DatabaseUnavailable, match="cannot be read"):
+            ratings.skill(QUEUE, Identity(f"bot:{bot.id}", bot.name, True, bot.id))
