@@ -68,8 +68,17 @@ class Serve:
             self.process.kill()
 
 
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+    """A port free on 127.0.0.1 now and not handed out before in this process: the kernel may give a port
+    just closed again, and two servers of one test (a replica's bot and metrics ports) then clash on it
+    ("Address already in use")."""
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port: int = probe.getsockname()[1]
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
