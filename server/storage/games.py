@@ -13,16 +13,16 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from engine import Phase
 from engine.r2210.actions import Phase as Phase2210
 from engine.r2210.replay import Replay2210, any_replay, rules_to_dict
 from engine.replay import Replay, ReplayError
-from server.records import ROUND_TRIP_BUCKETS, DatabaseUnavailable, GameResult, SeatOutcome, SeatResult, shown
+from server.records import ROUND_TRIP_BUCKETS, GameResult, SeatOutcome, SeatResult, shown
 from server.storage.bots import bot_row
-from server.storage.database import Database, utc_now
+from server.storage.database import Database, unavailable, utc_now
 from server.storage.errors import GameRecordedError, InvalidInputError, NotFoundError
 from server.storage.live import fence
 from server.storage.models import BotRow, GameRow, ReplayRow, SeatRoundTripRow, SeatRow
@@ -141,13 +141,10 @@ class GameStore(Database):
             return changes
 
         try:  # one attempt: the caller keeps an unwritten result and retries it (server.play.recorder)
-            return self._write(record, attempts=1)
+            with unavailable(self.dialect, f"did not record game {replay.game_id!r}"):
+                return self._write(record, attempts=1)
         except IntegrityError:  # the same game recorded concurrently by another writer
             raise GameRecordedError(f"game {replay.game_id!r} is already recorded") from None
-        except (OperationalError, InterfaceError) as down:
-            raise DatabaseUnavailable(
-                f"the {self.dialect} database did not record game {replay.game_id!r}: {down.orig or down}"
-            ) from down
 
     def game(self, game_id: str) -> GameSummary:
         """Raises: NotFoundError."""
