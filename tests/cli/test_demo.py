@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from serve_process import free_port
 
 from server.cli import demo
 from server.cli.main import main
@@ -33,9 +33,7 @@ def test_demo_runs_a_rated_ladder_that_persists_between_runs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     database = f"sqlite:///{tmp_path / 'ladder.sqlite3'}"
-    with socket.socket() as probe:  # not the default 8080: a server alongside (make run) may hold it
-        probe.bind(("127.0.0.1", 0))
-        dashboard = probe.getsockname()[1]
+    dashboard = free_port()  # not the default 8080: a server alongside (make run) may hold it
     args = ["demo", "--address", "127.0.0.1:0", "--database-url", database, "--replay-dir", str(tmp_path)]
     args += ["--dashboard-port", str(dashboard)]
 

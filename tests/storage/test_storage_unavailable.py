@@ -13,7 +13,7 @@ import pytest
 from db_lock import locked
 from storage_support import ADMIN, QUEUE, play
 
-from server.records import DatabaseUnavailable, GameAlreadyRecorded, Identity
+from server.records import DatabaseUnavailable, GameAlreadyRecorded, Identity, identity_key
 from server.storage import Store
 from server.storage.auth import StoreRatings
 
@@ -79,4 +79,4 @@ def test_the_matchmakers_reads_of_a_database_gone_raise_database_unavailable(tmp
         with pytest.raises(DatabaseUnavailable, match=r"the sqlite database cannot be read: .* is missing"):
             ratings.recent_tables(QUEUE, 10)
         with pytest.raises(DatabaseUnavailable, match="cannot be read"):
-            ratings.skill(QUEUE, Identity(f"bot:{bot.id}", bot.name, True, bot.id))
+            ratings.skill(QUEUE, Identity(identity_key(bot.id, bot.name), bot.name, True, bot.id))
