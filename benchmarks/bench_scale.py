@@ -241,7 +241,7 @@ async def _measure(database: Database, layout: str, games: int, work: Path, pair
         await server.serve.serving()
     await asyncio.sleep(2.0)  # every replica has beaten and the lease is held
     cpu, database_cpu = sum(s.cpu() for s in servers), database.cpu()
-    threads = [s.threads() for s in servers]
+    threads_before = [s.threads() for s in servers]
     rows, wal = database.rows_written(), database.wal_bytes()
     started = time.monotonic()
     clients = [
@@ -257,13 +257,14 @@ async def _measure(database: Database, layout: str, games: int, work: Path, pair
     await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), LIMIT_S)
     seconds = time.monotonic() - started
     await asyncio.sleep(1.5)  # the last results are recorded, the statistics collector catches up
+    threads_after = [s.threads() for s in servers]
     run = Run(
         seconds=seconds,
         decisions=0,
         cpu_s=sum(s.cpu() for s in servers) - cpu,
         relayed=int(sum(s.metric("conquest_relayed_decisions_total") for s in servers)),
         threads={
-            kind: sum(s.threads()[kind] - before[kind] for s, before in zip(servers, threads, strict=True))
+            kind: sum(a[kind] - b[kind] for a, b in zip(threads_after, threads_before, strict=True))
             for kind in THREADS
         },
         database_cpu_s=database.cpu() - database_cpu,
