@@ -194,10 +194,12 @@ class Client:
             done = asyncio.create_task(self._done.wait())
             await asyncio.wait({reader, done}, return_when=asyncio.FIRST_COMPLETED)
             done.cancel()
+            # The request stream ends either way: finished, this half-closes it; dropped, it ends gRPC's task
+            # that writes it, which the call's end leaves waiting on the outbox (a task left per reconnect).
+            self._send(None)
             if reader.done():
                 reader.result()  # re-raise a dropped connection
                 return
-            self._send(None)  # half-close: we are finished
             call.cancel()
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
