@@ -5,28 +5,32 @@ On the throwaway PostgreSQL of ``make test-db``, with ``conquest serve`` replica
 (``server.cluster``) as real processes and SDK random bots in this process:
 
 1. **One replica against two on the same load**: 8 random bots (``--pairs`` 4), a pair per queue, play
-   ``--games`` duels each (``classic_two_player``, turn cap 60): all connected to one replica (``one``); on
-   two replicas, each pair on one of them (``local``: every game hosted where both its bots are, nothing
-   relayed); on two replicas, each pair split between them (``relayed``: one seat of every game played
-   through the relay), ``--rounds`` times in turn. The same games each time: a pair per queue, so neither
-   the pair cap nor the rating window holds a queue back. Each run gives the wall time, the decisions, the
-   replicas' CPU time (user + system, /proc) and the decisions relayed
+   ``--games`` duels each (``classic_two_player``, turn cap 60): all connected to one replica (``one``), and
+   on two replicas with each pair split between them (``relayed``: one seat of every game played through
+   the relay), each alone on the machine, ``--rounds`` times in turn. The same games each time: a pair per
+   queue, so neither the pair cap nor the rating window holds a queue back. Each run gives the wall time,
+   the decisions, the replicas' CPU time (user + system, /proc) and the decisions relayed
    (``conquest_relayed_decisions_total``).
-2. **Relayed against local**: both two-replica runs less their replicas' idle CPU (heartbeats, polls:
-   measured on two idle replicas) over their length; each run's CPU = its decisions × ``local`` + its
-   relayed decisions × what relaying adds, two equations for the two unknowns (the ``local`` run relays a
-   few too: games its host's load placed on the other replica); ``relayed`` = ``local`` + that; per round,
-   and the ratio is the median of the rounds'. The same split of each kind of thread's CPU (the event
-   loop's, user and system; gRPC's; the rest: ``thread_cpu``) says where a relayed decision's extra goes.
-   ``benchmarks.bench_relay``'s figures are printed beside it (the relay alone, one game at a time, over the
-   Unix socket the replicas here use): between two processes, the part of the difference the relay and the
-   process boundary account for, and in one process, its own code's part.
+2. **Relayed against local**, each round: two clusters at once, each of two replicas on a schema of its own
+   and with that load, one with each pair on one replica (``local``: every game hosted where both its bots
+   are, nothing relayed) and one with each pair split (``relayed``). At once, so what speeds or slows the
+   machine meanwhile (the other processes, the database's background work) moves both alike, and the
+   rounds agree far better than runs one after the other do (docs/benchmarks.md).
+   Both runs less their replicas' idle CPU (heartbeats, polls: measured on two idle replicas) over their
+   length; each run's CPU = its decisions × ``local`` + its relayed decisions × what relaying adds, two
+   equations for the two unknowns (the ``local`` run may relay a few too: games its host's load placed on
+   the other replica); ``relayed`` = ``local`` + that; the ratio is the median of the rounds'. The same
+   split of each kind of thread's CPU (the event loop's, user and system; gRPC's; the rest:
+   ``thread_cpu``) says where a relayed decision's extra goes. ``benchmarks.bench_relay``'s figures are
+   printed beside it (the relay alone, one game at a time, over the Unix socket the replicas here use):
+   between two processes, the part of the difference the relay and the process boundary account for, and
+   in one process, its own code's part.
 3. **The action log**: ``benchmarks.bench_action_log``'s runs with ``server.takeover`` off and on
    (``--rounds`` each, alternately): the server's CPU per decision with and without the log, the server
    alone on a core and its idle CPU taken out; the overhead is the median of the rounds' ratios.
-4. **PostgreSQL per decision** in the two-replica run: rows written (inserts, updates, deletes of the run's
-   schema), WAL bytes and the CPU time of every PostgreSQL process; and the database's CPU per second of two
-   idle replicas (their heartbeats and polls).
+4. **PostgreSQL per decision** in the pairs-split run alone: rows written (inserts, updates, deletes of the
+   run's schema), WAL bytes and the CPU time of every PostgreSQL process; and the database's CPU per second
+   of two idle replicas (their heartbeats and polls).
 5. **Takeover**: two replicas on one port with the default heartbeat (1 s) and timeout (5 s); the one
    hosting most of 4 games is killed with SIGKILL in their middle: the time until the other has claimed
    them all.
@@ -373,12 +377,17 @@ async def main(games: int, rounds: int, pairs: int) -> None:
             "a throwaway cluster and prints one)"
         )
     with tempfile.TemporaryDirectory(prefix="conquest-bench-scale-") as tmp:
-        rounds_of: dict[str, list[Run]] = {layout: [] for layout in LAYOUTS}
+        alone: dict[str, list[Run]] = {"one": [], "relayed": []}
+        together: list[tuple[Run, Run]] = []
         log_runs: dict[bool, list[float]] = {False: [], True: []}
         for i in range(rounds):
-            for layout in LAYOUTS:
-                work = Path(tmp) / f"{layout}-{i}"
-                rounds_of[layout].append(await play(url, layout, games, work, pairs))
+            for layout, runs in alone.items():
+                runs.append(await play(url, layout, games, Path(tmp) / f"{layout}-{i}", pairs))
+            local_run, relayed_run = await asyncio.gather(
+                play(url, "local", games, Path(tmp) / f"together-local-{i}", pairs),
+                play(url, "relayed", games, Path(tmp) / f"together-relayed-{i}", pairs),
+            )
+            together.append((local_run, relayed_run))
             for takeover in (False, True):
                 work = Path(tmp) / f"log-{i}-{takeover}"
                 work.mkdir()
@@ -390,41 +399,40 @@ async def main(games: int, rounds: int, pairs: int) -> None:
         relay_us = await measure(1, 3000, Path(tmp) / "relay")
         apart_us = await apart(1, 3000, Path(tmp) / "relay-apart")
 
-    # Each round's two-replica runs less what their replicas cost idle over their length: what their
-    # decisions cost; the ratio is the median of the rounds' (a disturbed run moves one round, not it).
-    costs = [
-        local_and_relayed(apart, two, idle_replica)
-        for apart, two in zip(rounds_of["local"], rounds_of["relayed"], strict=True)
-    ]
+    # Each round's two clusters less what their replicas cost idle over their length: what their decisions
+    # cost; the ratio is the median of the rounds' (a disturbed round moves one round, not it).
+    costs = [local_and_relayed(apart, two, idle_replica) for apart, two in together]
     ratio = statistics.median(relayed / local for local, relayed in costs)
-    by_thread = [
-        relayed_by_thread(apart, two)
-        for apart, two in zip(rounds_of["local"], rounds_of["relayed"], strict=True)
-    ]
+    by_thread = [relayed_by_thread(apart, two) for apart, two in together]
     local = statistics.median(local for local, _ in costs)
     relayed = statistics.median(relayed for _, relayed in costs)
-    runs = {layout: median_run(layout_runs) for layout, layout_runs in rounds_of.items()}
-    one, two = runs["one"], runs["relayed"]
+    one, two = median_run(alone["one"]), median_run(alone["relayed"])
+    at_once = {
+        "local": median_run([apart for apart, _ in together]),
+        "relayed": median_run([two for _, two in together]),
+    }
     added = overhead(log_runs[False], log_runs[True])
     database = two.database_cpu_s / two.decisions * 1e6
     full_speed = one.decisions / one.cpu_s  # decisions a second one replica takes on its core
     per_replica = idle + full_speed * database / 1e6  # PostgreSQL CPU seconds a second
-    labels = {
-        "one": "one replica",
-        "local": "two replicas, games local",
-        "relayed": "two replicas, pairs split",
+    lines = {
+        "one replica": one,
+        "two replicas, pairs split": two,
+        "at once: two replicas, games local": at_once["local"],
+        "at once: two replicas, pairs split": at_once["relayed"],
     }
-    for layout, run in runs.items():
+    for label, run in lines.items():
         print(
-            f"{labels[layout]}: {run.decisions} decisions in {run.seconds:.1f} s "
+            f"{label}: {run.decisions} decisions in {run.seconds:.1f} s "
             f"({run.decisions / run.seconds:,.0f}/s), replicas' CPU "
             f"{run.cpu_s / run.decisions * 1e6:.0f} µs a decision, {run.relayed} relayed"
         )
     print(
         f"CPU a decision on two replicas, less their idle {idle_replica * 1000:.1f} ms a second each: "
-        f"local {local:.0f} µs, relayed {relayed:.0f} µs (medians of {rounds} rounds; relayed/local by "
-        f"round: {', '.join(f'{r / lo:.2f}' for lo, r in costs)}); the relay (bench_relay, both ends, one "
-        f"game at a time) {apart_us:.0f} µs a round trip between two processes, own code {relay_us:.0f} µs"
+        f"local {local:.0f} µs, relayed {relayed:.0f} µs (the two at once; medians of {rounds} rounds; "
+        f"relayed/local by round: {', '.join(f'{r / lo:.2f}' for lo, r in costs)}); the relay "
+        f"(bench_relay, both ends, one game at a time) {apart_us:.0f} µs a round trip between two processes, "
+        f"own code {relay_us:.0f} µs"
     )
     print(
         "a relayed decision's extra CPU by thread (medians of the rounds): "
@@ -439,7 +447,7 @@ async def main(games: int, rounds: int, pairs: int) -> None:
         f"{by_round})"
     )
     print(
-        f"PostgreSQL a decision (two replicas): {two.rows / two.decisions:.4f} rows, "
+        f"PostgreSQL a decision (two replicas, pairs split): {two.rows / two.decisions:.4f} rows, "
         f"{two.wal_bytes / two.decisions:.0f} WAL bytes, {database:.1f} µs CPU; an idle replica costs it "
         f"{idle * 1000:.1f} ms CPU a second"
     )
