@@ -70,7 +70,6 @@ pure-src:
 	rm -rf $(PURE)/src && mkdir -p $(PURE)/src
 	git ls-files -z --cached --others --exclude-standard \
 		| tar --null --ignore-failed-read -T - -cf - | tar -xf - -C $(PURE)/src
-	if [ -d ../shared ]; then ln -sfn $(abspath ../shared) $(PURE)/shared; fi  # beside the copy as beside the tree
 
 $(PURE)/venv/.installed-stamp: pyproject.toml setup.py | pure-src
 	test -x $(PURE)/venv/bin/python || $(PYTHON) -m venv $(PURE)/venv
@@ -96,8 +95,14 @@ chromium:
 lint: install
 	$(VENV)/bin/ruff check --no-cache .  # a cache key ignores new first-party modules (conftest.py)
 	$(VENV)/bin/ruff format --no-cache --check .
-	$(VENV)/bin/mypy engine server benchmarks tests/engine/make_2210_data.py
+	$(VENV)/bin/mypy engine server benchmarks tests/reference/make_2210_data.py
 	cd proto && ../$(VENV)/bin/buf lint
+
+# The RISK 2210 A.D. board and Command cards as engine modules (engine/r2210/*_data.py), rendered from the
+# reference facts in tests/reference/ (the engine reads no files at run time; a test fails when they differ).
+.PHONY: engine-data
+engine-data: install
+	$(PY) tests/reference/make_2210_data.py
 
 bench-engine: install
 	$(PY) -m benchmarks.bench_engine

@@ -1,7 +1,7 @@
 """The classic board as data: 42 territories, 6 continents, 83 borders.
 
 Ids are the order below (continent by continent); every array in the engine is indexed by them.
-Reference facts: ``shared/rules/classic_map.json`` (a test checks this module against it).
+Reference facts: ``tests/reference/classic_map.json`` (a test checks this module against it).
 Layout coordinates are on a 1000 x 560 canvas, roughly where each territory sits on the printed board.
 """
 

@@ -1,6 +1,6 @@
 """The RISK 2210 A.D. board: Earth (42 land, 13 water), the Moon (14 lunar), regions, borders, decks.
 
-Built from ``engine.r2210.board_data`` (generated from ``shared/rules/2210_board.json``). Ids: land
+Built from ``engine.r2210.board_data`` (generated from ``tests/reference/2210_board.json``). Ids: land
 territories 0..41, water 42..54, lunar 55..68, in the JSON's order. The two disputed borders are rules
 options (``docs/rules.md``, RISK 2210 A.D., points 1 and 2), so a board is built for a set of options.
 """

@@ -1,14 +1,14 @@
 # ruff: noqa: E501
-"""RISK 2210 A.D. board facts, generated from shared/rules/2210_board.json: do not edit by hand.
+"""RISK 2210 A.D. board facts, generated from tests/reference/2210_board.json: do not edit by hand.
 
-Regenerate with ``python tests/engine/make_2210_data.py``; ``tests/engine/test_r2210_board.py`` fails when this
+Regenerate with ``make engine-data``; ``tests/engine/test_r2210_board.py`` fails when this
 module and the JSON differ. ``engine.r2210.board`` builds on these tuples.
 """
 
 # fmt: off
 
 # (id, name, kind, region id, aliases, classic equivalent, landing site), land then water then lunar
-TERRITORIES = (
+TERRITORIES: tuple[tuple[str, str, str, str, tuple[str, ...], str, bool], ...] = (
     ('northwestern_oil_emirate', 'Northwestern Oil Emirate', 'land', 'north_america', ('Northwestern Oil Empire', 'Aleutian Empire'), 'Alaska', False),
     ('nunavut', 'Nunavut', 'land', 'north_america', (), 'Northwest Territory', False),
     ('exiled_states_of_america', 'Exiled States of America', 'land', 'north_america', (), 'Greenland', False),
@@ -81,7 +81,7 @@ TERRITORIES = (
 )
 
 # (id, name, kind, board, bonus MODs, bonus energy, bonus score points, member ids)
-REGIONS = (
+REGIONS: tuple[tuple[str, str, str, str, int, int, int, tuple[str, ...]], ...] = (
     ('north_america', 'North America', 'continent', 'earth', 5, 5, 5, ('northwestern_oil_emirate', 'nunavut', 'exiled_states_of_america', 'alberta', 'canada', 'republique_du_quebec', 'continental_biospheres', 'american_republic', 'mexico')),
     ('south_america', 'South America', 'continent', 'earth', 2, 2, 2, ('nuevo_timoto', 'andean_nations', 'amazon_desert', 'argentina')),
     ('europe', 'Europe', 'continent', 'earth', 5, 5, 5, ('iceland_grc', 'jotenheim', 'new_avalon', 'warsaw_republic', 'andorra', 'imperial_balkania', 'ukrayina')),
@@ -99,7 +99,7 @@ REGIONS = (
 )
 
 # the 133 borders both full board transcriptions agree on: (a, b, kind)
-EDGES = (
+EDGES: tuple[tuple[str, str, str], ...] = (
     ('aboriginal_league', 'akara', 'land-water'),
     ('aboriginal_league', 'australian_testing_ground', 'land-land'),
     ('aboriginal_league', 'java_cartel', 'land-land'),
@@ -236,21 +236,21 @@ EDGES = (
 )
 
 # (a, b, kind, status, in the JSON's default graph)
-DISPUTED_EDGES = (
+DISPUTED_EDGES: tuple[tuple[str, str, str, str, bool], ...] = (
     ('canada', 'exiled_states_of_america', 'land-land', 'disputed', True),
     ('middle_east', 'ministry_of_djibouti', 'land-land', 'disputed', False),
     ('nova_brasilia', 'western_ireland', 'water-water', 'rejected', False),
 )
 
 # the lunar territories an invasion from a Space Station may reach
-LANDING_SITES = (
+LANDING_SITES: tuple[str, ...] = (
     'sea_of_crisis',
     'bay_of_dew',
     'tycho',
 )
 
 # the Score Chart: (territories controlled, MODs, energy) for 1..70
-INCOME_TABLE = (
+INCOME_TABLE: tuple[tuple[int, int, int], ...] = (
     (1, 3, 3),
     (2, 3, 3),
     (3, 3, 3),
@@ -330,7 +330,7 @@ DEVASTATION_COUNT = 4
 LAND_WILD_CARDS = 2
 
 # two-player setup: (land cards, water cards, lunar cards, neutral MODs each)
-TWO_PLAYER_NEUTRALS = (
+TWO_PLAYER_NEUTRALS: tuple[int, int, int, int] = (
     16,
     6,
     6,

@@ -1,6 +1,6 @@
 """The 100 Command cards as ids: cards 0..99, deck by deck (Commander order), copies side by side.
 
-Built from ``engine.r2210.cards_data`` (generated from ``shared/rules/2210_command_cards.json``). A card's
+Built from ``engine.r2210.cards_data`` (generated from ``tests/reference/2210_command_cards.json``). A card's
 id names one physical card; its kind (name, power-up cost, timing) is ``KINDS[KIND_OF[card]]``. Playing
 them is ``engine.r2210.cardplay`` (when and on what) and ``engine.r2210.effects`` (what they do).
 """

@@ -1,14 +1,14 @@
 # ruff: noqa: E501
-"""RISK 2210 A.D. Command card facts, generated from shared/rules/2210_command_cards.json: do not edit by hand.
+"""RISK 2210 A.D. Command card facts, generated from tests/reference/2210_command_cards.json: do not edit by hand.
 
-Regenerate with ``python tests/engine/make_2210_data.py``; ``tests/engine/test_r2210_cards.py`` fails when this
+Regenerate with ``make engine-data``; ``tests/engine/test_r2210_cards.py`` fails when this
 module and the JSON differ. ``engine.r2210.cards`` builds on these tuples.
 """
 
 # fmt: off
 
 # (id, deck in Commander order, name, copies, power-up cost, timing), deck by deck
-CARD_KINDS = (
+CARD_KINDS: tuple[tuple[str, int, str, int, int, str], ...] = (
     ('land_assemble_mods', 0, 'Assemble MODs', 3, 1, 'before_first_invasion'),
     ('land_colony_influence', 0, 'Colony Influence', 2, 0, 'end_of_game'),
     ('land_frequency_jam', 0, 'Frequency Jam', 2, 0, 'before_first_invasion'),
@@ -54,7 +54,7 @@ CARD_KINDS = (
 )
 
 # cards per deck: Land, Diplomat, Naval, Space, Nuclear
-DECK_SIZES = (
+DECK_SIZES: tuple[int, ...] = (
     20,
     20,
     20,

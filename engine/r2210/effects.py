@@ -1,6 +1,6 @@
 """What each Command card does when played (``EFFECTS``); who decides next is ``engine.r2210.cardflow``.
 
-The cards' rules are ``../shared/rules/2210_command_cards.json``; each effect below quotes its card. Units a
+The cards' rules are ``tests/reference/2210_command_cards.json``; each effect below quotes its card. Units a
 card destroys are taken as battle losses are: MODs first, then commanders in ``invade.LOSS_ORDER``, or the
 owner's choice with ``choose_losses`` (``destroy``). Armageddon,
 MOD Reduction and Decoys Revealed open decisions of their own (EXCHANGE, REDUCE, DECOYS).

@@ -3,7 +3,7 @@
 The Earth's 42 land territories stand where their classic equivalents (``engine.r2210.board_data``) stand
 on the classic board's layout (``engine.classic_map``), on its 1000 x 560 canvas with room below for the
 oceans. The 13 water territories are placed by hand in the ocean
-beside the coasts they border (``shared/rules/2210_board.json``, ``water_territory_coasts``); the 14 lunar
+beside the coasts they border (``tests/reference/2210_board.json``, ``water_territory_coasts``); the 14 lunar
 territories on a disc of their own, the Moon, each colony on its side (Cresinion west, Delphot north-east,
 Sajon south), roughly as on the Moon's near side.
 """

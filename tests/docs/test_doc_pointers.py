@@ -20,7 +20,7 @@ SOURCES = [
     *sorted((ROOT / "engine").rglob("*.py")),
     *sorted((ROOT / "server").rglob("*.py")),
     *sorted((ROOT / "benchmarks").rglob("*.py")),
-    ROOT / "tests" / "engine" / "make_2210_data.py",
+    ROOT / "tests" / "reference" / "make_2210_data.py",
     ROOT / "Makefile",
     ROOT / "setup.py",
     ROOT / "pyproject.toml",

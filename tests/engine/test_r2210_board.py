@@ -1,4 +1,4 @@
-"""The RISK 2210 A.D. board as engine data, checked against shared/rules/2210_board.json (issue 19: "Earth
+"""The RISK 2210 A.D. board as engine data, checked against tests/reference/2210_board.json (issue 19: "Earth
 and Moon boards, regions and bonuses, 133 borders, landing sites, income table, decks")."""
 
 from __future__ import annotations
@@ -11,15 +11,13 @@ import pytest
 
 from engine.r2210 import board_data
 from engine.r2210.board import BOARDS, Kind, build
-from tests.engine.make_2210_data import SOURCE, TARGET, render
+from tests.reference.make_2210_data import SOURCE, TARGET, render
 
 DEFAULT = build()
 
 
 @pytest.fixture(scope="module")
 def reference() -> dict[str, Any]:
-    if not SOURCE.is_file():
-        pytest.fail(f"reference board {SOURCE.resolve()} is missing: check out shared/ beside the repo")
     data: dict[str, Any] = json.loads(SOURCE.read_text())
     return data
 
@@ -27,7 +25,7 @@ def reference() -> dict[str, Any]:
 def test_generated_module_equals_what_the_json_renders(reference: dict[str, Any]) -> None:
     """The engine may not read files at run time: the committed module is the JSON, rendered."""
     assert Path(TARGET).read_text() == render(reference), (
-        "run 'python tests/engine/make_2210_data.py' and commit"
+        "run 'make engine-data' and commit"
     )
 
 

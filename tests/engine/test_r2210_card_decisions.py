@@ -1,7 +1,7 @@
 """RISK 2210 A.D. Command cards that open decisions of their own (issue 19: "all 100 cards of the five decks
 with their effects"; "choosing targets of cards"; "reactions asked of a seat that is not the one to move"):
 Decoys Revealed (DECOYS), MOD Reduction (REDUCE, asked of every opponent) and Armageddon (EXCHANGE, the
-nuclear exchange). Each test quotes the card from ``../shared/rules/2210_command_cards.json`` or the rulebook
+nuclear exchange). Each test quotes the card from ``tests/reference/2210_command_cards.json`` or the rulebook
 line it checks."""
 
 from __future__ import annotations

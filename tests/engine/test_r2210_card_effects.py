@@ -1,5 +1,5 @@
 """RISK 2210 A.D. Command card effects, card by card (issue 19: "all 100 cards of the five decks with their
-effects"). Each test quotes the card's effect from ``../shared/rules/2210_command_cards.json``."""
+effects"). Each test quotes the card's effect from ``tests/reference/2210_command_cards.json``."""
 
 from __future__ import annotations
 

@@ -17,8 +17,8 @@ from engine.r2210.cards import DECK_CARDS, DECK_OF, KIND_OF, KINDS, card_name
 from engine.r2210.game import apply, legal_actions, new_game_2210
 from engine.r2210.observe import observe_2210
 from engine.r2210.rules import Rules2210
-from tests.engine.make_2210_data import CARDS_SOURCE, CARDS_TARGET, render_cards
 from tests.engine.r2210_support import FixedDice, midturn, put
+from tests.reference.make_2210_data import CARDS_SOURCE, CARDS_TARGET, render_cards
 
 L, D, N, S, X = Commander.LAND, Commander.DIPLOMAT, Commander.NAVAL, Commander.SPACE, Commander.NUCLEAR
 
@@ -26,7 +26,7 @@ L, D, N, S, X = Commander.LAND, Commander.DIPLOMAT, Commander.NAVAL, Commander.S
 def test_generated_cards_module_equals_the_json() -> None:
     """The engine reads no files: the committed module is 2210_command_cards.json, rendered."""
     data = json.loads(CARDS_SOURCE.read_text())
-    assert Path(CARDS_TARGET).read_text() == render_cards(data), "run 'python tests/engine/make_2210_data.py'"
+    assert Path(CARDS_TARGET).read_text() == render_cards(data), "run 'make engine-data' and commit"
     copies = Counter({c["id"]: c["copies"] for c in data["cards"]})
     assert Counter(KINDS[k][0] for k in KIND_OF) == copies
 

@@ -1,11 +1,11 @@
-"""Generate ``engine/r2210/board_data.py`` and ``cards_data.py`` from ``../shared/rules/2210_*.json``.
+"""Generate ``engine/r2210/board_data.py`` and ``cards_data.py`` from the JSON in ``tests/reference/``.
 
 The engine reads no files at run time, so the RISK 2210 A.D. board and Command card facts live in
 committed Python modules; this script writes them and ``tests/engine/test_r2210_board.py`` and
 ``test_r2210_cards.py`` check the committed modules equal what it renders from the JSON now.
 
-    .venv/bin/python tests/engine/make_2210_data.py            # rewrite the modules
-    .venv/bin/python tests/engine/make_2210_data.py --check    # exit 1 if a committed module is stale
+    make engine-data                                               # rewrite the modules
+    .venv/bin/python tests/reference/make_2210_data.py --check    # exit 1 if a committed module is stale
 """
 
 from __future__ import annotations
@@ -17,16 +17,16 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-RULES = ROOT / ".." / "shared" / "rules"
-SOURCE = RULES / "2210_board.json"
+REFERENCE = Path(__file__).resolve().parent
+SOURCE = REFERENCE / "2210_board.json"
 TARGET = ROOT / "engine" / "r2210" / "board_data.py"
-CARDS_SOURCE = RULES / "2210_command_cards.json"
+CARDS_SOURCE = REFERENCE / "2210_command_cards.json"
 CARDS_TARGET = ROOT / "engine" / "r2210" / "cards_data.py"
 
 _HEADER = '''# ruff: noqa: E501
-"""RISK 2210 A.D. {what}, generated from shared/rules/{source}: do not edit by hand.
+"""RISK 2210 A.D. {what}, generated from tests/reference/{source}: do not edit by hand.
 
-Regenerate with ``python tests/engine/make_2210_data.py``; ``tests/engine/{test}`` fails when this
+Regenerate with ``make engine-data``; ``tests/engine/{test}`` fails when this
 module and the JSON differ. ``engine.r2210.{user}`` builds on these tuples.
 """
 
@@ -119,6 +119,21 @@ def card_rows(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# Each tuple's declared type. Without one, mypy infers a fixed-length tuple of every row's own type, and
+# mypyc then unrolls each loop over the rows into straight-line C: engine.r2210.board's build() alone
+# became 145,000 lines of C (6 MB), compiled at every install for a function run four times at import.
+_TYPES = {
+    "TERRITORIES": "tuple[tuple[str, str, str, str, tuple[str, ...], str, bool], ...]",
+    "REGIONS": "tuple[tuple[str, str, str, str, int, int, int, tuple[str, ...]], ...]",
+    "EDGES": "tuple[tuple[str, str, str], ...]",
+    "DISPUTED_EDGES": "tuple[tuple[str, str, str, str, bool], ...]",
+    "LANDING_SITES": "tuple[str, ...]",
+    "INCOME_TABLE": "tuple[tuple[int, int, int], ...]",
+    "TWO_PLAYER_NEUTRALS": "tuple[int, int, int, int]",
+    "CARD_KINDS": "tuple[tuple[str, int, str, int, int, str], ...]",
+    "DECK_SIZES": "tuple[int, ...]",
+}
+
 _DOCS["CARD_KINDS"] = "(id, deck in Commander order, name, copies, power-up cost, timing), deck by deck"
 _DOCS["DECK_SIZES"] = "cards per deck: Land, Diplomat, Naval, Space, Nuclear"
 
@@ -144,7 +159,7 @@ def _render(header: str, constants: dict[str, Any]) -> str:
     for name, value in constants.items():
         out.append(f"\n# {_DOCS[name]}\n")
         if isinstance(value, tuple):
-            out.append(f"{name} = (\n")
+            out.append(f"{name}: {_TYPES[name]} = (\n")
             for item in value:
                 out.append(f"    {item!r},\n")
             out.append(")\n")
@@ -160,9 +175,7 @@ def main(argv: list[str]) -> int:
         if "--check" not in argv:
             target.write_text(text)
         elif target.read_text() != text:
-            sys.stderr.write(
-                f"{target} is stale: run 'python tests/engine/make_2210_data.py' and commit it\n"
-            )
+            sys.stderr.write(f"{target} is stale: run 'make engine-data' and commit it\n")
             stale = 1
     return stale
 
