@@ -110,7 +110,8 @@ def cmd_bot_list(args: argparse.Namespace) -> int:
             )
             for b in bots
         ]
-        print(table(("bot", "id", "registered (UTC)", "token rotated", "status"), rows))
+        headers = ("bot", "id", "registered (UTC)", "token rotated", "status")
+        print(table(headers, rows, empty="no bots registered yet: `conquest bot register NAME` adds one"))
         return 0
 
     return _call(args, work)
@@ -148,7 +149,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             "forfeits",
         )
         print(f"leaderboard {board.queue} (ordered by mu - 3 sigma)")
-        print(table(headers, rows))
+        print(table(headers, rows, empty=f"no rated game has finished in {board.queue} yet"))
         return 0
 
     return _call(args, work)
@@ -179,7 +180,8 @@ def cmd_games(args: argparse.Namespace) -> int:
             )
             for g in games
         ]
-        print(table(("game", "queue", "finished (UTC)", "turns", "reason", "rated", "dice", "places"), rows))
+        headers = ("game", "queue", "finished (UTC)", "turns", "reason", "rated", "dice", "places")
+        print(table(headers, rows, empty="no finished games match"))
         return 0
 
     return _call(args, work)
@@ -303,7 +305,8 @@ def cmd_tournament_list(args: argparse.Namespace) -> int:
             )
             for t in listed
         ]
-        print(table(("tournament", "format", "entrants", "table size", "round", "status"), rows))
+        headers = ("tournament", "format", "entrants", "table size", "round", "status")
+        print(table(headers, rows, empty="no tournaments yet: `conquest tournament create` starts one"))
         return 0
 
     return _call(args, work)

@@ -39,10 +39,11 @@ def say(out: TextIO, text: str) -> None:
         signal.raise_signal(signal.SIGINT)
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """Plain aligned columns: text to the left, numbers to the right, a dashed rule under the headers."""
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]], empty: str = "(none)") -> str:
+    """Plain aligned columns: text to the left, numbers to the right, a dashed rule under the headers;
+    ``empty`` under them when there are no rows (a new server's first answer)."""
     cells = [[str(c) for c in row] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+    widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(headers)]
     numeric = [bool(rows) and all(isinstance(r[i], int | float) for r in rows) for i in range(len(headers))]
 
     def line(values: Sequence[str]) -> str:
@@ -50,7 +51,8 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
             v.rjust(w) if right else v.ljust(w) for v, w, right in zip(values, widths, numeric, strict=True)
         ).rstrip()
 
-    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in cells)])
+    body = [line(r) for r in cells] if cells else [empty]
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *body])
 
 
 def outcome(runner: AnyRunner, index: int) -> str:

@@ -111,3 +111,19 @@ async def test_leaderboard_games_and_replay_download(start_arena, capsys, tmp_pa
     assert "seed commitment" in capsys.readouterr().out
     assert await conquest(capsys, "replay", "download", "nope", "-o", str(tmp_path / "x.json"), *at) == 1
     assert "NOT_FOUND: no game 'nope'" in capsys.readouterr().err
+
+
+async def test_a_new_servers_empty_tables_say_so(start_arena, capsys) -> None:
+    """Issue 32: "`conquest leaderboard` and `conquest tournament list` crash (`TypeError: 'int' object is
+    not iterable` ...) whenever the table is empty: the first thing a new server shows"."""
+    server = await start_arena()
+    at = ("--server", server.address)
+    assert await conquest(capsys, "leaderboard", QUEUE, *at) == 0
+    assert printed(capsys)[-1] == f"no rated game has finished in {QUEUE} yet"
+    assert await conquest(capsys, "tournament", "list", *at) == 0
+    assert printed(capsys)[-1] == "no tournaments yet: `conquest tournament create` starts one"
+    assert await conquest(capsys, "games", *at) == 0
+    lines = printed(capsys)
+    assert lines[0].split()[:2] == ["game", "queue"] and lines[-1] == "no finished games match"
+    assert await conquest(capsys, "bot", "list", *at) == 0
+    assert printed(capsys)[-1] == "no bots registered yet: `conquest bot register NAME` adds one"
