@@ -327,7 +327,7 @@ class Match:
                 raise MatchError(
                     "\n".join(
                         f"bot {e.name} ({e.spec}) did not connect and join the match queue within "
-                        f"{timeout_s:g} s{_tail(e)}"
+                        f"{timeout_s:g} s{_queue_hint(e)}{_tail(e)}"
                         for e in self._missing(lobby)
                     )
                 )
@@ -408,6 +408,16 @@ def _group_alive(process: subprocess.Popen[bytes]) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def _queue_hint(entrant: Entrant) -> str:
+    """What a command without ``{queue}`` most likely got wrong: its bot joined its own default queue."""
+    if entrant.command is None or "{queue}" in entrant.command:
+        return ""
+    return (
+        "; its command has no {queue}, so the bot likely joined its default queue, which a match does not "
+        "serve: add --queue {queue} to the command"
+    )
 
 
 def _tail(entrant: Entrant) -> str:

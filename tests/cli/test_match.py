@@ -106,6 +106,9 @@ def test_a_bot_that_never_connects_is_reported_after_the_connect_timeout(tmp_pat
     assert re.search(
         r"bot \S+ \(echo starting up .*\) did not connect and join the match queue within 1 s", done.stderr
     )
+    # Issue 32: the README's bot "fails ... after 30 s (`no queue 'classic-4'; queues: match`: it needs
+    # `--queue {queue}`)": a command without {queue} is told so.
+    assert "its command has no {queue}, so the bot likely joined its default queue" in done.stderr
     assert "    starting up" in done.stderr
 
 
@@ -195,3 +198,19 @@ def test_rejected_decisions_are_counted_per_bot(tmp_path: Path):
     assert done.returncode == 0, done.stderr
     assert rows["stubborn"][0] == 2 and rows["stubborn"][4] == 2
     assert rows["house-random"][4] == 0
+
+
+def test_the_readmes_match_line_plays_the_readmes_bot(tmp_path: Path):
+    """Issue 32: "The README's `conquest match ... "./my_bot --address {address} --name {name}"` fails with
+    the README's own bot after 30 s"; every command the README gives a newcomer must work as written."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    code = readme.split("## Write a bot", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "my_bot.py").write_text(code)
+    line = re.search(r"conquest match (.*?) --games 20", readme.replace("\\\n", " "), re.S)
+    assert line, "the README's conquest match example moved"
+    specs = [spec.replace(".venv/bin/python", PYTHON) for spec in shlex.split(line.group(1))]
+    assert specs[-1].endswith("my_bot.py --address {address} --name {name} --queue {queue}")
+    specs[-1] = specs[-1].replace("my_bot.py", str(tmp_path / "my_bot.py"))
+    done, rows = conquest_match(tmp_path, "random", specs[-1], "--games", "1", "--connect-timeout", "20")
+    assert done.returncode == 0, done.stderr
+    assert rows["my_bot"][0] == 1 and rows["my_bot"][3:] == (0, 0, 0)
