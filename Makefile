@@ -3,10 +3,14 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+DEV_STAMP := $(VENV)/.dev-installed-stamp
 
-.PHONY: install run test unit lint proto proto-check bench-engine clean
+.PHONY: install install-dev run test unit lint proto proto-check bench-engine clean
 
+# What `make run`, the CLI and the benchmarks need: the server (its hot path compiled), the SDK and sample
+# bots, the training environments. install-dev adds the tools of tests, lint and `make proto`.
 install: $(STAMP)
+install-dev: $(DEV_STAMP)
 
 # setup.py compiles the modules listed in pyproject.toml ([tool.conquest] compiled) with mypyc into C
 # extensions next to them, which Python imports in their place: an edit to one is seen only after
@@ -16,11 +20,20 @@ COMPILED := $(shell $(PYTHON) -c 'import tomllib; print(*tomllib.load(open("pypr
 REMOVE_BUILT := find engine server -name '*.so' -delete && rm -f *__mypyc.cpython-*.so
 
 $(STAMP): pyproject.toml setup.py $(COMPILED)
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(REMOVE_BUILT)
-	$(PY) -m pip install --quiet -e '.[dev]'
+	@echo "make install: the dependencies into .venv, then mypyc compiles $(words $(COMPILED)) modules to C" \
+		"(about 2 minutes on 2 cores; 'make run' can start when it ends)"
+	@start=$$(date +%s) && { test -x $(PY) || $(PYTHON) -m venv $(VENV); } \
+		&& $(PY) -m pip install --quiet --upgrade pip \
+		&& $(REMOVE_BUILT) \
+		&& $(PY) -m pip install --quiet -e '.[train]' \
+		&& echo "make install: done in $$(( $$(date +%s) - start )) s"
 	touch $(STAMP)
+
+# A dependency group: pip installs it without building the project again.
+$(DEV_STAMP): $(STAMP)
+	@echo "make install-dev: the test, lint and proto tools into .venv (under a minute)"
+	$(PY) -m pip install --quiet --group dev
+	touch $(DEV_STAMP)
 
 # The README's run command: the server on its embedded defaults (SQLite) with the sample bots playing a
 # rated ladder; prints each result and the leaderboard until Ctrl-C.
@@ -31,7 +44,7 @@ run: install
 # compiled build and again on the pure-Python one, then the starter kits' builds and strategy tests, then
 # interop: every kit plays real games against the Python bots on a real server (under a minute of games
 # on 2 cores), and each kit's replay verifier agrees with `conquest replay verify` on every rule set.
-test: install proto-check lint unit test-pure kits interop
+test: install-dev proto-check lint unit test-pure kits interop
 
 PROTOS := $(wildcard proto/conquest/v1/*.proto proto/conquest/cluster/v1/*.proto)
 PROTOC = $(PY) -m grpc_tools.protoc -Iproto --plugin=protoc-gen-mypy=$(VENV)/bin/protoc-gen-mypy \
@@ -41,10 +54,10 @@ PROTOC = $(PY) -m grpc_tools.protoc -Iproto --plugin=protoc-gen-mypy=$(VENV)/bin
 # SDK's own distribution and the server's install take them from) and committed; `proto-check` fails when
 # they are stale.
 STUBS := sample_bots/python
-proto: install
+proto: install-dev
 	$(PROTOC) --python_out=$(STUBS) --grpc_python_out=$(STUBS) --mypy_out=$(STUBS) --mypy_grpc_out=$(STUBS) $(PROTOS)
 
-proto-check: install
+proto-check: install-dev
 	rm -rf .proto-check && mkdir -p .proto-check
 	$(PROTOC) --python_out=.proto-check --grpc_python_out=.proto-check --mypy_out=.proto-check \
 		--mypy_grpc_out=.proto-check $(PROTOS)
@@ -73,11 +86,13 @@ pure-src:
 
 $(PURE)/venv/.installed-stamp: pyproject.toml setup.py | pure-src
 	test -x $(PURE)/venv/bin/python || $(PYTHON) -m venv $(PURE)/venv
-	CONQUEST_PURE_PYTHON=1 $(PURE)/venv/bin/python -m pip install --quiet -e '$(PURE)/src[dev]'
+	$(PURE)/venv/bin/python -m pip install --quiet --upgrade pip
+	CONQUEST_PURE_PYTHON=1 $(PURE)/venv/bin/python -m pip install --quiet -e '$(PURE)/src[train]' \
+		--group '$(PURE)/src/pyproject.toml:dev'
 	touch $@
 
 # Storage tests run on SQLite and on the throwaway PostgreSQL that test-db starts (docs/storage.md).
-unit: install test-db chromium
+unit: install-dev test-db chromium
 	url=$$(.ci/postgres.sh url) && CONQUEST_TEST_POSTGRES_URL=$$url $(PY) -m pytest
 
 .PHONY: test-db test-db-stop
@@ -92,7 +107,7 @@ test-db-stop:
 chromium:
 	.ci/chromium.sh >/dev/null
 
-lint: install
+lint: install-dev
 	$(VENV)/bin/ruff check --no-cache .  # a cache key ignores new first-party modules (conftest.py)
 	$(VENV)/bin/ruff format --no-cache --check .
 	$(VENV)/bin/mypy engine server benchmarks tests/reference/make_2210_data.py

@@ -2,9 +2,10 @@
 Gymnasium (one learning seat against fixed opponents).
 
 Imports the engine and the SDK's encoding (``conquest_sdk.encoding``, which the SDK's ``PolicyBot`` uses
-on the wire); nothing in the engine or the rest of the server imports this room. Needs ``conquest[train]``;
-docs/training.md walks through it, and ``server.train.example`` (``python -m server.train.example``) trains a
-policy with numpy alone and plays it on a server. ``Conquest2210Env`` is RISK 2210 A.D.'s environment
+on the wire); nothing in the engine or the rest of the server imports this room. Needs
+``conquest-server[train]`` (``make install`` includes it); docs/training.md walks through it, and
+``server.train.example`` (``python -m server.train.example``) trains a policy with numpy alone and plays
+it on a server. ``Conquest2210Env`` is RISK 2210 A.D.'s environment
 (``ConquestGymEnv("2210", ...)`` its single-agent wrapper).
 
     >>> from server.train import ConquestEnv

@@ -4,8 +4,8 @@ The one piece of code for both sides of training: ``server.train`` (PettingZoo a
 engine) and ``conquest_sdk.policy`` (a policy playing on the server) each turn what they hold into the same
 plain inputs (``Layout``, ``View``, ``Choices``), in the wire's terms, and call the functions here, so a
 policy trained offline sees on the ladder exactly the arrays it was trained on. Needs numpy (the SDK's
-``train`` extra, or the server's ``conquest[train]``); only ``conquest_sdk.policy`` imports this module.
-``docs/training.md`` gives the layouts.
+``train`` extra, or the server's ``conquest-server[train]``); only ``conquest_sdk.policy`` imports this
+module. ``docs/training.md`` gives the layouts.
 """
 
 from __future__ import annotations

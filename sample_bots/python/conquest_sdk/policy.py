@@ -9,7 +9,7 @@ The arrays are built by ``conquest_sdk.encoding`` from the GameStarted and each 
     run(PolicyBot(my_policy, name="my-policy"))
 
 Needs numpy: the SDK's ``train`` extra (``pip install 'sample_bots/python[train]'``), or the server's
-(``conquest[train]``).
+(``conquest-server[train]``).
 """
 
 from __future__ import annotations
