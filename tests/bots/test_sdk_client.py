@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from conquest.v1 import bot_pb2
+import asyncio
+import time
+
+from conquest.v1 import bot_pb2, game_pb2
 from conquest_bots.random_bot import RandomBot
-from conquest_sdk import Client
+from conquest_sdk import Bot, Client, Game, Turn
+from conquest_sdk.cli import parse_args
 from conquest_sdk.client import queue_status_line
 
 
@@ -70,3 +74,54 @@ def test_queue_status_says_why_the_bot_waits() -> None:
     assert "waited 10 s; 2 bots ready for a game of 2" in queue_status_line(apart)
     assert "rating" in queue_status_line(apart)
     assert queue_status_line(bot_pb2.QueueStatus(queue="classic-2")) == "queue classic-2: left"
+
+
+class Instant(Bot):
+    """Decides at once: any delay before its answer is sent is the SDK's."""
+
+    def decide(self, game: Game, turn: Turn) -> game_pb2.Action:
+        return turn.legal.default()
+
+
+async def _answer_after(client: Client, time_allowed_ms: int) -> float:
+    """Seconds from a DecisionRequest reaching ``client`` (seated in game g1) until its Decision is sent."""
+    while not client._outbox.empty():  # the Hello's answers: the JoinQueue
+        client._outbox.get_nowait()
+    request = bot_pb2.DecisionRequest(
+        game_id="g1",
+        request_id=7,
+        legal=game_pb2.LegalActions(claim=[3, 5]),
+        time_allowed_ms=time_allowed_ms,
+    )
+    asked = time.monotonic()
+    client._on_decision_request(request)
+    sent = await asyncio.wait_for(client._outbox.get(), 10)
+    answered = time.monotonic() - asked
+    assert sent is not None and sent.decision.request_id == 7 and sent.decision.action.claim.territory == 3
+    return answered
+
+
+async def test_pace_holds_each_answer_but_never_past_its_deadline() -> None:
+    """Issue 32: "`--pace-ms N` ... answer no sooner than N ms after a request arrived (0: at once); a
+    demo's bots use it so a visitor can follow a game live": a bot that decides at once answers after the
+    pace, and a pace longer than the decision's time still answers within that time (no timeout)."""
+    assert parse_args(Instant(), ["--pace-ms", "400"]).pace_ms == 400
+    assert parse_args(Instant(), []).pace_ms == 0
+
+    paced = Client(Instant(), "localhost:0", name="me", queues=["classic-2"], pace_ms=400)
+    paced._on_welcome(bot_pb2.Welcome())
+    paced._on_game_started(_started("g1"))
+    assert await _answer_after(paced, time_allowed_ms=5000) >= 0.4
+
+    at_once = Client(Instant(), "localhost:0", name="me", queues=["classic-2"])
+    at_once._on_welcome(bot_pb2.Welcome())
+    at_once._on_game_started(_started("g1"))
+    assert await _answer_after(at_once, time_allowed_ms=5000) < 0.2
+
+    # 300 ms allowed, 25 of them kept back (Client.safety_ms): the pace of 5 s stops at the budget.
+    hurried = Client(Instant(), "localhost:0", name="me", queues=["classic-2"], pace_ms=5000)
+    hurried._on_welcome(bot_pb2.Welcome())
+    hurried._on_game_started(_started("g1"))
+    assert 0.2 <= await _answer_after(hurried, time_allowed_ms=300) < 0.3
+    for client in (paced, at_once, hurried):
+        client._executor.shutdown()

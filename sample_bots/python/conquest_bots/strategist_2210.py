@@ -11,6 +11,9 @@ then it invades at any fair chance and spreads out. It hires the commanders its 
 8-sided dice, Naval for water, Space with a station, the Diplomat back for its cards), builds Space
 Stations on its big stacks, buys Command cards with the energy left and plays them through
 ``conquest_bots.cards_2210``; when it chooses its losses it loses MODs before commanders.
+
+Run it as ``python -m conquest_bots.strategist_2210 --address HOST:PORT`` (the strategist, joining the
+``2210-4`` queue unless ``--queue`` names others; the flags of ``conquest_sdk.run``).
 """
 
 from __future__ import annotations
@@ -343,3 +346,11 @@ class Reading:
             units[t] -= 1
             chosen.append(t)
         return act.remove(chosen)
+
+
+if __name__ == "__main__":
+    # Imported here, not above: the strategist's module imports this one for its decide_2210.
+    from conquest_bots.strategist import StrategistBot
+    from conquest_sdk import run
+
+    raise SystemExit(run(StrategistBot(), default_queues=["2210-4"]))

@@ -15,7 +15,7 @@ import inspect
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -54,7 +54,7 @@ class Bot:
 
     def decide_2210(self, game: Game, turn: Turn2210) -> r2210_pb2.Action2210:
         """A RISK 2210 A.D. decision (``game.r2210`` holds its rules and board): override to play 2210;
-        this one answers ``turn.default()``, a safe legal choice."""
+        this one answers ``turn.default()``, a safe legal choice (the SDK warns once a game that it does)."""
         return turn.default()
 
     def on_game_started(self, game: Game) -> None:
@@ -75,7 +75,10 @@ class SessionError(Exception):
 class Client:
     """Plays ``bot`` on the server at ``address`` until ``games`` games are over (0: until ``stop()``).
 
-    Identity: ``token`` for a registered bot, else ``name`` for practice play.
+    Identity: ``token`` for a registered bot, else ``name`` for practice play. ``pace_ms``: answer no
+    sooner than that many ms after a request arrived (0: at once), never past the decision's deadline, so
+    that a visitor can follow a demo's game live. ``on_game_over(game, result)`` is called as each game
+    ends (``game`` is None for a game this client did not know), e.g. to print its result at once.
     """
 
     def __init__(
@@ -90,6 +93,8 @@ class Client:
         capacity: int = 1,
         safety_ms: int = 25,
         max_backoff_s: float = 5.0,
+        pace_ms: int = 0,
+        on_game_over: Callable[[Game | None, bot_pb2.GameOver], None] | None = None,
     ) -> None:
         self.bot = bot
         self.address = address
@@ -101,6 +106,9 @@ class Client:
         self.safety_ms = safety_ms
         """Kept back from every deadline for the network and this process."""
         self.max_backoff_s = max_backoff_s
+        self.pace_ms = pace_ms
+        """No answer leaves sooner than this after its request arrived (0: at once)."""
+        self.on_game_over = on_game_over
         self.games: dict[str, Game] = {}
         self.results: list[bot_pb2.GameOver] = []
         self.welcome: bot_pb2.Welcome | None = None
@@ -210,7 +218,8 @@ class Client:
             kind = message.WhichOneof("message")
             handler = getattr(self, f"_on_{kind}")
             handler(getattr(message, kind))
-        log.warning("the server closed the stream")
+        # Once this client's games are over the server may close first (a practice server that played them).
+        log.log(logging.INFO if self._finished() else logging.WARNING, "the server closed the stream")
 
     # ------------------------------------------------------------------ server messages
 
@@ -246,6 +255,14 @@ class Client:
         self.games[game.game_id] = game
         self._started += 1
         log.info("game %s started: seat %d of %s", game.game_id, game.seat, game.players)
+        if game.r2210 is not None and _plays_2210_by_default(self.bot):
+            log.warning(
+                "%s has no decide_2210(): it plays RISK 2210 A.D. game %s with the default actions; write "
+                "decide_2210(game, turn) in %s to play it (conquest_sdk.actions_2210)",
+                self.name,
+                game.game_id,
+                type(self.bot).__name__,
+            )
         if not self._wants_games():
             for queue in self.queues:
                 self._send(bot_pb2.ConnectRequest(leave_queue=bot_pb2.LeaveQueue(queue=queue)))
@@ -293,15 +310,27 @@ class Client:
                 bot_pb2.SeatOutcome.Name(mine.outcome),
             )
             self.bot.on_game_over(game, over)
+        if self.on_game_over is not None:
+            self.on_game_over(game, over)
         self._check_done()
 
     def _on_queue_status(self, status: bot_pb2.QueueStatus) -> None:
         # Joined and waiting is news; leaving is the bot's own doing (LeaveQueue, or its games are played).
-        log.log(logging.INFO if status.joined else logging.DEBUG, "%s", queue_status_line(status))
+        line = queue_status_line(status, self._queue_players(status.queue))
+        log.log(logging.INFO if status.joined else logging.DEBUG, "%s", line)
+
+    def _queue_players(self, queue: str) -> int:
+        """Seats per game of ``queue`` as the Welcome listed it (0: not listed)."""
+        listed = self.welcome.queues if self.welcome is not None else ()
+        return next((q.players for q in listed if q.name == queue), 0)
 
     def _on_error(self, error: bot_pb2.Error) -> None:
         if error.fatal and error.code not in RETRYABLE:
             raise SessionError(f"{error.code}: {error.message}")
+        if error.code == "shutting_down" and self._finished():
+            # Played out or stopped, with no game left: the server going away is no concern of this client.
+            log.info("the server is shutting down; this client's games are over, it does not reconnect")
+            return
         log.warning("server error %s: %s", error.code, error.message)
         if error.code == "not_resumed":  # a game the Welcome listed as resumed will not come back
             self._lose(error.game_id, "the server will not resume it")
@@ -331,12 +360,23 @@ class Client:
                 turn, turn.default() if isinstance(turn, Turn2210) else turn.legal.default(), outbox
             )
             return
+        action: game_pb2.Action | r2210_pb2.Action2210
         if isinstance(turn, Turn2210):
-            self._decision(turn, await self._decide_2210(game, turn), outbox)
-            return
-        game.observation = request.observation
-        action = await self._decide(game, turn)
+            action = await self._decide_2210(game, turn)
+        else:
+            game.observation = request.observation
+            action = await self._decide(game, turn)
+        await self._pace(turn, received)
         self._decision(turn, action, outbox)
+
+    async def _pace(self, turn: Turn | Turn2210, received: float) -> None:
+        """Hold a decided answer until ``pace_ms`` after its request arrived, but never past the time the
+        decision itself was given: pacing must not cost a timeout."""
+        if self.pace_ms <= 0:
+            return
+        wait = min(received + self.pace_ms / 1000 - time.monotonic(), turn.time_left())
+        if wait > 0:
+            await asyncio.sleep(wait)
 
     async def _decide_2210(self, game: Game, turn: Turn2210) -> r2210_pb2.Action2210:
         """The bot's 2210 action, or the safe default when it overruns, fails or returns no action."""
@@ -396,28 +436,74 @@ class Client:
         outbox.put_nowait(bot_pb2.ConnectRequest(decision=decision))
 
 
-def queue_status_line(status: bot_pb2.QueueStatus) -> str:
+def _plays_2210_by_default(bot: Bot) -> bool:
+    """True when ``bot`` keeps ``Bot.decide_2210``, which answers every RISK 2210 A.D. request with the
+    safe default (a class or an instance may override it)."""
+    return getattr(bot.decide_2210, "__func__", None) is Bot.decide_2210
+
+
+def queue_status_line(status: bot_pb2.QueueStatus, players: int = 0) -> str:
     """What a QueueStatus means, in words: the server sends one when you join or leave a queue and every
-    10 s while you wait there for a game, so a bot in an empty queue says why it waits."""
+    10 s while you wait there for a game, so a bot in an empty queue says why it waits.
+
+    ``players``: seats per game of the queue (``Welcome.queues``; 0: unknown). When the status counts fewer
+    bot ``seats`` than that, house opponents take the others (``conquest practice``): no other bot, and no
+    rating, is waited for.
+    """
     if not status.joined:
         return f"queue {status.queue}: left"
     if not status.seats:  # a server older than QueueStatus.seats
-        return f"queue {status.queue}: joined; {status.waiting} bots in the queue"
+        return f"queue {status.queue}: joined; {_count(status.waiting, 'bot')} in the queue"
     waited = f"waited {status.waited_ms / 1000:.0f} s" if status.waited_ms else "joined"
+    house = max(players - status.seats, 0)
+    if house or status.seats == 1:  # no game is played by one player: house opponents take the rest
+        return _house_queue_line(status, waited, house)
     filled = f"{min(status.ready, status.seats)} of {status.seats} seats filled"
     missing = status.seats - status.ready
     if missing > 0:
-        more = "1 more bot joins" if missing == 1 else f"{missing} more bots join"
         return (
-            f"queue {status.queue}: {waited}; {filled}, a game starts when {more} (on `conquest practice` "
-            "built-in opponents fill the other seats at once)"
+            f"queue {status.queue}: {waited}; {filled}, a game starts when {_count(missing, 'more bot')} "
+            f"{'joins' if missing == 1 else 'join'} (on `conquest practice` built-in opponents fill the "
+            "other seats at once)"
         )
     if not status.waited_ms:
         return f"queue {status.queue}: {waited}; {filled}"
     return (
-        f"queue {status.queue}: {waited}; {status.ready} bots ready for a game of {status.seats}: a table "
-        "forms among bots near each other's rating, a window that widens as they wait"
+        f"queue {status.queue}: {waited}; {_count(status.ready, 'bot')} ready for a game of {status.seats}: "
+        "a table forms among bots near each other's rating, a window that widens as they wait"
     )
+
+
+def _house_queue_line(status: bot_pb2.QueueStatus, waited: str, house: int) -> str:
+    """``queue_status_line`` of a queue whose other seats are the server's house opponents (``house`` of
+    them; 0: how many is unknown)."""
+    if house == 1:
+        house_seats = "a house opponent takes the other seat"
+    elif house:
+        house_seats = f"house opponents take the other {house} seats"
+    else:
+        house_seats = "house opponents take the other seats"
+    head = f"queue {status.queue}: {waited}; "
+    if status.seats > 1:
+        head += f"{min(status.ready, status.seats)} of {status.seats} bot seats filled, "
+    head += house_seats
+    missing = status.seats - status.ready
+    if missing > 0 and status.seats == 1:  # the status counts only a bot with a game slot free
+        return f"{head}: a game starts when one of your games in progress ends (--capacity: games at once)"
+    if missing > 0:
+        joins = "joins" if missing == 1 else "join"
+        return f"{head}: a game starts when {_count(missing, 'more bot')} {joins}"
+    if not status.waited_ms:
+        return f"{head}: a game starts at once"
+    return (
+        f"{head}, yet no game starts: the server seats no new games now (a `conquest practice --games N` "
+        "server seats N games in all: restart it to play more)"
+    )
+
+
+def _count(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1: "1 bot", "2 bots"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 async def _drain(
