@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /** Plays games for one bot; its games outlive a dropped connection. */
 public final class Client {
@@ -42,13 +43,24 @@ public final class Client {
   private record SessionEnd(boolean welcomed, String reason, boolean fatal) {}
 
   private final Config config;
+  private final Consumer<String> logSink;
   private final List<String> queues;
   private final Map<String, GameInfo> games = new HashMap<>();
   private final Map<String, DecisionRequest> lastRequests = new HashMap<>();
   private int started;
 
+  /** A client that logs to standard output, each line stamped with the time. */
   public Client(Config config) {
+    this(config, Client::print);
+  }
+
+  /**
+   * A client whose log lines (connection, games started and over, rejections, server errors) go to
+   * {@code log} instead (package-private: the tests keep them to assert on, and print nothing).
+   */
+  Client(Config config, Consumer<String> log) {
     this.config = config;
+    this.logSink = log;
     this.queues = new ArrayList<>(config.queues());
   }
 
@@ -304,7 +316,12 @@ public final class Client {
     }
   }
 
-  static void log(String line) {
+  private void log(String line) {
+    logSink.accept(line);
+  }
+
+  /** The default log: standard output, each line stamped with the time. */
+  static void print(String line) {
     System.out.println(java.time.LocalTime.now().withNano(0) + " " + line);
     System.out.flush();
   }

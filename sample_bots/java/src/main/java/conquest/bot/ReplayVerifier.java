@@ -5,6 +5,7 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import com.google.gson.JsonPrimitive;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -298,12 +299,16 @@ public final class ReplayVerifier {
   }
 
   public static void main(String[] args) {
-    System.exit(run(args));
+    System.exit(run(args, System.out, System.err));
   }
 
-  static int run(String[] args) {
+  /**
+   * The command line: the report (notes, each mismatch, OK or FAIL) on {@code out}, usage and unreadable
+   * input on {@code err}; returns the exit status (package-private: the tests capture both streams).
+   */
+  static int run(String[] args, PrintStream out, PrintStream err) {
     if (args.length != 2) {
-      System.err.println("usage: java -cp target/conquest-bot.jar conquest.bot.ReplayVerifier REPLAY.json EVENTS.jsonl"
+      err.println("usage: java -cp target/conquest-bot.jar conquest.bot.ReplayVerifier REPLAY.json EVENTS.jsonl"
           + "   (EVENTS: `conquest replay events REPLAY.json`)");
       return 2;
     }
@@ -311,20 +316,20 @@ public final class ReplayVerifier {
     try {
       verdict = verifyTexts(Files.readString(Path.of(args[0])), Files.readString(Path.of(args[1])));
     } catch (IOException | RuntimeException e) {
-      System.err.println(args[0] + ": " + e);
+      err.println(args[0] + ": " + e);
       return 2;
     }
     for (String note : verdict.notes()) {
-      System.out.println(args[0] + ": " + note);
+      out.println(args[0] + ": " + note);
     }
     for (Mismatch mismatch : verdict.mismatches()) {
-      System.out.println(mismatch);
+      out.println(mismatch);
     }
     if (verdict.mismatches().isEmpty()) {
-      System.out.println("OK   " + args[0]);
+      out.println("OK   " + args[0]);
       return 0;
     }
-    System.out.println("FAIL " + args[0] + ": " + verdict.mismatches().size() + " mismatch(es)");
+    out.println("FAIL " + args[0] + ": " + verdict.mismatches().size() + " mismatch(es)");
     return 1;
   }
 }

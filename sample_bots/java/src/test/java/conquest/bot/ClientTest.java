@@ -18,6 +18,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ClientTest {
+  /** The client's log lines, kept for the assertions instead of printed (a passing test prints nothing). */
+  final List<String> log = new ArrayList<>();
+
   /** Records what the client sends. */
   static final class Recorder implements StreamObserver<ConnectRequest> {
     final List<ConnectRequest> sent = new ArrayList<>();
@@ -49,7 +52,7 @@ class ClientTest {
    */
   @Test
   void welcomeAfterAReconnectForgetsTheGamesThatEndedMeanwhile() {
-    Client client = new Client(new Client.Config("", "", "t", 2, List.of("classic-4"), 2));
+    Client client = client(2);
     Recorder out = new Recorder();
     client.handle(started("ended"), out);
     client.handle(started("running"), out);
@@ -70,8 +73,8 @@ class ClientTest {
     return out.sent.stream().filter(ConnectRequest::hasJoinQueue).map(m -> m.getJoinQueue().getGames()).toList();
   }
 
-  static Client client(int games) {
-    return new Client(new Client.Config("", "", "t", 2, List.of("classic-4"), games));
+  Client client(int games) {
+    return new Client(new Client.Config("", "", "t", 2, List.of("classic-4"), games), log::add);
   }
 
   /**
@@ -148,5 +151,6 @@ class ClientTest {
     var error = conquest.v1.Error.newBuilder().setCode("not_resumed").setGameId("gone");
     client.handle(ConnectResponse.newBuilder().setError(error).build(), new Recorder());
     assertTrue(client.done(), "the game will not come back: done");
+    assertEquals("server error not_resumed: ", log.get(log.size() - 1), log::toString);
   }
 }

@@ -19,6 +19,7 @@ import conquest.v1.Legal2210;
 import conquest.v1.MoveUnitsAction;
 import conquest.v1.Phase2210;
 import conquest.v1.RemoveModsAction;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -157,7 +158,8 @@ class R2210Test {
    */
   @Test
   void clientAnswersEvery2210RequestAndItsRetryWithA2210Decision() throws IOException {
-    Client client = new Client(new Client.Config("", "", "t", 1, List.of("2210-2"), 1));
+    List<String> log = new ArrayList<>(); // the client's log, kept rather than printed
+    Client client = new Client(new Client.Config("", "", "t", 1, List.of("2210-2"), 1), log::add);
     for (var entry : golden().entrySet()) {
       DecisionRequest req = entry.getValue();
       ClientTest.Recorder out = new ClientTest.Recorder();
@@ -166,6 +168,8 @@ class R2210Test {
           .setRequestId(req.getRequestId()).setCanRetry(true).build();
       client.handle(ConnectResponse.newBuilder().setDecisionRejected(rejected).build(), out);
       assertEquals(2, out.sent.size(), entry.getKey() + ": the answer and its retry");
+      assertEquals("game " + req.getGameId() + ": decision " + req.getRequestId() + " rejected: ", log.get(log.size() - 1),
+          entry.getKey() + ": the rejection is logged");
       for (ConnectRequest sent : out.sent) {
         Decision d = sent.getDecision();
         assertTrue(d.hasR2210() && !d.hasAction() && d.getRequestId() == req.getRequestId(), entry.getKey() + ": " + d);

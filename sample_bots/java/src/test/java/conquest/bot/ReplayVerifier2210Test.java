@@ -21,7 +21,10 @@ import conquest.bot.ReplayVerifier.Verdict;
 import conquest.bot.ReplayVerifier2210.Decks;
 import conquest.bot.ReplayVerifier2210.Event;
 import conquest.bot.ReplayVerifier2210.Replay;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -281,33 +284,60 @@ class ReplayVerifier2210Test {
         mismatches.toString());
   }
 
+  /** One run of the command line with its report and errors captured, so that a passing test prints nothing. */
+  record Cli(int status, String out, String err) {
+    static Cli run(String... args) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      int status = ReplayVerifier.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+          new PrintStream(err, true, StandardCharsets.UTF_8));
+      return new Cli(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /** What a failed assertion shows: the exit status and everything the verifier printed. */
+    @Override
+    public String toString() {
+      return "exit " + status + "\n--- stdout:\n" + out + "--- stderr:\n" + err;
+    }
+  }
+
   /**
    * The CLI reads both games, format 1 and 2: a 2210 file (`"game": "2210"`) and a classic one; exit 0, 1
-   * tampered, 2 unreadable or of an unknown format.
+   * tampered, 2 unreadable or of an unknown format. The report goes to stdout, the reason input is
+   * unreadable to stderr.
    */
   @Test
   void theCommandLineDispatchesOnTheGame(@TempDir Path dir) throws IOException {
     String fixtures = "../fixtures/";
-    for (String game : GAMES) {
-      assertEquals(0, ReplayVerifier.run(new String[] {fixtures + game + ".json", fixtures + game + ".events.jsonl"}));
-    }
-    for (String game : List.of("replay_secret_mission", "replay_classic_reseeded", "replay_2210_reseeded")) {
-      assertEquals(0, ReplayVerifier.run(new String[] {fixtures + game + ".json", fixtures + game + ".events.jsonl"}));
+    List<String> games = new ArrayList<>(GAMES);
+    games.addAll(List.of("replay_secret_mission", "replay_classic_reseeded", "replay_2210_reseeded"));
+    for (String game : games) {
+      String replay = fixtures + game + ".json";
+      Cli cli = Cli.run(replay, fixtures + game + ".events.jsonl");
+      assertEquals(0, cli.status(), cli::toString);
+      assertTrue(cli.out().endsWith("OK   " + replay + System.lineSeparator()) && cli.err().isEmpty(), cli::toString);
     }
 
     String lines = fixture("replay_2210_two_player.events.jsonl");
     Path tampered = dir.resolve("tampered.events.jsonl");
     Files.writeString(tampered, lines.replace("\\\"faces\\\":8,\\\"roll\\\":8", "\\\"faces\\\":8,\\\"roll\\\":7"));
-    assertEquals(1, ReplayVerifier.run(new String[] {fixtures + "replay_2210_two_player.json", tampered.toString()}));
+    Cli cli = Cli.run(fixtures + "replay_2210_two_player.json", tampered.toString());
+    assertEquals(1, cli.status(), cli::toString);
+    assertTrue(cli.out().contains("card_rolled d8 (seat 1): the event says 7; the seed gives 8")
+        && cli.out().contains("FAIL " + fixtures + "replay_2210_two_player.json: 1 mismatch(es)"), cli::toString);
 
     JsonObject format3 = JsonParser.parseString(fixture("replay_2210_two_player.json")).getAsJsonObject();
     format3.addProperty("format", 3);
     Path unknown = dir.resolve("format3.json");
     Files.writeString(unknown, format3.toString());
-    assertEquals(2, ReplayVerifier.run(new String[] {unknown.toString(), fixtures + "replay_2210_two_player.events.jsonl"}));
+    cli = Cli.run(unknown.toString(), fixtures + "replay_2210_two_player.events.jsonl");
+    assertEquals(2, cli.status(), cli::toString);
+    assertTrue(cli.out().isEmpty() && cli.err().contains("replay format 3 is unknown"), cli::toString);
     String notEvents = lines.lines().map(l -> "{\"sequence\":\"1\"}").collect(Collectors.joining("\n"));
     Path classicLines = dir.resolve("classic.events.jsonl");
     Files.writeString(classicLines, notEvents);
-    assertEquals(2, ReplayVerifier.run(new String[] {fixtures + "replay_2210_two_player.json", classicLines.toString()}));
+    cli = Cli.run(fixtures + "replay_2210_two_player.json", classicLines.toString());
+    assertEquals(2, cli.status(), cli::toString);
+    assertTrue(cli.out().isEmpty() && cli.err().contains("not a GameEvent2210 line"), cli::toString);
   }
 }
