@@ -337,9 +337,15 @@ def build_server(
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     services = (SERVICE_NAME, arena_service.SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
     reflection.enable_server_reflection(services, server)
-    port = server.add_insecure_port(address)
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError:  # grpc's "Failed to bind to address ...; set GRPC_VERBOSITY=debug ..."
+        port = 0
     if port == 0:
-        raise OSError(f"cannot listen on {address}")
+        raise OSError(
+            f"cannot listen on {address}: another process holds that port, or the host is not one of this "
+            "machine's addresses; choose another address (--address host:port)"
+        )
     return server, port, health_servicer, arena
 
 

@@ -12,7 +12,7 @@ conquest practice [--address HOST:PORT] [--queue NAME ...] [--opponent aggressiv
 conquest match BOT BOT ... [--games N] [--queue-rules PRESET] [--parallel K] [--turn-cap T]
         [--replay-dir DIR] [--connect-timeout SECONDS]
 conquest demo [--address HOST:PORT] [--database-url URL] [--games N] [--replay-dir DIR]
-        [--dashboard-port PORT]
+        [--dashboard-port PORT] [--pace-ms MS]
 conquest replay show FILE
 conquest replay verify FILE [FILE ...]
 conquest replay events FILE

@@ -215,6 +215,9 @@ class Match:
     """Each registered bot's token, by name: its process gets it in ``$CONQUEST_TOKEN``."""
     dashboard_port: int = 0
     """Serve the web dashboard over HTTP on this port while the match runs; 0: none."""
+    extra_queues: tuple[QueueConfig, ...] = ()
+    """Served beside the match's queue for bots that are not in the match (``conquest demo``'s practice
+    queues): their games count towards ``games`` and are reported, but not in the standings."""
     finished: int = 0
     standings: dict[str, Standing] = field(default_factory=dict)
     _started_at: float = 0.0
@@ -223,8 +226,11 @@ class Match:
     async def run(self) -> None:
         """Start the server and the bots, play the games, then stop the bots and the server.
 
+        SIGTERM stops it as Ctrl-C does: the bots are stopped too, then ``CancelledError`` is raised.
+
         Raises:
             MatchError: a bot failed to start, exited early or never joined (everything is stopped).
+            OSError: the server or its dashboard could not listen on its port (the message says which).
         """
         house = tuple(e.house for e in self.entrants if e.house)
         queue = QueueConfig(
@@ -240,7 +246,7 @@ class Match:
             replay_dir=self.replay_dir,
             metrics_port=0,
             dashboard_port=self.dashboard_port,
-            queues=(queue,),
+            queues=(queue, *self.extra_queues),
         )
         lobby = build_lobby(config, self.store)
         lobby.on_game_over = self._game_over
@@ -249,8 +255,15 @@ class Match:
         recording = await start_recorder(lobby, health_servicer)  # results wait while a database is down
         await server.start()
         self._started_at = time.monotonic()
-        dashboard = await start_web(config, port, self.store, lobby.metrics) if self.dashboard_port else None
+        loop = asyncio.get_running_loop()
+        main = asyncio.current_task()
+        assert main is not None
+        loop.add_signal_handler(signal.SIGTERM, main.cancel)  # else the bot processes would outlive us
+        dashboard = None
         try:
+            if self.dashboard_port:
+                dashboard = await start_web(config, port, self.store, lobby.metrics)
+            self._serving(port)
             for entrant in self.entrants:
                 if entrant.command is not None:
                     await self._launch(entrant, f"127.0.0.1:{port}")
@@ -258,6 +271,7 @@ class Match:
             self._progress()
             await self._watch(lambda: self.finished >= self.games, None, lobby)
         finally:
+            loop.remove_signal_handler(signal.SIGTERM)
             if self._bar_shown:
                 print(file=self.out)
             await self._stop_bots()
@@ -349,10 +363,20 @@ class Match:
             while process.poll() is None:
                 await asyncio.sleep(0.01)
 
+    def _serving(self, port: int) -> None:
+        """Told once the server listens on ``port`` (and the dashboard, if any), before the bots start."""
+
+    def _in_match(self, runner: AnyRunner) -> bool:
+        """Whether ``runner`` is one of the match's games (not an extra queue's) and is over."""
+        return runner.queue.name == self.queue_name and runner.state.is_over()
+
     def _game_over(self, runner: AnyRunner) -> None:
         if not runner.state.is_over():
             return
         self.finished += 1
+        if runner.queue.name != self.queue_name:
+            self._progress(f"{runner.queue.name}: {result_line(runner)}")
+            return
         for index, seat in enumerate(runner.seats):
             standing = self.standings.setdefault(seat.name, Standing(seat.name))
             place = runner.state.places[index]
@@ -452,7 +476,10 @@ def cmd_match(args: argparse.Namespace) -> int:
         runtime.run(match.run())
     except MatchError as bad:
         failure = str(bad)
-    except KeyboardInterrupt:
+    except OSError as bad:
+        print(f"conquest match: {bad}", file=sys.stderr)
+        return 2
+    except (KeyboardInterrupt, asyncio.CancelledError):
         failure = "interrupted"
     if match.finished or not failure:
         print(match.table())

@@ -102,7 +102,10 @@ class DashboardProcess:
             ours.close()
             process.kill()
             await asyncio.to_thread(process.join)
-            raise OSError(f"the dashboard process did not start: {answer}")
+            raise OSError(
+                f"the dashboard could not serve on port {self.settings.port}: {answer}; choose another port "
+                "(--dashboard-port, server.dashboard_port) or 0 for no dashboard"
+            )
         self.settings = replace(self.settings, port=answer)  # a restart listens on the same port
         self.process, self._pipe = process, ours
 

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import contextlib
 import re
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +38,7 @@ def test_demo_runs_a_rated_ladder_that_persists_between_runs(
     database = f"sqlite:///{tmp_path / 'ladder.sqlite3'}"
     dashboard = free_port()  # not the default 8080: a server alongside (make run) may hold it
     args = ["demo", "--address", "127.0.0.1:0", "--database-url", database, "--replay-dir", str(tmp_path)]
-    args += ["--dashboard-port", str(dashboard)]
+    args += ["--dashboard-port", str(dashboard), "--pace-ms", "0"]
 
     assert main([*args, "--games", "2"]) == 0
     first = capsys.readouterr().out
@@ -87,7 +90,7 @@ def test_demo_passes_tokens_in_the_environment_never_on_a_command_line(
     monkeypatch.setattr(demo.Ladder, "_game_over", spied_game_over)
     database = f"sqlite:///{tmp_path / 'ladder.sqlite3'}"
     args = ["demo", "--address", "127.0.0.1:0", "--database-url", database, "--replay-dir", str(tmp_path)]
-    assert main([*args, "--dashboard-port", "0", "--games", "1"]) == 0
+    assert main([*args, "--dashboard-port", "0", "--games", "1", "--pace-ms", "0"]) == 0
     # the bots connected with their tokens: the game was rated
     assert _games_by_bot(capsys.readouterr().out) == dict.fromkeys(
         ("strategist", "aggressive", "aggressive-2", "random"), 1
@@ -116,9 +119,90 @@ def test_the_demos_screen_holds_no_grpc_core_line(tmp_path: Path) -> None:
     hold only the product's own words." `conquest demo` as `make run` starts it, for one game (bounded)."""
     command = [sys.executable, "-m", "server.cli.main", "demo", "--address", "127.0.0.1:0", "--games", "1"]
     command += ["--database-url", f"sqlite:///{tmp_path / 'ladder.sqlite3'}", "--replay-dir", str(tmp_path)]
-    command += ["--dashboard-port", "0"]
+    command += ["--dashboard-port", "0", "--pace-ms", "0"]
     run = subprocess.run(command, capture_output=True, text=True, timeout=DEMO_TIMEOUT_S, cwd=tmp_path)
     screen = run.stdout + run.stderr
     assert run.returncode == 0, screen
     assert "\n#1 game " in run.stdout, screen
     assert not GRPC_CORE_LINE.findall(screen), screen
+
+
+def _demo(tmp_path: Path, *flags: str) -> list[str]:
+    """``conquest demo`` as ``make run`` starts it, on a fresh database in ``tmp_path`` and ``flags``."""
+    command = [sys.executable, "-m", "server.cli.main", "demo", "--replay-dir", str(tmp_path), *flags]
+    return [*command, "--database-url", f"sqlite:///{tmp_path / 'ladder.sqlite3'}"]
+
+
+def test_a_busy_port_is_one_line_that_names_the_flag(tmp_path: Path) -> None:
+    """Issue 32: "A busy port is a traceback (`RuntimeError: Failed to bind to address localhost:50051 ...`;
+    `OSError: the dashboard process did not start...` then `Event loop is closed`) ... with no hint of
+    `--address`/`--dashboard-port`, which `make run` cannot take"."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for flags, names in (
+            (("--address", f"127.0.0.1:{port}", "--dashboard-port", "0"), "--address host:port"),
+            (("--address", "127.0.0.1:0", "--dashboard-port", str(port)), "--dashboard-port"),
+        ):
+            run = subprocess.run(
+                _demo(tmp_path, *flags), capture_output=True, text=True, timeout=DEMO_TIMEOUT_S
+            )
+            assert run.returncode == 2, run.stderr
+            assert names in run.stderr and "make run ADDRESS=... DASHBOARD_PORT=..." in run.stderr
+            assert "Traceback" not in run.stderr and "Event loop is closed" not in run.stderr, run.stderr
+            assert "serving on" not in run.stdout, "nothing claims to serve before both ports are held"
+    makefile = (Path(__file__).parents[2] / "Makefile").read_text()
+    assert "--address '$(ADDRESS)'" in makefile and "--dashboard-port '$(DASHBOARD_PORT)'" in makefile
+
+
+def _bot_processes() -> set[int]:
+    """The demo's bot processes (their shells, ``/bin/sh -c``, left out)."""
+    lines = _command_lines().items()
+    return {
+        pid for pid, line in lines if "conquest_bots." in line and "--pace-ms" in line and " -c " not in line
+    }
+
+
+def test_the_demo_seats_a_visitors_bot_at_once_and_sigterm_stops_its_bots(tmp_path: Path) -> None:
+    """Issue 32: "the demo serves only `ladder-4`, where it waited 54 s behind '4 of 4 seats filled'";
+    "names a queue your bot can join at once"; "`conquest demo` on SIGTERM dies at once and leaves its 4
+    bot processes reconnecting forever"; "the demo paces its games so a visitor can watch one live"."""
+    before = _bot_processes()
+    demo_process = subprocess.Popen(
+        _demo(tmp_path, "--address", "127.0.0.1:0", "--dashboard-port", "0", "--pace-ms", "200"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert demo_process.stdout is not None
+        banner = ""
+        while "--queue" not in banner:
+            line = demo_process.stdout.readline()
+            assert line, demo_process.communicate(timeout=5)
+            banner += line
+        join = re.search(r"--address localhost:(\d+) --queue (classic-4)", banner)
+        assert join and "queue classic-4 or 2210-4" in banner, banner
+        started = time.monotonic()
+        bot = [sys.executable, "-m", "conquest_bots.random_bot", "--address", f"localhost:{join[1]}"]
+        visitor = subprocess.run(
+            [*bot, "--queue", join[2], "--games", "1", "--name", "visitor"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert visitor.returncode == 0, visitor.stderr
+        assert re.search(r"game \w+: 1\. .*visitor", visitor.stdout), visitor.stdout
+        assert time.monotonic() - started < 30, "a house-seated game does not wait for the paced ladder"
+        ladder_bots = _bot_processes() - before
+        assert len(ladder_bots) == 4, "the demo's bots run paced (--pace-ms)"
+        demo_process.send_signal(signal.SIGTERM)
+        out, err = demo_process.communicate(timeout=DEMO_TIMEOUT_S)
+        assert "Traceback" not in err, err
+        assert "classic-4: game " in out, "the visitor's game is reported beside the ladder's"
+        assert not (_bot_processes() & ladder_bots), "the demo's bots outlived it"
+    finally:
+        if demo_process.poll() is None:
+            demo_process.kill()
+            demo_process.communicate()
