@@ -36,15 +36,23 @@ $(DEV_STAMP): $(STAMP)
 	touch $(DEV_STAMP)
 
 # The README's run command: the server on its embedded defaults (SQLite) with the sample bots playing a
-# rated ladder; prints each result and the leaderboard until Ctrl-C.
+# rated ladder; prints each result and the leaderboard until Ctrl-C. Other ports when those are taken:
+# make run ADDRESS=[::]:50052 DASHBOARD_PORT=8081
 run: install
-	$(VENV)/bin/conquest demo
+	$(VENV)/bin/conquest demo $(if $(ADDRESS),--address '$(ADDRESS)') \
+		$(if $(DASHBOARD_PORT),--dashboard-port '$(DASHBOARD_PORT)')
 
 # The README's test command: stubs up to date, lint, then every test (unit, property, end-to-end) on the
-# compiled build and again on the pure-Python one, then the starter kits' builds and strategy tests, then
-# interop: every kit plays real games against the Python bots on a real server (under a minute of games
-# on 2 cores), and each kit's replay verifier agrees with `conquest replay verify` on every rule set.
-test: install-dev proto-check lint unit test-pure kits interop
+# compiled build, the tests of the compiled modules again on the pure-Python one, then the starter kits'
+# builds and strategy tests, then interop: every kit plays real games against the Python bots on a real
+# server (under a minute of games on 2 cores), and each kit's replay verifier agrees with `conquest replay
+# verify` on every rule set. Each stage is a target of its own; the times of all are printed at the end.
+TEST_STAGES := install-dev proto-check lint unit test-pure kits interop
+test:
+	@.ci/stages.sh $(MAKE) $(TEST_STAGES)
+
+# Test processes (pytest-xdist): one a core. Most tests wait on servers, sockets and subprocesses.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 PROTOS := $(wildcard proto/conquest/v1/*.proto proto/conquest/cluster/v1/*.proto)
 PROTOC = $(PY) -m grpc_tools.protoc -Iproto --plugin=protoc-gen-mypy=$(VENV)/bin/protoc-gen-mypy \
@@ -67,15 +75,25 @@ proto-check: install-dev
 	rm -rf .proto-check
 	cd proto && ../$(VENV)/bin/buf lint
 
-# The same tests on the pure-Python build (CONQUEST_PURE_PYTHON=1: nothing compiled, which type-checks
-# fields only as Python does). Python would import the compiled modules beside the sources here, so the
-# run uses a copy of the working tree (what git tracks or would track) with its own virtualenv, in build/.
-# About 7 minutes on 2 busy cores, plus a minute the first time to make the virtualenv.
+# The tests whose outcome can differ between the builds, on the pure-Python one (CONQUEST_PURE_PYTHON=1:
+# nothing compiled, which type-checks fields only as Python does): those of the compiled modules (the
+# engine, the server's per-decision rooms, the training fast path) and of games played through them over
+# gRPC, where the wire codec and the runner meet a real stream. The other end-to-end tests (cluster,
+# storage, dashboard, CLI) call the same code in the same way on both builds, so the compiled run covers
+# them. Python would import the compiled modules beside the sources here, so the run uses a copy of the
+# working tree (what git tracks or would track) with its own virtualenv, in build/.
 PURE := build/pure
+PURE_TESTS := tests/engine tests/train tests/build $(addprefix tests/server/, test_mailbox.py \
+	test_server_runner.py test_server_runner_2210.py test_server_wire.py test_server_wire_action_kinds.py \
+	test_server_wire_fields.py test_server_wire_positional.py test_server_wire_presets.py \
+	test_server_2210_wire.py test_server_relay_wire.py test_server_units.py test_server_decisions.py \
+	test_server_messages_written.py test_server_games.py test_server_2210_e2e.py test_server_rule_sets.py \
+	test_server_rule_sets_e2e.py)
 .PHONY: test-pure
-test-pure: test-db chromium pure-src $(PURE)/venv/.installed-stamp
+test-pure: test-db pure-src $(PURE)/venv/.installed-stamp
 	url=$$(.ci/postgres.sh url) && cd $(PURE)/src && \
-		CONQUEST_PURE_PYTHON=1 CONQUEST_TEST_POSTGRES_URL=$$url ../venv/bin/python -m pytest
+		CONQUEST_PURE_PYTHON=1 CONQUEST_TEST_POSTGRES_URL=$$url ../venv/bin/python -m pytest -n $(TEST_JOBS) \
+		$(PURE_TESTS)
 
 # The copy is made afresh each time; its virtualenv (an editable install of the copy) only when needed.
 .PHONY: pure-src
@@ -93,7 +111,7 @@ $(PURE)/venv/.installed-stamp: pyproject.toml setup.py | pure-src
 
 # Storage tests run on SQLite and on the throwaway PostgreSQL that test-db starts (docs/storage.md).
 unit: install-dev test-db chromium
-	url=$$(.ci/postgres.sh url) && CONQUEST_TEST_POSTGRES_URL=$$url $(PY) -m pytest
+	url=$$(.ci/postgres.sh url) && CONQUEST_TEST_POSTGRES_URL=$$url $(PY) -m pytest -n $(TEST_JOBS)
 
 .PHONY: test-db test-db-stop
 test-db:

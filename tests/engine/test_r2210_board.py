@@ -24,9 +24,7 @@ def reference() -> dict[str, Any]:
 
 def test_generated_module_equals_what_the_json_renders(reference: dict[str, Any]) -> None:
     """The engine may not read files at run time: the committed module is the JSON, rendered."""
-    assert Path(TARGET).read_text() == render(reference), (
-        "run 'make engine-data' and commit"
-    )
+    assert Path(TARGET).read_text() == render(reference), "run 'make engine-data' and commit"
 
 
 def test_counts_42_land_13_water_14_lunar_in_14_regions(reference: dict[str, Any]) -> None:
