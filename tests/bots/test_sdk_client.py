@@ -125,3 +125,18 @@ async def test_pace_holds_each_answer_but_never_past_its_deadline() -> None:
     assert 0.2 <= await _answer_after(hurried, time_allowed_ms=300) < 0.3
     for client in (paced, at_once, hurried):
         client._executor.shutdown()
+
+
+async def test_a_stopped_client_whose_server_is_gone_gives_up_its_games_and_ends(monkeypatch) -> None:
+    """Issue 32: "`conquest demo` on SIGTERM dies at once and leaves its 4 bot processes reconnecting
+    forever": a client told to stop while it cannot reach its server tries to finish its games for
+    STOP_RECONNECT_S (a server keeps a seat that long), then counts them lost and ends."""
+    monkeypatch.setattr("conquest_sdk.client.STOP_RECONNECT_S", 0.5)
+    client = Client(RandomBot(1), "127.0.0.1:1", name="me", queues=["classic-2"], max_backoff_s=0.1)
+    client._on_welcome(bot_pb2.Welcome())
+    client._on_game_started(_started("g1"))  # a game in progress when the server went away
+    client.stop()
+    started = time.monotonic()
+    results = await asyncio.wait_for(client.run(), 10)
+    assert results == [] and client.games == {} and client._lost == 1
+    assert 0.5 <= time.monotonic() - started < 5

@@ -34,6 +34,12 @@ RETRYABLE = {"shutting_down"}
 log = logging.getLogger("conquest_sdk")
 
 
+STOP_RECONNECT_S = 30.0
+"""How long a stopped client, disconnected with games in progress, tries to reconnect to finish them (a
+server keeps a seat for its reconnect grace, 30 s by default); then it gives them up and ends, so a bot
+whose server is gone for good does not reconnect forever once told to stop."""
+
+
 class Bot:
     """Subclass and override ``decide``; the other hooks are optional.
 
@@ -116,6 +122,7 @@ class Client:
         self._started = 0
         self._lost = 0
         self._stopping = False
+        self._stopped_at = 0.0
         self._done = asyncio.Event()
         self._turns: dict[str, Turn | Turn2210] = {}
         """The last request of each game, to retry a rejected decision with a safe default."""
@@ -143,6 +150,10 @@ class Client:
                     log.warning("no connection (%s: %s)", error.code().name, error.details())
                 if self._finished():
                     break
+                if self._stopping and time.monotonic() > self._stopped_at + STOP_RECONNECT_S:
+                    for game_id in list(self.games):
+                        self._lose(game_id, f"stopped, and no server answered for {STOP_RECONNECT_S:.0f} s")
+                    break
                 if self.welcome is not None:
                     backoff = 0.1  # the last attempt got in: start the backoff over
                     self.welcome = None
@@ -158,7 +169,10 @@ class Client:
         return self.results
 
     def stop(self) -> None:
-        """Clean shutdown: leave the queues, finish the games in progress, then close."""
+        """Clean shutdown: leave the queues, finish the games in progress, then close. Disconnected, it
+        tries to reconnect for ``STOP_RECONNECT_S`` to finish them, then gives them up."""
+        if not self._stopping:
+            self._stopped_at = time.monotonic()
         self._stopping = True
         for queue in self.queues:
             self._send(bot_pb2.ConnectRequest(leave_queue=bot_pb2.LeaveQueue(queue=queue)))
