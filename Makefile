@@ -204,7 +204,7 @@ TS_KIT := sample_bots/typescript
 
 JAVA_KIT := sample_bots/java
 
-kits: install $(TS_KIT)/node_modules/.package-lock.json $(JAVA_KIT)/target/conquest-bot.jar
+kits: install-dev $(TS_KIT)/node_modules/.package-lock.json $(JAVA_KIT)/target/conquest-bot.jar
 	$(MAKE) -C sample_bots/go build test
 	cd $(TS_KIT) && npm test
 	cd sample_bots/rust && cargo build --locked && cargo test --locked
