@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -19,7 +20,7 @@ from google.protobuf.message import Message
 
 from conquest.v1 import game_pb2, r2210_pb2
 from engine.codec import encode_action
-from engine.events import Event, GameEnded, TurnStarted
+from engine.events import Event, GameEnded, TurnEnded, TurnStarted
 from engine.r2210.replay import Replay2210, advance_2210
 from engine.replay import Replay, ReplayError, Reseed, simulate, steps
 from engine.state import GameState
@@ -167,7 +168,8 @@ def cmd_replay_render(args: argparse.Namespace) -> int:
 
 
 def turn_digest(events: Sequence[object], seats: Sequence[str]) -> list[str]:
-    """One line per turn: who played and how many attacks rolls, captures and trades it made."""
+    """One line per turn: who played and how many of each event it made ("2 rolled, 1 captured"; the turn's
+    own start and end are the line itself)."""
     lines: list[str] = []
     counts: Counter[str] = Counter()
     current: TurnStarted | None = None
@@ -185,8 +187,8 @@ def turn_digest(events: Sequence[object], seats: Sequence[str]) -> list[str]:
             flush()
             current = None
             lines.append(f"game ended ({event.reason}), places {list(event.places)}")
-        elif current is not None:
-            counts[type(event).__name__.lower()] += 1
+        elif current is not None and not isinstance(event, TurnEnded):
+            counts[re.sub(r"(?<!^)(?=[A-Z])", " ", type(event).__name__).lower()] += 1  # "card drawn"
     flush()
     return lines
 

@@ -22,7 +22,9 @@ def configure_logging(log_format: str, level: int = logging.INFO) -> None:
     if log_format not in LOG_FORMATS:
         raise ValueError(f"log format {log_format!r} is not one of: {', '.join(LOG_FORMATS)}")
     renderer: structlog.types.Processor = (
-        structlog.processors.JSONRenderer() if log_format == "json" else structlog.dev.ConsoleRenderer()
+        structlog.processors.JSONRenderer()
+        if log_format == "json"
+        else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())  # no escape codes in a redirected file
     )
     structlog.configure(
         processors=[

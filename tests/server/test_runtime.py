@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import subprocess
+import sys
 
 from server.ops import runtime
 
@@ -22,3 +24,16 @@ def test_run_is_on_uvloop_with_the_young_generation_collected_every_10000_alloca
         gc.unfreeze()
     assert loop_module.startswith("uvloop")
     assert young == runtime.YOUNG_COLLECTION_EVERY == 10_000
+
+
+def test_console_logs_written_to_a_file_hold_no_colour_codes(tmp_path) -> None:
+    """Issue 32: "`--log-format console` writes colour codes into a redirected file"."""
+    script = (
+        "import structlog; from server.ops.logs import configure_logging; "
+        "configure_logging('console'); structlog.get_logger().info('serving', port=50051)"
+    )
+    with (tmp_path / "server.log").open("w") as log:
+        subprocess.run([sys.executable, "-c", script], stderr=log, check=True, timeout=60)
+    written = (tmp_path / "server.log").read_text()
+    assert "serving" in written and "port=50051" in written
+    assert "\x1b[" not in written, written

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -85,6 +86,10 @@ async def test_replay_show_prints_players_result_and_a_digest_per_turn(tmp_path,
     assert "game housegame" in out and "result: conquest" in out
     assert "1. seat" in out and "house-0" in out and "won" in out
     assert "turn   1 house-" in out and "rolled" in out
+    # Issue 32: "`conquest replay show` says '1 turnended'": events are named in words, the turn's end not
+    digest = [line.strip() for line in out.splitlines() if line.strip().startswith("turn ")]
+    assert not [line for line in digest if "turnended" in line or "turn ended" in line]
+    assert any(re.search(r"\d+ card drawn|\d+ captured", line) for line in digest), digest
 
 
 async def test_replay_events_give_a_verifier_every_outcome_to_re_derive_from_the_seed(tmp_path, capsys):
