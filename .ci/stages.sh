@@ -6,7 +6,10 @@ make_command=$1
 shift
 report=""
 total=0
+number=0
 for stage in "$@"; do
+    number=$((number + 1))
+    printf '\nmake test: stage %d of %d, %s\n' "$number" "$#" "$stage"
     start=$(date +%s)
     $make_command --no-print-directory "$stage"
     status=$?
