@@ -28,7 +28,7 @@ WATER = {
     "new_york": (318, 258),
     "nova_brasilia": (378, 330),
     "neo_paulo": (360, 450),
-    "the_ivory_reef": (435, 410),
+    "the_ivory_reef": (440, 420),
     "south_ceylon": (700, 378),
     "microcorp": (705, 462),
     "akara": (770, 540),
@@ -56,8 +56,30 @@ LUNAR = {
 """Lunar territories by key, on the Moon's canvas."""
 
 
-LABELS = {"sajon": (238, 402)}
-"""Where a region's name goes when the top left corner of its members is taken (Sajon's is in Cresinion)."""
+LABELS = {
+    "south_america": (211, 514),
+    "europe": (391, 52),
+    "australia": (800, 524),
+    "us_pacific": (2, 346),
+    "north_atlantic": (330, 374),
+    "south_atlantic": (322, 494),
+    "indian": (674, 506),
+    "asia_pacific": (866, 232),
+    "delphot": (306, 100),
+    "sajon": (238, 402),
+}
+"""Where a region's name goes (its text's start, on its baseline) when the top left corner of its members
+is taken by a territory, a name, or a territory's commanders or Space Station (Sajon's is in Cresinion);
+a continent's box grows to hold its name, an ocean's name goes in open water beside its territories."""
+
+NAME_LINES = {
+    "republique_du_quebec": ("Republique", "du Quebec"),
+    "australian_testing_ground": ("Australian", "Testing Ground"),
+    "ministry_of_djibouti": ("Ministry of", "Djibouti"),
+    "northwestern_oil_emirate": ("Northwestern", "Oil Emirate"),
+}
+"""Territory names written on two lines, by key: on one line they ran into their neighbours' (issue 32:
+"2210 board labels overlap ('Canad…/Republique du Quebec', 'North Atlantic +2')")."""
 
 
 def _classic_positions() -> dict[str, tuple[int, int]]:
@@ -68,16 +90,19 @@ def _classic_positions() -> dict[str, tuple[int, int]]:
 
 def layout_2210() -> dict[str, Any]:
     """The drawing's canvases and every territory's place by id (``Map2210.territories`` order):
-    ``{"earth": {"width", "height"}, "moon": {...}, "positions": [[x, y], ...], "labels": [...]}``; a
-    lunar territory's place is on the Moon's canvas, the others' on the Earth's; ``labels`` has each
-    region's name's place by region index (``Map2210.regions``), or None for the top left corner of its
-    members."""
+    ``{"earth": {"width", "height"}, "moon": {...}, "positions": [[x, y], ...], "labels": [...],
+    "names": [...]}``; a lunar territory's place is on the Moon's canvas, the others' on the Earth's;
+    ``labels`` has each region's name's place by region index (``Map2210.regions``), or None for the top
+    left corner of its members; ``names`` each territory's name as the lines it is written on, below it.
+    The places keep every name clear of the others and of the territories (the dashboard's browser test
+    ``test_no_two_labels_of_the_2210_board_overlap`` measures them as drawn)."""
     places = {**_classic_positions(), **WATER, **LUNAR}
     return {
         "earth": {"width": EARTH_SIZE[0], "height": EARTH_SIZE[1]},
         "moon": {"width": MOON_SIZE[0], "height": MOON_SIZE[1]},
         "positions": [list(places[row[0]]) for row in board_data.TERRITORIES],
         "labels": [list(LABELS[row[0]]) if row[0] in LABELS else None for row in board_data.REGIONS],
+        "names": [list(NAME_LINES.get(row[0], (row[1],))) for row in board_data.TERRITORIES],
     }
 
 

@@ -133,13 +133,14 @@
     const names = snapshot.players.map((p) => p.name);
     const obs = snapshot.observation;
     const state = {
-      owners: [...obs.owners], armies: [...obs.armies], hand_sizes: [...obs.hand_sizes], turn: obs.turn, turn_seat: obs.turn_seat,
+      owners: [...obs.owners], armies: [...obs.armies], hand_sizes: [...obs.hand_sizes], turn: obs.turn, seats: names.length,
+      turn_seat: obs.turn > 0 ? obs.turn_seat : obs.to_act, // before the first turn the engine's turn_seat stays 0
       reinforcements: obs.reinforcements, phase: obs.phase.replace("PHASE_", "").replace("_", " ").toLowerCase(), places: [],
     };
     const owners = obs.statuses.length;
     view.innerHTML = `<header class="game-head"><h2>Game ${esc(snapshot.game_id)} <span class="badge live">LIVE</span></h2>
       <p>${esc(snapshot.queue)} · rules ${esc(snapshot.rules.preset)} · only public information is shown while the game runs</p></header>
-      <div class="status"><span>turn <b class="turn"></b></span><span>phase <b class="phase"></b></span><span>to play <b class="whose"></b></span></div>
+      <div class="status"><span>turn <b class="turn"></b></span><span>phase <b class="phase"></b></span><span>turn of <b class="whose"></b></span></div>
       <div class="game-body"><div class="board-wrap"></div><aside class="side">
         <table class="players"><thead><tr><th>seat</th><th>terr.</th><th>armies</th><th>cards</th></tr></thead><tbody></tbody></table>
         <section><h3>Latest attack</h3><p class="odds muted">none yet</p></section>

@@ -139,18 +139,29 @@ const Board = (() => {
   }
 
   // The live view's board after ``ev`` (the engine's events say every change; see engine/events.py).
+  // ``view.turn_seat`` is whose move it is: the turn's seat, and before the first turn (where the engine's
+  // stays at 0) the seat that made the latest setup move (``view.seats``: how many seats play; a placement
+  // on the neutral army's territory is its placer's move, so it changes nothing).
   function apply(view, ev, territoryBonus) {
     const { owners, armies, hand_sizes: hands } = view;
+    const setupMove = (seat) => {
+      if (view.turn === 0 && seat >= 0 && seat < view.seats) view.turn_seat = seat;
+    };
     switch (ev.type) {
+      case "first_player_rolled": setupMove(ev.seat); break;
       case "dealt": ev.owners.forEach((o, i) => { owners[i] = o; armies[i] = 1; }); view.phase = "setup place"; break;
-      case "claimed": owners[ev.territory] = ev.seat; armies[ev.territory] = 1; view.phase = "setup claim"; break;
+      case "claimed": owners[ev.territory] = ev.seat; armies[ev.territory] = 1; view.phase = "setup claim"; setupMove(ev.seat); break;
       case "placed":
         armies[ev.territory] += ev.armies;
         if (view.turn > 0) {
           view.reinforcements -= ev.armies;
           view.phase = view.reinforcements > 0 ? "reinforce" : "attack";
-        } else view.phase = "setup place";
+        } else {
+          view.phase = "setup place";
+          setupMove(ev.seat);
+        }
         break;
+      case "headquarters_chosen": setupMove(ev.seat); break;
       case "turn_started":
         Object.assign(view, { turn: ev.turn, turn_seat: ev.seat, phase: "reinforce" });
         view.reinforcements = ev.territory_armies + ev.continent_armies;

@@ -22,23 +22,31 @@ const Board2210 = (() => {
   }
 
   // Continents as tinted boxes (as the classic board's); water and lunar colonies as a tint behind each member.
+  // A region's name goes where the layout says (server/web/layout_2210.py keeps the names apart), else at
+  // the top left corner of its members; a continent's box reaches out to hold its name. Returns the names,
+  // a group per canvas, to be drawn over the borders.
   function regions(map, layout, svgOf) {
     let continent = 0;
+    const names = new Map();
     map.regions.forEach((region, index) => {
       const svg = svgOf(region.territories[0]);
       const xs = region.territories.map((t) => layout.positions[t][0]);
       const ys = region.territories.map((t) => layout.positions[t][1]);
-      const [x0, y0] = [Math.min(...xs) - 32, Math.min(...ys) - 30];
+      const [left, top] = [Math.min(...xs) - 32, Math.min(...ys) - 30];
+      const [x, y] = layout.labels[index] || [left + 8, top + 13];
       const g = el("g", { class: `region ${region.kind}`, "data-region": region.name }, svg);
       if (region.kind === "continent") {
-        const [x1, y1] = [Math.max(...xs) + 32, Math.max(...ys) + 40];
+        const [x0, y0] = [Math.min(left, x - 8), Math.min(top, y - 13)];
+        const [x1, y1] = [Math.max(...xs) + 32, Math.max(Math.max(...ys) + 40, y + 8)];
         el("rect", { x: x0, y: y0, width: x1 - x0, height: y1 - y0, rx: 18, fill: CONTINENT_TINTS[continent++ % 6], class: "continent" }, g);
       } else {
         region.territories.forEach((t) => el("circle", { cx: layout.positions[t][0], cy: layout.positions[t][1], r: 27, fill: COLONY_TINTS[region.kind] }, g));
       }
-      const [x, y] = layout.labels[index] || [x0 + 8, y0 + 13];
-      el("text", { x, y, class: "continent-name" }, g).textContent = `${region.name} +${region.bonus_mods}`;
+      if (!names.has(svg)) names.set(svg, el("g", { class: "region-names" }));
+      const label = el("text", { x, y, class: `continent-name ${region.kind}`, "data-region": region.name }, names.get(svg));
+      label.textContent = `${region.name} +${region.bonus_mods}`;
     });
+    return names;
   }
 
   function borders(map, layout, svgOf) {
@@ -86,8 +94,9 @@ const Board2210 = (() => {
     el("circle", { cx: r, cy: layout.moon.height / 2, r: r + 4, class: "moon-disc" }, moon);
     el("text", { x: 0, y: 0, class: "board-title" }, moon).textContent = "Moon";
     const svgOf = (t) => (map.territories[t].kind === 2 ? moon : earth);
-    regions(map, layout, svgOf);
+    const regionNames = regions(map, layout, svgOf);
     borders(map, layout, svgOf);
+    regionNames.forEach((names, svg) => svg.appendChild(names));
     const sites = new Set(map.landing_sites);
     const nodes = map.territories.map((t, i) => {
       const [x, y] = layout.positions[i];
@@ -100,7 +109,10 @@ const Board2210 = (() => {
       el("line", { x1: -9, y1: -9, x2: 9, y2: 9 }, ruin);
       el("line", { x1: -9, y1: 9, x2: 9, y2: -9 }, ruin);
       const count = el("text", { class: "armies", dy: "0.35em" }, g);
-      el("text", { class: "name", y: 27 }, g).textContent = t.name;
+      const name = el("text", { class: "name", y: 27 }, g);
+      (layout.names ? layout.names[i] : [t.name]).forEach((line, k) => {
+        el("tspan", { x: 0, dy: k ? "1.1em" : 0 }, name).textContent = line;
+      });
       const station = el("rect", { class: "station", x: 9, y: -21, width: 11, height: 11, transform: "rotate(45 14.5 -15.5)", visibility: "hidden" }, g);
       const stationTitle = el("title", {}, station);
       const commanders = el("g", { class: "commanders" }, g);

@@ -62,6 +62,14 @@ const ReplayViewer = (() => {
     }
   }
 
+  // The seat the turn marker (◀) is on at a classic step: the seat whose turn it is once the turns have
+  // begun; before them (the claims, the starting armies, Capital Risk's headquarters) the engine's
+  // turn_seat stays at 0, so the seat that acted at this step, or at step 0 the first to act.
+  function movingSeat(step) {
+    if (step.turn > 0) return step.turn_seat;
+    return step.seat >= 0 ? step.seat : step.to_act;
+  }
+
   // What differs between the games a replay can be of: how one step's board, seats table, action and
   // events are shown, and which per-seat series are charted. The transport, seeking, log and charts are
   // the viewer's own (mount, below).
@@ -80,13 +88,14 @@ const ReplayViewer = (() => {
     seats(step, data) {
       const names = data.seats;
       const sums = Board.totals(step.owners, step.armies, data.owners);
+      const whose = movingSeat(step);
       const rows = sums.territories.map((count, seat) => {
         const name = seat < names.length ? names[seat] : "neutral";
         const hand = step.hands[seat] || [];
         const cards = hand.map((c) => esc(Board.cardName(c, data.map))).join("<br>") || "–";
         const place = data.places[seat] ? ` <span class="place">#${data.places[seat]}</span>` : "";
-        const turn = seat === step.turn_seat ? " ◀" : "";
-        return `<tr><td><span class="swatch" style="background:${Board.colour(seat, names.length)}"></span>${esc(name)}${place}${turn}</td>` +
+        const turn = seat === whose ? ` <span class="turn-marker" title="this seat's move">◀</span>` : "";
+        return `<tr data-seat="${seat}"${turn ? ' class="moving"' : ""}><td><span class="swatch" style="background:${Board.colour(seat, names.length)}"></span>${esc(name)}${place}${turn}</td>` +
           `<td>${count}</td><td>${sums.armies[seat]}</td><td class="cards" title="${hand.length} cards">${cards}</td></tr>`;
       }).join("");
       return `<table class="players"><thead><tr><th>seat</th><th>terr.</th><th>armies</th><th>cards</th></tr></thead><tbody>${rows}</tbody></table>`;
