@@ -27,6 +27,9 @@ from typing import Any
 import grpc
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
+from server.arena.ledger import MAX_GAMES
+from server.arena.tournaments import MAX_SWISS_ROUNDS
+from server.cli.numbers import whole_number
 from server.cli.output import table
 
 DEFAULT_SERVER = "localhost:50051"
@@ -343,14 +346,16 @@ def add_commands(
 
     leaderboard = commands.add_parser("leaderboard", help="a queue's leaderboard (Arena API)")
     leaderboard.add_argument("queue", help="queue name, e.g. classic-4")
-    leaderboard.add_argument("--limit", type=int, default=0, help="most rows (default all)")
+    leaderboard.add_argument("--limit", type=whole_number(0), default=0, help="most rows (default all)")
     _server_flag(leaderboard)
     leaderboard.set_defaults(run=cmd_leaderboard)
 
     games = commands.add_parser("games", help="finished games, latest first (Arena API)")
     games.add_argument("--queue", help="only games of this queue")
     games.add_argument("--bot", help="only games this bot played in")
-    games.add_argument("--limit", type=int, default=20, help="most games (default 20, at most 1000)")
+    games.add_argument(
+        "--limit", type=whole_number(1, MAX_GAMES), default=20, help="most games (default 20, at most 1000)"
+    )
     _server_flag(games)
     games.set_defaults(run=cmd_games)
 
@@ -359,7 +364,7 @@ def add_commands(
     where = challenge.add_mutually_exclusive_group(required=True)
     where.add_argument("--queue", help="play a queue's rules and time control")
     where.add_argument("--rules", help="play a rules preset, e.g. classic")
-    challenge.add_argument("--games", type=int, default=1, help="games to play (default 1)")
+    challenge.add_argument("--games", type=whole_number(1), default=1, help="games to play (default 1)")
     _server_flag(challenge)
     challenge.add_argument(
         "--admin-token",
@@ -377,8 +382,15 @@ def add_commands(
     where = create.add_mutually_exclusive_group(required=True)
     where.add_argument("--queue", help="play a queue's rules, player count and time control")
     where.add_argument("--rules", help="play a rules preset, e.g. classic")
-    create.add_argument("--table-size", type=int, default=0, help="seats per table (default: the queue's)")
-    create.add_argument("--rounds", type=int, default=0, help="Swiss rounds (default ceil(log2 entrants))")
+    create.add_argument(
+        "--table-size", type=whole_number(0), default=0, help="seats per table (default: the queue's)"
+    )
+    create.add_argument(
+        "--rounds",
+        type=whole_number(0, MAX_SWISS_ROUNDS),
+        default=0,
+        help="Swiss rounds (default ceil(log2 entrants), at most 100)",
+    )
     _server_flag(create)
     create.add_argument("--admin-token", default=os.environ.get("CONQUEST_ADMIN_TOKEN", ""), help=admin_help)
     create.set_defaults(run=cmd_tournament_create, command="tournament create")

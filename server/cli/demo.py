@@ -22,6 +22,7 @@ from pathlib import Path
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.cli.match import Match, MatchError, match_rules, parse_entrants
+from server.cli.numbers import whole_number
 from server.cli.output import say, table
 from server.cli.practice import practice_queues
 from server.ops import runtime
@@ -170,7 +171,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     demo.add_argument(
         "--games",
-        type=int,
+        type=whole_number(1),
         default=1_000_000,
         help="stop after N games, the practice queues' included (default: Ctrl-C)",
     )
@@ -183,7 +184,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     demo.add_argument(
         "--pace-ms",
-        type=int,
+        type=whole_number(0, 10_000),
         default=PACE_MS,
         help="the sample bots answer no sooner than this after each request, so a game can be watched "
         "live (default %(default)s; 0: full speed)",

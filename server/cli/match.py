@@ -29,6 +29,7 @@ from typing import TextIO
 from engine import Rules, RulesConfigError, preset
 from engine.r2210.rules import PLAYER_COUNTS, Rules2210
 from server.app import build_lobby, build_server, start_recorder, start_web
+from server.cli.numbers import whole_number
 from server.cli.output import outcome, result_line, say
 from server.cli.practice import SAMPLE_BOTS
 from server.ops import runtime
@@ -498,23 +499,18 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="BOT",
         help="random, aggressive, strategist, house:<policy>, or a shell command containing {address}",
     )
-    match.add_argument("--games", type=_positive, default=10, help="games to play (default %(default)s)")
+    match.add_argument(
+        "--games", type=whole_number(1), default=10, help="games to play (default %(default)s)"
+    )
     match.add_argument(
         "--queue-rules",
         help="rules preset, or 2210 for RISK 2210 A.D. (default: classic_two_player for 2 bots, else "
         "classic)",
     )
-    match.add_argument("--parallel", type=_positive, default=1, help="games at once (default 1)")
+    match.add_argument("--parallel", type=whole_number(1), default=1, help="games at once (default 1)")
     match.add_argument("--turn-cap", type=int, help="end each game after this many turns")
     match.add_argument("--replay-dir", type=Path, help="(default replays/match-<date>-<time>)")
     match.add_argument(
         "--connect-timeout", type=float, default=30.0, help="seconds for the bots to join (default 30)"
     )
     match.set_defaults(run=cmd_match)
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not a whole number of at least 1")
-    return value

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from server.app import build_lobby, create_server
+from server.cli.numbers import whole_number
 from server.cli.output import result_line, say
 from server.ops import runtime
 from server.ops.config import QueueConfig, ServerConfig, default_queues
@@ -132,7 +133,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     practice.add_argument(
         "--opponent", choices=sorted(HOUSE_POLICIES), default="aggressive", help="(default %(default)s)"
     )
-    practice.add_argument("--games", type=int, default=0, help="stop after N games (default 0: Ctrl-C)")
+    practice.add_argument(
+        "--games", type=whole_number(0), default=0, help="stop after N games (default 0: Ctrl-C)"
+    )
     practice.add_argument("--turn-cap", type=int, help="end each game after this many turns")
     practice.add_argument("--replay-dir", type=Path, default=Path("replays"), help="(default %(default)s)")
     practice.set_defaults(run=cmd_practice)

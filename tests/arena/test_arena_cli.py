@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from arena_support import ADMIN, QUEUE, play_game
 
 from engine.dice import DICE_VERSION
@@ -127,3 +128,25 @@ async def test_a_new_servers_empty_tables_say_so(start_arena, capsys) -> None:
     assert lines[0].split()[:2] == ["game", "queue"] and lines[-1] == "no finished games match"
     assert await conquest(capsys, "bot", "list", *at) == 0
     assert printed(capsys)[-1] == "no bots registered yet: `conquest bot register NAME` adds one"
+
+
+def test_a_count_out_of_range_is_a_one_line_usage_error(capsys) -> None:
+    """Issue 33, item 9: "`conquest games --limit 99999999999` and `conquest tournament create ... --rounds
+    99999999999` end in a Python traceback instead of a one-line error"."""
+    for argv, says in (
+        (
+            ["games", "--limit", "99999999999"],
+            "99999999999 is out of range: give a whole number from 1 to 1000",
+        ),
+        (
+            ["tournament", "create", "t", "--format", "swiss", "--queue", QUEUE, "--rounds", "99999999999"],
+            "give a whole number from 0 to 100",
+        ),
+        (["leaderboard", QUEUE, "--limit", "lots"], "'lots' is not a whole number"),
+        (["match", "random", "random", "--games", "0"], "0 is out of range: give a whole number from 1 to"),
+    ):
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        assert exited.value.code == 2
+        err = capsys.readouterr().err
+        assert says in err and "Traceback" not in err, err
