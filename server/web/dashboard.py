@@ -419,6 +419,9 @@ async def start_dashboard(
         dashboard.asgi,
         log_config=None,  # structlog configures logging; uvicorn must not replace it
         access_log=False,
+        # A client is its socket's address: X-Forwarded-For from a local process would otherwise choose its
+        # rate-limit bucket (uvicorn trusts it from the loopback address by default).
+        proxy_headers=False,
         lifespan="off",
         timeout_graceful_shutdown=2,
     )

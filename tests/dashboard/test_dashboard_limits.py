@@ -44,11 +44,12 @@ async def server(tmp_path: Path) -> AsyncIterator[LiveServer]:
         yield live
 
 
-async def get(server: LiveServer, path: str) -> tuple[int, dict[str, str], Any]:
-    """Status, headers (lower-case names) and JSON body (or text) of ``GET path`` on the dashboard."""
+async def get(server: LiveServer, path: str, extra: str = "") -> tuple[int, dict[str, str], Any]:
+    """Status, headers (lower-case names) and JSON body (or text) of ``GET path`` on the dashboard;
+    ``extra``: more header lines, each ending in CRLF."""
     assert server.dashboard is not None
     reader, writer = await asyncio.open_connection("127.0.0.1", server.dashboard.port)
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n{extra}Connection: close\r\n\r\n".encode())
     raw = await reader.read()
     writer.close()
     head, _, body = raw.partition(b"\r\n\r\n")
@@ -142,6 +143,20 @@ async def test_a_flooding_client_gets_429_with_retry_after(server: LiveServer) -
     assert int(headers["retry-after"]) >= 1
     assert f"{RATE:g} a second" in body["error"] and "retry in" in body["error"]
     assert "content-security-policy" in headers, "a refusal carries the security headers too"
+
+
+async def test_a_forwarded_for_header_does_not_choose_the_bucket(server: LiveServer) -> None:
+    """Issue 33, item 4: "`X-Forwarded-For` from `::1` chooses the rate-limit bucket (uvicorn trusts it):
+    120 of 120 requests and 60 of 60 heavy odds requests answered where ~60 and 12 should be". Each request
+    claims another address; all come from this one, which is the bucket they drain."""
+    answers = await asyncio.gather(
+        *(
+            get(server, "/api/odds?attackers=5&defenders=5", f"X-Forwarded-For: 203.0.113.{i}\r\n")
+            for i in range(BURST // HEAVY_COST + 1)
+        )
+    )
+    statuses = [status for status, _, _ in answers]
+    assert 429 in statuses, statuses
 
 
 async def test_every_response_carries_the_security_headers(server: LiveServer) -> None:
