@@ -28,6 +28,7 @@ from google.protobuf.message import DecodeError
 
 from conquest.cluster.v1 import relay_pb2
 from server.play import relay_wire
+from server.records import shown
 
 HELLO_TIMEOUT_S = 5.0
 """A connection to the relay port that sends no hello this long after it opened is refused."""
@@ -181,7 +182,9 @@ class Connection(asyncio.Protocol):
             self.refuse("the first message was not a RelayRequest{hello}")
             return None
         if not hmac.compare_digest(hello.cluster_token.encode(), self.relay.token.encode()):
-            self.refuse(f"replica {hello.replica!r} sent a wrong cluster_token")
+            self.refuse(
+                f"replica {shown(hello.replica)} sent a wrong cluster_token"
+            )  # its name is the peer's
             return None
         assert self.transport is not None and self.hello_timer is not None
         self.hello_timer.cancel()

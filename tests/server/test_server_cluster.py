@@ -34,6 +34,7 @@ from replicas import (
 )
 from serve_process import Serve, free_port
 from sqlalchemy import make_url
+from structlog.testing import capture_logs
 
 from conquest.cluster.v1 import relay_pb2
 from conquest.v1 import arena_pb2, arena_pb2_grpc
@@ -355,8 +356,17 @@ async def test_the_relay_refuses_a_stream_without_the_cluster_token(tmp_path: Pa
             with pytest.raises(grpc.aio.AioRpcError) as failed:
                 await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
             assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
+        # Issue 33, item 6: "An unauthenticated relay peer's 4 KB replica name is logged whole"
+        reader, writer = await _relay_connection(port, unix)
+        hello = relay_pb2.RelayRequest(hello=relay_pb2.RelayHello(replica="r" * 4000, cluster_token="guess"))
+        with capture_logs() as logged:
+            writer.write(relay_wire.message([hello.SerializeToString()]))
+            assert await reader.read(), "refused"
+        writer.close()
+        [refusal] = [line for line in logged if line["event"] == "relay_refused"]
+        assert len(refusal["why"]) < 150 and "(4000 characters)" in refusal["why"], refusal
         refusals = lobby.metrics.streams_cut.labels("relay_refused")._value.get()
-        assert refusals == 3, "each refused connection is counted"
+        assert refusals == 4, "each refused connection is counted"
         assert not relay.links, "no link came of them"
     finally:
         server.close()
