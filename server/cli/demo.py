@@ -12,7 +12,6 @@ the practice queues beside the ladder seat a visitor's own bot at once against h
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import secrets
 import sys
@@ -23,7 +22,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from server.cli.match import Match, MatchError, match_rules, parse_entrants
 from server.cli.numbers import whole_number
-from server.cli.output import say, table
+from server.cli.output import interrupt_on_sigterm, say, table
 from server.cli.practice import practice_queues
 from server.ops import runtime
 from server.ops.config import ServerConfig
@@ -142,6 +141,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     except SQLAlchemyError as bad:
         print(f"conquest demo: cannot open the database {args.database_url}: {bad}", file=sys.stderr)
         return 2
+    interrupt_on_sigterm()
     try:
         runtime.run(demo.run())
     except MatchError as bad:
@@ -152,7 +152,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             f"conquest demo: {bad}; with make run: make run ADDRESS=... DASHBOARD_PORT=...", file=sys.stderr
         )
         return 2
-    except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C or SIGTERM: the bots are stopped
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the bots were stopped
         print("\nstopped", file=sys.stderr)
     finally:
         if demo.store is not None:

@@ -30,7 +30,7 @@ from engine import Rules, RulesConfigError, preset
 from engine.r2210.rules import PLAYER_COUNTS, Rules2210
 from server.app import build_lobby, build_server, start_recorder, start_web
 from server.cli.numbers import whole_number
-from server.cli.output import outcome, result_line, say
+from server.cli.output import interrupt_on_sigterm, outcome, result_line, say
 from server.cli.practice import SAMPLE_BOTS
 from server.ops import runtime
 from server.ops.config import QueueConfig, ServerConfig, TimeControl
@@ -227,8 +227,6 @@ class Match:
     async def run(self) -> None:
         """Start the server and the bots, play the games, then stop the bots and the server.
 
-        SIGTERM stops it as Ctrl-C does: the bots are stopped too, then ``CancelledError`` is raised.
-
         Raises:
             MatchError: a bot failed to start, exited early or never joined (everything is stopped).
             OSError: the server or its dashboard could not listen on its port (the message says which).
@@ -256,10 +254,6 @@ class Match:
         recording = await start_recorder(lobby, health_servicer)  # results wait while a database is down
         await server.start()
         self._started_at = time.monotonic()
-        loop = asyncio.get_running_loop()
-        main = asyncio.current_task()
-        assert main is not None
-        loop.add_signal_handler(signal.SIGTERM, main.cancel)  # else the bot processes would outlive us
         dashboard = None
         try:
             if self.dashboard_port:
@@ -272,7 +266,6 @@ class Match:
             self._progress()
             await self._watch(lambda: self.finished >= self.games, None, lobby)
         finally:
-            loop.remove_signal_handler(signal.SIGTERM)
             if self._bar_shown:
                 print(file=self.out)
             await self._stop_bots()
@@ -473,6 +466,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     )
     configure_logging("console", logging.WARNING)  # the table is the output; server notes stay quiet
     failure = ""
+    interrupt_on_sigterm()
     try:
         runtime.run(match.run())
     except MatchError as bad:
@@ -480,7 +474,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     except OSError as bad:
         print(f"conquest match: {bad}", file=sys.stderr)
         return 2
-    except (KeyboardInterrupt, asyncio.CancelledError):
+    except KeyboardInterrupt:
         failure = "interrupted"
     if match.finished or not failure:
         print(match.table())

@@ -39,6 +39,12 @@ def say(out: TextIO, text: str) -> None:
         signal.raise_signal(signal.SIGINT)
 
 
+def interrupt_on_sigterm() -> None:
+    """SIGTERM stops this command as Ctrl-C does (its bot processes are stopped and its games recorded),
+    where it would kill it at once and leave the bots it started running."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: signal.raise_signal(signal.SIGINT))
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]], empty: str = "(none)") -> str:
     """Plain aligned columns: text to the left, numbers to the right, a dashed rule under the headers;
     ``empty`` under them when there are no rows (a new server's first answer)."""
