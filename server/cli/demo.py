@@ -22,7 +22,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from server.cli.match import Match, MatchError, match_rules, parse_entrants
 from server.cli.numbers import whole_number
-from server.cli.output import interrupt_on_sigterm, say, table
+from server.cli.output import say, stop_on_signals, table
 from server.cli.practice import practice_queues
 from server.ops import runtime
 from server.ops.config import ServerConfig
@@ -141,7 +141,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     except SQLAlchemyError as bad:
         print(f"conquest demo: cannot open the database {args.database_url}: {bad}", file=sys.stderr)
         return 2
-    interrupt_on_sigterm()
+    stop_on_signals()
     try:
         runtime.run(demo.run())
     except MatchError as bad:

@@ -30,7 +30,7 @@ from engine import Rules, RulesConfigError, preset
 from engine.r2210.rules import PLAYER_COUNTS, Rules2210
 from server.app import build_lobby, build_server, start_recorder, start_web
 from server.cli.numbers import whole_number
-from server.cli.output import interrupt_on_sigterm, outcome, result_line, say
+from server.cli.output import outcome, result_line, say, stop_on_signals
 from server.cli.practice import SAMPLE_BOTS
 from server.ops import runtime
 from server.ops.config import QueueConfig, ServerConfig, TimeControl
@@ -466,7 +466,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     )
     configure_logging("console", logging.WARNING)  # the table is the output; server notes stay quiet
     failure = ""
-    interrupt_on_sigterm()
+    stop_on_signals()
     try:
         runtime.run(match.run())
     except MatchError as bad:

@@ -39,9 +39,12 @@ def say(out: TextIO, text: str) -> None:
         signal.raise_signal(signal.SIGINT)
 
 
-def interrupt_on_sigterm() -> None:
-    """SIGTERM stops this command as Ctrl-C does (its bot processes are stopped and its games recorded),
-    where it would kill it at once and leave the bots it started running."""
+def stop_on_signals() -> None:
+    """Ctrl-C, SIGTERM and a reader gone (``say``) stop this command alike, as Ctrl-C does (its bot
+    processes are stopped, its games recorded): SIGINT gets Python's handler back even where the parent
+    ignored it (a shell does, for a command started with &; ``say`` could not stop it then), and SIGTERM,
+    which would kill it at once and leave its bots running, raises SIGINT."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, lambda signum, frame: signal.raise_signal(signal.SIGINT))
 
 

@@ -111,7 +111,7 @@ async def test_pace_holds_each_answer_but_never_past_its_deadline() -> None:
     paced = Client(Instant(), "localhost:0", name="me", queues=["classic-2"], pace_ms=400)
     paced._on_welcome(bot_pb2.Welcome())
     paced._on_game_started(_started("g1"))
-    assert await _answer_after(paced, time_allowed_ms=5000) >= 0.4
+    assert await _answer_after(paced, time_allowed_ms=5000) >= 0.4 - 0.002  # uvloop's clock counts whole ms
 
     at_once = Client(Instant(), "localhost:0", name="me", queues=["classic-2"])
     at_once._on_welcome(bot_pb2.Welcome())

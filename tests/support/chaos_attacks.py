@@ -256,7 +256,7 @@ def item_8_tokens_on_command_lines(directory: Path) -> Verdict:
     line, visible to any local user in `ps`." To reach: "tokens never travel on a command line"."""
     verdict = Verdict("8", "tokens on command lines (conquest demo)")
     database = f"sqlite:///{directory / 'demo.sqlite3'}"
-    command = [sys.executable, "-m", "server.cli.main", "demo", "--address", "127.0.0.1:0"]
+    command = [sys.executable, "-m", "server.cli.main", "demo", "--address", "127.0.0.1:0", "--pace-ms", "0"]
     command += ["--database-url", database, "--replay-dir", str(directory), "--dashboard-port", "0"]
     demo = subprocess.Popen([*command, "--games", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     seen: dict[int, tuple[str, str]] = {}
