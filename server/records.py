@@ -18,8 +18,12 @@ from typing import NamedTuple
 from engine.r2210.state import END_REASONS_2210
 from engine.state import Termination
 
-NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
-"""The names a Hello may carry and a bot may be registered under."""
+NAME_PATTERN = re.compile(r"(?=.*[A-Za-z0-9])[A-Za-z0-9_.\-]{1,32}")
+"""The names a Hello may carry and a bot may be registered under: punctuation alone (``..``) would compare
+as the empty name (``name_key``) and turn into another path in a URL (``/api/bots/..``)."""
+
+NAME_FORM = "1 to 32 letters, digits, '_', '.' or '-', at least one of them a letter or digit"
+"""``NAME_PATTERN`` in the words error messages use."""
 
 NAME_RULE = "names are compared ignoring case and the punctuation '.', '_' and '-'"
 """How ``name_key`` compares names, in the words error messages use."""

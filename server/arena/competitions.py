@@ -33,7 +33,7 @@ from server.ops.config import QueueConfig, ServerConfig, TimeControl
 from server.play.lobby import Lobby
 from server.play.players import Appointment
 from server.play.runner_2210 import AnyRunner
-from server.records import HANDED_OVER, NAME_PATTERN, SHUTDOWN, shown
+from server.records import HANDED_OVER, NAME_FORM, NAME_PATTERN, SHUTDOWN, shown
 from server.storage import (
     InvalidInputError,
     NotFoundError,
@@ -229,9 +229,7 @@ class TournamentDirector:
             InvalidInputError (with what would work), NotFoundError, AlreadyExistsError.
         """
         if not NAME_PATTERN.fullmatch(name):
-            raise InvalidInputError(
-                f"CreateTournamentRequest.name {shown(name)}: use 1-32 letters, digits, '_', '.' or '-'"
-            )
+            raise InvalidInputError(f"CreateTournamentRequest.name {shown(name)}: use {NAME_FORM}")
         if table_size < 0 or rounds < 0:
             field, value = ("table_size", table_size) if table_size < 0 else ("rounds", rounds)
             raise InvalidInputError(

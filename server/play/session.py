@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from conquest.v1 import bot_pb2
 from server.play.mailbox import Mailbox
-from server.records import NAME_PATTERN, HelloError, Identity, practice_identity, shown
+from server.records import NAME_FORM, NAME_PATTERN, HelloError, Identity, practice_identity, shown
 
 Outgoing = bot_pb2.ConnectResponse | bytes
 """A message for a bot's stream: a ConnectResponse, or one serialized already (by ``server.play.wire``)."""
@@ -47,7 +47,7 @@ def check_hello(hello: bot_pb2.Hello) -> int:
     if not hello.token and not NAME_PATTERN.fullmatch(hello.name):
         raise HelloError(
             "bad_hello",
-            f"Hello.name {shown(hello.name)} must be 1-32 letters, digits, '-', '_' or '.' (or send a token)",
+            f"Hello.name {shown(hello.name)} must be {NAME_FORM} (or send a token)",
         )
     if not 0 <= hello.capacity <= MAX_CAPACITY:
         raise HelloError(

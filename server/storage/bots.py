@@ -9,7 +9,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from server.records import NAME_PATTERN, NAME_RULE, name_key, shown
+from server.records import NAME_FORM, NAME_PATTERN, NAME_RULE, name_key, shown
 from server.storage.database import Database, utc_now
 from server.storage.errors import (
     AdminTokenError,
@@ -77,9 +77,7 @@ class BotStore(Database):
         """
         self._check_admin(admin_token)
         if not NAME_PATTERN.fullmatch(name):  # the names a Hello may carry
-            raise InvalidInputError(
-                f"bot name {shown(name)} is not allowed: use 1 to 32 letters, digits, '_', '.' or '-'"
-            )
+            raise InvalidInputError(f"bot name {shown(name)} is not allowed: use {NAME_FORM}")
         token = new_token()
 
         def register(session: Session) -> Bot:

@@ -24,3 +24,15 @@ async def test_a_practice_name_may_not_look_like_a_connected_bots(start_server) 
     for session in [s for s in server.lobby.sessions if s.identity.name == "alice"]:
         server.lobby.close_session(session)
     assert (await server.bot().hello("Alice")).WhichOneof("message") == "welcome"
+
+
+async def test_a_name_of_punctuation_alone_is_refused(start_server) -> None:
+    """Issue 33, item 8: "A name with no letter or digit (`..`) registers (its comparison key is empty;
+    `/api/bots/..` turns into `/api/` in a browser)": a practice Hello's name must hold a letter or digit."""
+    server = await start_server()
+    for name in ("..", "_", "-.-"):
+        refused = await server.bot().hello(name)
+        assert refused.WhichOneof("message") == "error", name
+        assert refused.error.code == "bad_hello"
+        assert "at least one of them a letter or digit" in refused.error.message
+    assert (await server.bot().hello("a.b")).WhichOneof("message") == "welcome"

@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import create_engine, select
 from storage_support import ADMIN
 
+from server.records import NAME_FORM
 from server.storage import (
     AdminTokenError,
     AlreadyExistsError,
@@ -107,8 +108,10 @@ def test_bad_or_taken_names_are_refused(store: Store) -> None:
     store.register_bot("alice", admin_token=ADMIN)
     with pytest.raises(AlreadyExistsError, match="'alice' is already registered; choose another"):
         store.register_bot("alice", admin_token=ADMIN)
-    for bad in ("", "has space", "ünïcode", "x" * 33):
-        with pytest.raises(InvalidInputError, match="use 1 to 32 letters, digits"):
+    # Issue 33, item 8: "A name with no letter or digit (`..`) registers (its comparison key is empty;
+    # `/api/bots/..` turns into `/api/` in a browser)".
+    for bad in ("", "has space", "ünïcode", "x" * 33, "..", "_-_", "."):
+        with pytest.raises(InvalidInputError, match=re.escape(f"is not allowed: use {NAME_FORM}")):
             store.register_bot(bad, admin_token=ADMIN)
     with pytest.raises(NotFoundError, match="no bot named 'nobody'"):
         store.revoke_bot("nobody", admin_token=ADMIN)
