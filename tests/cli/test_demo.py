@@ -5,6 +5,7 @@ live results printed")."""
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import signal
 import socket
@@ -206,3 +207,6 @@ def test_the_demo_seats_a_visitors_bot_at_once_and_sigterm_stops_its_bots(tmp_pa
         if demo_process.poll() is None:
             demo_process.kill()
             demo_process.communicate()
+        for pid in _bot_processes() - before:  # a demo killed here leaves its bots reconnecting
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
