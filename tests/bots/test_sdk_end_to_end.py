@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from dropping_proxy import DroppingProxy
 from live_server import no_timebank, serving
+from queue_waits import logged_waits
 
 from conquest.v1 import bot_pb2, game_pb2
 from conquest_bots.aggressive import AggressiveBot
@@ -245,14 +246,7 @@ async def test_a_bot_alone_in_a_queue_logs_why_it_waits(
     monkeypatch.setattr(waiting, "QUEUE_STATUS_INTERVAL_S", 0.2)
     caplog.set_level(logging.INFO, logger="conquest_sdk")
     client = Client(RandomBot(3), address, name="lonely", queues=["classic-3"], games=1)
-    running = asyncio.create_task(client.run())
-    for _ in range(100):
-        await asyncio.sleep(0.05)
-        if sum("waited" in r.getMessage() for r in caplog.records) >= 2:
-            break
-    client.stop()
-    await asyncio.wait_for(running, 10)
-    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("queue classic-3")]
+    lines = await logged_waits(client, "classic-3", caplog)
     assert "queue classic-3: joined; 1 of 3 seats filled, a game starts when 2 more bots join" in lines[0]
     waits = [line for line in lines if "waited" in line]
     assert len(waits) >= 2, lines

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from live_server import LiveServer, no_timebank, serving
+from queue_waits import logged_waits
 
 from conquest.v1 import bot_pb2, game_pb2, r2210_pb2
 from conquest_bots.random_bot import RandomBot
@@ -70,14 +71,7 @@ async def test_a_practice_queue_is_described_by_its_house_opponents(
     server.lobby.games_left = 0  # as `conquest practice --games N` once its N games are seated
     caplog.set_level(logging.INFO, logger="conquest_sdk")
     client = Client(RandomBot(1), server.address, name="practising", queues=["classic-4"], games=1)
-    running = asyncio.create_task(client.run())
-    for _ in range(100):
-        await asyncio.sleep(0.05)
-        if sum("waited" in r.getMessage() for r in caplog.records) >= 2:
-            break
-    client.stop()
-    await asyncio.wait_for(running, 10)
-    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("queue classic-4")]
+    lines = await logged_waits(client, "classic-4", caplog)
     assert (
         lines[0] == "queue classic-4: joined; house opponents take the other 3 seats: a game starts at once"
     )
