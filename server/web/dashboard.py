@@ -144,6 +144,9 @@ class Dashboard:
                 Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
             ],
         )
+        # Starlette would answer /static with a redirect to /static/ built from the Host header the client
+        # sent (Host: evil.example sent it to http://evil.example/static/): every path is exact instead.
+        self.app.router.redirect_slashes = False
         self.asgi = Guard(self.app, limit)
 
     async def _answer(self, work: Callable[..., T], *args: Any, blocking: bool = True) -> Response:

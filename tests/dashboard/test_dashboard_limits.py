@@ -159,6 +159,19 @@ async def test_a_forwarded_for_header_does_not_choose_the_bucket(server: LiveSer
     assert 429 in statuses, statuses
 
 
+async def test_no_answer_redirects_to_the_host_a_client_names(server: LiveServer) -> None:
+    """Issue 33, item 10: "`GET /static` with `Host: evil.example` redirects to
+    `http://evil.example/static/`"."""
+    assert server.dashboard is not None
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.dashboard.port)
+    writer.write(b"GET /static HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
+    answer = (await reader.read()).decode()
+    writer.close()
+    assert answer.split()[1] == "404", answer
+    assert "evil.example" not in answer
+    assert (await get(server, "/static/app.js"))[0] == 200
+
+
 async def test_every_response_carries_the_security_headers(server: LiveServer) -> None:
     """Issue 21: "The dashboard sends no Content-Security-Policy, X-Content-Type-Options or frame-ancestors
     header."""
