@@ -36,6 +36,7 @@ from server.ops.metrics import Metrics
 from server.play import convert_2210, messages
 from server.play.mailbox import Alarm
 from server.play.replays import GameRecord, ReplayWriter, seed_commitment
+from server.play.request_log import RequestLog
 from server.play.results import Finished2210, Outcome, game_over, game_result
 from server.play.runner import GameRunner
 from server.play.seats import Connection, HouseSeat, RemoteSeat, Seat
@@ -87,8 +88,8 @@ class Runner2210:
         self.reason = ""
         self.started_at = datetime.now(UTC)
         self._events: list[Event2210] = list(setup_events)
-        self._asked: list[int] = []
-        """The seat each request was sent to, by request id - 1 (ids count from 1 in each game)."""
+        self._requests = RequestLog()
+        """Every request of the game, its seat and fate: a reply that is not applied is told why."""
         self._open: dict[int, _Ask] = {}
         """Open requests by seat: several during the bids."""
         self._stopping = False
@@ -169,7 +170,7 @@ class Runner2210:
         """End the game now: every open request cancelled, the rest played with default actions (the
         replay still re-simulates exactly)."""
         for index in list(self._open):
-            self._close(index)
+            self._close(index, "cancelled")
         while not self.state.is_over():
             index = self.state.asked[0]
             self._record(index, default_action(legal_for(self.state, index)), "", None)
@@ -203,8 +204,7 @@ class Runner2210:
         legal = legal_for(self.state, index)
         seat.clock.defending = legal.phase == Phase.DEFEND  # its own short allowance, mid-turn
         now = time.monotonic()
-        self._asked.append(index)
-        ask = _Ask(len(self._asked), legal, now, now + seat.clock.budget_ms() / 1000)
+        ask = _Ask(self._requests.open(index), legal, now, now + seat.clock.budget_ms() / 1000)
         self._open[index] = ask
         self._send_request(index, seat, ask)
 
@@ -239,15 +239,18 @@ class Runner2210:
             if not event.private or event.seat == index
         ]
 
-    def _close(self, index: int) -> None:
-        self._open.pop(index, None)
+    def _close(self, index: int, fate: str) -> None:
+        """Seat ``index``'s open request, if any, is over: ``fate`` says how (``request_log.FATES``)."""
+        ask = self._open.pop(index, None)
+        if ask is not None:
+            self._requests.close(ask.request_id, fate)
         seat = self.seats[index]
         if isinstance(seat, RemoteSeat):
             seat.open_request = 0
 
     def _time_out(self, index: int, seat: RemoteSeat, ask: _Ask) -> Action2210:
         """The default action for ``ask``, its seat charged its whole budget and given a strike."""
-        self._close(index)
+        self._close(index, "timed out")
         seat.clock.charge(seat.clock.budget_ms())
         seat.timeouts += 1
         self.metrics.timeouts.labels(self.queue.name).inc()
@@ -260,7 +263,7 @@ class Runner2210:
 
     def _forfeit(self, index: int, seat: RemoteSeat, outcome: Outcome.ValueType, why: str) -> None:
         self.metrics.forfeits.labels("timeout" if "timeout" in why else "disconnect").inc()
-        self._close(index)
+        self._close(index, "cancelled")
         seat.forfeit = outcome
         self.log.info("seat_forfeited", bot=seat.name, seat=index, why=why)
         seat.send(messages.seat_forfeited(self.game_id, index, why))
@@ -283,7 +286,7 @@ class Runner2210:
         asked = self.state.asked
         for seat in list(self._open):
             if seat not in asked:
-                self._close(seat)
+                self._close(seat, "cancelled")
 
     # ------------------------------------------------------------------ from sessions
 
@@ -299,12 +302,10 @@ class Runner2210:
             )
             return False
         if ask is None or request_id != ask.request_id:
-            why = f"request {request_id} is not open for seat {index}"
-            if ask is not None:
-                why += f"; your open request is {ask.request_id}"
-            else:
+            why, late = self._requests.why_not_applied(request_id, index, seat.open_request)
+            if ask is None and not late:
                 why += "; " + self._who_is_asked()
-            self._reject(seat, request_id, f"decision not applied: {why}", None, "stale")
+            self._reject(seat, request_id, why, None, "late" if late else "stale")
             return False
         if received_at > ask.deadline:
             self._reject(seat, request_id, "it arrived after its deadline", None, "late")
@@ -331,7 +332,7 @@ class Runner2210:
         seat.record_round_trip(phase, round_trip)
         seat.clock.charge(round((received_at - ask.started) * 1000))
         seat.last_latency_ms = round(round_trip * 1000)
-        self._close(index)
+        self._close(index, "answered")
         self._record(index, action, decision.annotation, events)
         self._alarm.wake()
         return True

@@ -209,8 +209,18 @@ async def test_a_silent_seat_gets_defaults_and_strikes_and_a_bad_bid_is_rejected
     rng = random.Random(1)
     answered: set[int] = set()
     overbid = True
+    late: list[bot_pb2.DecisionRejected] = []
     while not task.done():
         await asyncio.sleep(0.001)
+        timed_out = connections[1].of("decision_request")
+        if not late and timed_out and runner.seats[1].timeouts:  # type: ignore[union-attr]
+            # Issue 33, item 11: "A late 2210 answer is told 'you are not asked now' instead of the
+            # documented 'it arrived after its deadline'".
+            first = timed_out[0].decision_request
+            action = random_2210(first.r2210.legal, rng)
+            decision = bot_pb2.Decision(game_id="g", request_id=first.request_id, r2210=action)
+            assert not runner.submit(1, decision, time.monotonic())
+            late.append(connections[1].of("decision_rejected")[-1].decision_rejected)
         for m in connections[0].of("decision_request"):
             request = m.decision_request
             if request.request_id in answered:
@@ -241,6 +251,8 @@ async def test_a_silent_seat_gets_defaults_and_strikes_and_a_bad_bid_is_rejected
     assert "bid 0 to" in rejected.reason and "legal now: BID for seat 0" in rejected.reason
     silent = runner.seats[1]
     assert isinstance(silent, RemoteSeat) and silent.strikes > 0 and silent.strikes == silent.timeouts
+    assert late and "it arrived after its deadline; the default action was played" in late[0].reason
+    assert "not asked now" not in late[0].reason and not late[0].can_retry
     over = connections[1].of("game_over")[0].game_over
     assert over.reason == "year_5" and sorted(r.place for r in over.results)[0] == 1
     verify(runner.replay)
