@@ -12,8 +12,9 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
+from server.play.matchmaker import Matchmaker
 from server.play.pairing import MatchPolicy, PairingHistory, Waiting, pick_table, seat_order, window
-from server.records import Skill
+from server.records import Identity, Skill
 
 
 @dataclass
@@ -239,3 +240,35 @@ def test_seat_order_breaks_ties_at_random_and_never_picks_a_worse_order() -> Non
     for _ in range(100):
         order = seat_order(list("abc"), played, rng)
         assert order[0] != "a" and order[1] != "b"
+
+
+@dataclass(eq=False)
+class _Member:
+    """What the matchmaker reads of a session: who it is, its free game slots, whether it is closed."""
+
+    name: str
+    closed: bool = False
+
+    @property
+    def identity(self) -> Identity:
+        return Identity(f"practice:{self.name}", self.name, ranked=False)
+
+    def free_slots(self) -> int:
+        return 1
+
+
+def test_join_queue_games_seats_a_session_in_that_many_games_then_it_leaves() -> None:
+    """bot.proto JoinQueue.games: "the server seats the session in at most that many games from the
+    join". A limit of 2 is 2 seatings, the second naming it done, and then it waits no more; a session
+    without a limit stays. (Issue 32's planted bug: a limit never counted down went unnoticed.)"""
+    matchmaker: Matchmaker[_Member] = Matchmaker({"duel": 2}, policy=MatchPolicy(pair_cap=0))
+    limited, open_ended, third = _Member("limited"), _Member("open"), _Member("third")
+    matchmaker.join("duel", limited, games=2)
+    matchmaker.join("duel", open_ended)
+    seatings = [matchmaker.next_game("duel"), matchmaker.next_game("duel")]
+    assert [s.done for s in seatings if s is not None] == [[], [limited]]
+    assert limited not in matchmaker.waiting["duel"] and open_ended in matchmaker.waiting["duel"]
+    assert matchmaker.next_game("duel") is None, "one member left: no table"
+    matchmaker.join("duel", third)
+    last = matchmaker.next_game("duel")
+    assert last is not None and sorted(m.name for m in last.sessions) == ["open", "third"]
