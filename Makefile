@@ -110,12 +110,14 @@ $(PURE)/venv/.installed-stamp: pyproject.toml setup.py | pure-src
 	touch $@
 
 # Storage tests run on SQLite and on the throwaway PostgreSQL that test-db starts (docs/storage.md).
-# tests/chaos measures bounds under hostile load (a never-reading spectator cut within seconds, memory,
-# honest bots' deadlines): it runs alone after the rest, so that the other test process's load does not
-# count as the attack's (under -n 2 it once missed its bound).
+# Two kinds of tests run alone after the rest, so that the other test process's load is not counted as
+# theirs: tests/chaos measures bounds under hostile load (a never-reading spectator cut within seconds,
+# memory, honest bots' deadlines), and the browser tests watch a live game's view keep up in Chromium.
+# Under -n 2 each once missed its window.
+ALONE := tests/chaos $(wildcard tests/dashboard/test_dashboard_browser*.py)
 unit: install-dev test-db chromium
 	url=$$(.ci/postgres.sh url) && export CONQUEST_TEST_POSTGRES_URL=$$url && \
-		$(PY) -m pytest -n $(TEST_JOBS) --ignore=tests/chaos && $(PY) -m pytest tests/chaos
+		$(PY) -m pytest -n $(TEST_JOBS) $(addprefix --ignore=,$(ALONE)) && $(PY) -m pytest $(ALONE)
 
 .PHONY: test-db test-db-stop
 test-db:
