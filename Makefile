@@ -114,7 +114,7 @@ $(PURE)/venv/.installed-stamp: pyproject.toml setup.py | pure-src
 # theirs: tests/chaos measures bounds under hostile load (a never-reading spectator cut within seconds,
 # memory, honest bots' deadlines), and the browser tests watch a live game's view keep up in Chromium.
 # Under -n 2 each once missed its window.
-ALONE := tests/chaos $(wildcard tests/dashboard/test_dashboard_browser*.py)
+ALONE := tests/chaos $(wildcard tests/dashboard/*browser*.py)
 unit: install-dev test-db chromium
 	url=$$(.ci/postgres.sh url) && export CONQUEST_TEST_POSTGRES_URL=$$url && \
 		$(PY) -m pytest -n $(TEST_JOBS) $(addprefix --ignore=,$(ALONE)) && $(PY) -m pytest $(ALONE)
