@@ -26,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
 import chaos_attacks as attacks  # type: ignore[import-not-found]  # tests/support, on the path above
+import chaos_disk as disk  # type: ignore[import-not-found]
 import chaos_faults as faults  # type: ignore[import-not-found]
 from chaos import ChaosServer, Verdict, bounded, table  # type: ignore[import-not-found]
 
@@ -75,7 +76,13 @@ def runs() -> list[tuple[str, Run]]:
         ("SIGTERM", lambda d: faults.sigterm_drain(d, pairs=2, games=30)),
         ("17", lambda d: faults.locked_database(d, seconds=40)),
         ("removed", lambda d: faults.removed_database(d, seconds=20)),
+        *[(f"disk-{layout}", _full(layout)) for layout in disk.LAYOUTS],
     ]
+
+
+def _full(layout: str) -> Run:
+    """Issue 33, item 1: the volume of ``layout`` full for a flood's length mid-ladder."""
+    return lambda directory: disk.full_volume(directory, layout, seconds=FLOOD_S)
 
 
 def _sync(attack: Callable[[Path], Verdict]) -> Run:

@@ -57,7 +57,8 @@ log = structlog.get_logger("conquest.server")
 class Health(health.aio.HealthServicer):
     """grpc.health.v1.Health for the server as a whole (service "") and for each of its services
     (conquest.v1.BotService, conquest.v1.ArenaService): every one SERVING from the start, NOT_SERVING
-    while the database does not take results (``serving``) and for good once draining
+    while finished games cannot all be kept as they end (the database or replay_dir does not take them:
+    ``serving``) and for good once draining
     (``enter_graceful_shutdown``, the base class's)."""
 
     _server_status: MutableMapping[str, int]
@@ -219,17 +220,15 @@ def build_lobby(config: ServerConfig, store: Store | None) -> Lobby:
     assert isinstance(lobby.writer, Recorder)
     lobby.on_game_start = lobby.writer.started
     lobby.writer.on_handed_over = functools.partial(abandon, lobby)
-    lobby.writer.on_down = lambda why: lobby.pause(
-        "the database does not take results; they are kept in replay_dir and retried"
-    )
+    lobby.writer.on_down = lobby.pause
     return lobby
 
 
 async def start_recorder(lobby: Lobby, health_servicer: Health) -> asyncio.Task[None] | None:
     """Before the server takes bots: record the games a crash left live as aborted and load the results
     still pending; then run the task that keeps running games' records and retries pending results. While
-    the database does not take results, health says NOT_SERVING (for the server and each service) and the
-    lobby seats no new games.
+    the database does not take results, or replay_dir takes no file, health says NOT_SERVING (for the server
+    and each service) and the lobby seats no new games.
 
     Returns the task (cancel it once the lobby has shut down), or None for a lobby without a Recorder.
     """
@@ -240,13 +239,13 @@ async def start_recorder(lobby: Lobby, health_servicer: Health) -> asyncio.Task[
     if aborted or recorder.pending():
         log.info("recovered", aborted=aborted, pending=len(recorder.pending()))
 
-    async def database_changed(up: bool) -> None:
+    async def durability_changed(up: bool) -> None:
         if up:
             lobby.resume()
         if lobby.accepting:  # while draining, health stays NOT_SERVING
             await health_servicer.serving(up)
 
-    return asyncio.create_task(recorder.run(database_changed), name="recorder")
+    return asyncio.create_task(recorder.run(durability_changed), name="recorder")
 
 
 async def start_takeover(

@@ -22,7 +22,9 @@ server holds.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import errno
 import json
 import os
 import threading
@@ -89,9 +91,9 @@ class Finished:
 
 class LiveRecords:
     """The ``.live`` records (or action log entries) of the running games in ``directory``. ``batches`` runs
-    on the event loop, ``flush`` and ``log`` in a worker thread; ``on_unavailable`` and ``on_handed_over``
-    are told in that thread (the database did not take a heartbeat; another server took a game over, now
-    dropped here)."""
+    on the event loop, ``flush`` and ``log`` in a worker thread; ``on_unavailable``, ``on_handed_over`` and
+    ``on_unwritable`` are told in that thread (the database did not take a heartbeat; another server took a
+    game over, now dropped here; the directory did not take an append)."""
 
     def __init__(
         self,
@@ -101,6 +103,7 @@ class LiveRecords:
         on_unavailable: Callable[[DatabaseUnavailable], None],
         on_handed_over: Callable[[str], None],
         counts: Callable[[], ClusterCounts],
+        on_unwritable: Callable[[OSError], None],
     ) -> None:
         self.directory = directory
         self.action_log = action_log
@@ -109,6 +112,8 @@ class LiveRecords:
         self.on_handed_over = on_handed_over
         self.counts = counts
         """This process's ``ClusterCounts`` so far, which each heartbeat writes."""
+        self.on_unwritable = on_unwritable
+        """Told in the flushing thread when ``directory`` did not take a ``.live`` append."""
         self._live: dict[str, _Live] = {}
         self._state = threading.Lock()
         """Guards ``_live`` (worker threads and the event loop share it)."""
@@ -230,25 +235,45 @@ class LiveRecords:
             live.unsent.clear()
 
     def flush(self, batches: list[Batch]) -> None:
-        """Each batch appended to its game's ``.live`` record (worker thread)."""
-        self.directory.mkdir(parents=True, exist_ok=True)
+        """Each batch appended to its game's ``.live`` record (worker thread). When the directory does not
+        take one (its volume full or failing), that batch and the ones after it are taken back whole, to be
+        appended with the next flush, and ``on_unwritable`` is told: no record has a gap or half a line."""
         with self._files:
-            for live, header, actions in batches:
+            for index, (live, header, actions) in enumerate(batches):
                 game_id = live.runner.game_id
                 if game_id not in self._live:  # its replay file is written: no record of it running
                     continue
                 lines = [json.dumps(header, separators=(",", ":"))] if header is not None else []
                 if actions:
                     lines.append(encode_actions(live.runner.replay, actions))
-                # os.open, not open(): no buffered text stack built per game and batch, just one append
-                fd = os.open(self._path(game_id), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
                 try:
-                    os.write(fd, "".join(line + "\n" for line in lines).encode())
-                finally:
-                    os.close(fd)
+                    self._append(game_id, "".join(line + "\n" for line in lines).encode())
+                except OSError as failed:
+                    for unwritten, unwritten_header, _ in batches[index:]:
+                        unwritten.flushed = unwritten.encoded_count
+                        unwritten.header_sent = unwritten.header_sent and unwritten_header is None
+                    self.on_unwritable(failed)
+                    return
                 if actions:
                     live.encoded.append(lines[-1][1:-1])
                     live.encoded_count += len(actions)
+
+    def _append(self, game_id: str, data: bytes) -> None:
+        """``data`` at the end of the game's ``.live`` record, or nothing (the record cut back to its length
+        before, so a write the volume took only in part leaves no half line)."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        # os.open, not open(): no buffered text stack built per game and batch, just one append
+        fd = os.open(self._path(game_id), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            length = os.fstat(fd).st_size
+            try:
+                if os.write(fd, data) != len(data):
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            except OSError:
+                os.ftruncate(fd, length)
+                raise
+        finally:
+            os.close(fd)
 
     def finish(self, game_id: str) -> Finished:
         """The game is over (worker thread): no batch of it is being appended now, and none will be; what
@@ -261,16 +286,19 @@ class LiveRecords:
             return Finished(live.encoded, live.encoded_count, live.epoch if self.logging else None)
 
     def remove(self, game_id: str) -> None:
-        """The game's replay file is written: its ``.live`` record goes."""
-        with self._files:
+        """The game's replay file is written (or the database has it): its ``.live`` record goes, if the
+        volume lets it (one left is found finished, or recorded, at the next start)."""
+        with self._files, contextlib.suppress(OSError):
             self._path(game_id).unlink(missing_ok=True)
 
     def _path(self, game_id: str) -> Path:
         return self.directory / f"{game_id}.live"
 
-    def recover(self, keep: Callable[[GameRecord], None]) -> list[str]:
+    def recover(self, keep: Callable[[GameRecord], bool]) -> list[str]:
         """At start, before any game: each ``.live`` record left by a crash becomes an aborted game, handed
-        to ``keep`` (which writes its replay file) before the record is removed. Returns their game ids."""
+        to ``keep`` (which writes its replay file, else holds it and says so) before the record is removed
+        (a record whose replay file is held stays until the file, or the database, has it). Returns their
+        game ids."""
         aborted: list[str] = []
         if not self.directory.is_dir():
             return aborted
@@ -289,8 +317,8 @@ class LiveRecords:
                     fix="the game cannot be rebuilt; move the file out of replay_dir to silence this",
                 )
                 continue
-            keep(record)
-            live.unlink()
+            if keep(record):
+                live.unlink(missing_ok=True)
             aborted.append(game_id)
             log.warning("game_aborted", game_id=game_id, queue=record.result.queue, turns=record.result.turns)
         return aborted

@@ -87,7 +87,8 @@ class Lobby:
         """Which streams the server takes (per client, and before their Hello): bot and spectator streams."""
         self.accepting = True
         self.paused = ""
-        """Why no new games are seated now ("": they are): the database does not take results. Bots stay
+        """Why no new games are seated now ("": they are): the database or replay_dir does not take
+        finished games (``server.play.recorder``), or a cluster's database does not answer. Bots stay
         in their queues and games in progress play on; ``resume`` seats the waiting ones."""
         self.games_left: int | None = None
         """Seat at most this many more games from the queues (None: no limit): local matches stop here."""

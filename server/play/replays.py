@@ -8,6 +8,7 @@ load the file; the Arena API's GetReplay returns the same format for a game in t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -92,8 +93,13 @@ class DirectoryReplayWriter:
             text = json.dumps(data, separators=(",", ":")).replace(f'"{_ACTIONS}"', actions_json, 1)
         else:
             text = json.dumps(record.to_dict(), separators=(",", ":"))
-        partial.write_text(text)
-        os.replace(partial, path)  # readers never see half a file
+        try:
+            partial.write_text(text)
+            os.replace(partial, path)  # readers never see half a file
+        except OSError:
+            with contextlib.suppress(OSError):  # a full volume keeps no half file taking its space
+                partial.unlink(missing_ok=True)
+            raise
         return str(path)
 
 

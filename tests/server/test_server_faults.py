@@ -16,7 +16,6 @@ import json
 import random
 import subprocess
 import urllib.request
-from datetime import UTC, datetime
 from pathlib import Path
 
 import grpc
@@ -26,20 +25,19 @@ from db_lock import locked, locker
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from live_server import serving
 from raw_client import RawBot
+from recorded_games import FlakyDatabase, finished_record
 from serve_process import Serve, free_port
 from server_support import short_queues
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc
-from engine import aggressive_policy, new_game, preset
 from engine.codec import encode_action
 from engine.replay import Replay
 from server.cli.main import main
 from server.play.recorder import Recorder
-from server.play.replays import DirectoryReplayWriter, GameRecord
+from server.play.replays import DirectoryReplayWriter
 from server.play.results import result_to_dict
-from server.records import DatabaseUnavailable, GameResult, SeatOutcome, SeatResult
+from server.records import DatabaseUnavailable, GameResult
 from server.storage import Store
-from server.storage.errors import GameRecordedError
 
 ADMIN = "admin-secret"
 DUEL = """
@@ -266,7 +264,7 @@ def test_a_replay_file_reusing_the_actions_encoded_while_the_game_ran_is_byte_fo
     you append actions, batch them off the loop ... (must stay within ~2%)". The actions a running game's
     record encoded are put in its replay file as they are (each encoded once): that file must be the one
     encoding them at the end writes."""
-    record = _finished_record("g1")
+    record = finished_record("g1")
     replay = record.replay
     whole = Path(DirectoryReplayWriter(tmp_path / "whole").write(record)).read_bytes()
     half = len(replay.actions) // 2
@@ -311,32 +309,12 @@ async def test_while_the_database_is_locked_no_game_is_seated_and_its_results_wa
             assert [c.game_id for c in server.store.rating_history(name, "classic-2")] == [over.game_id]
 
 
-class _FlakyDatabase:
-    """A database writer that does not take the first ``refusals`` writes, then takes each game once."""
-
-    def __init__(self, refusals: int) -> None:
-        self.refusals = refusals
-        self.recorded: list[str] = []
-
-    def write(self, record: GameRecord) -> str:
-        if self.refusals:
-            self.refusals -= 1
-            raise DatabaseUnavailable("the database is locked")
-        if record.replay.game_id in self.recorded:
-            raise GameRecordedError(f"game {record.replay.game_id!r} is already recorded")
-        self.recorded.append(record.replay.game_id)
-        return "db"
-
-    def check(self) -> None:
-        """Reached: the test's refusals are of writes only."""
-
-
 async def test_the_recorder_goes_down_on_a_refused_write_and_up_on_the_first_retry_that_is_taken(
     tmp_path: Path,
 ):
     """Issue 21: "a result that cannot be written is retried and kept durably until it is"; decided:
     "When it is back, all three recover and pending results are written"."""
-    database = _FlakyDatabase(refusals=3)
+    database = FlakyDatabase(refusals=3)
     recorder = Recorder(tmp_path, database)
     changes: list[bool] = []
 
@@ -345,7 +323,7 @@ async def test_the_recorder_goes_down_on_a_refused_write_and_up_on_the_first_ret
 
     task = asyncio.create_task(recorder.run(changed))
     with structlog.testing.capture_logs() as logged:
-        record = _finished_record("g1")
+        record = finished_record("g1")
         assert "pending" in await asyncio.to_thread(recorder.write, record)
         assert recorder.pending() == ["g1"] and (tmp_path / "g1.pending").exists()
         for _ in range(400):  # three refusals then a success, retried after 0.5, 1 and 2 s
@@ -360,7 +338,7 @@ async def test_the_recorder_goes_down_on_a_refused_write_and_up_on_the_first_ret
     assert not (tmp_path / "g1.pending").exists()
 
 
-class _GoneDatabase(_FlakyDatabase):
+class _GoneDatabase(FlakyDatabase):
     """A database that cannot be reached (``check`` fails) while ``gone`` is set, writes or not."""
 
     def __init__(self) -> None:
@@ -393,7 +371,9 @@ async def test_the_recorder_reports_a_database_gone_between_games_and_back_again
                 break
             await asyncio.sleep(0.05)
         assert changes == [False] and not recorder.up
-        assert downs == ["the SQLite database file conquest.sqlite3 is missing"], "seating paused at once"
+        assert len(downs) == 1 and "the SQLite database file conquest.sqlite3 is missing" in downs[0], (
+            "seating paused at once, saying why"
+        )
         assert recorder.metrics.registry.get_sample_value("conquest_database_up") == 0
         database.gone = False
         for _ in range(200):
@@ -404,17 +384,3 @@ async def test_the_recorder_reports_a_database_gone_between_games_and_back_again
         assert recorder.metrics.registry.get_sample_value("conquest_database_up") == 1
     finally:
         task.cancel()
-
-
-def _finished_record(game_id: str) -> GameRecord:
-    """A short finished game of three practice seats, as the runner hands it over."""
-    state, _ = new_game(preset("classic", turn_cap=8), 3, 7)
-    replay = Replay(state.rules, 7, ["a", "b", "c"], game_id=game_id)
-    while not state.is_over():
-        replay.actions.append(action := aggressive_policy(state))
-        state.apply_unchecked(action)
-    replay.places, replay.fingerprint = list(state.places), state.fingerprint()
-    seats = [SeatResult(n, state.places[i], SeatOutcome.TURN_CAP) for i, n in enumerate(replay.seats)]
-    now = datetime.now(UTC)
-    record = GameRecord(replay, GameResult("q", seats, "c0mm1t", now, now, state.turn, "turn_cap", False))
-    return record

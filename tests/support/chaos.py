@@ -106,13 +106,22 @@ class Verdict:
 
 class ChaosServer:
     """``conquest serve`` with the honest and ladder queues, a SQLite database, metrics and the dashboard,
-    in ``directory`` (its database, replays and log); started by ``start()``."""
+    in ``directory`` (its database, replays and log, unless ``database`` and ``replays`` say where); started
+    by ``start()``, through ``prefix`` (``Serve``'s) if given."""
 
-    def __init__(self, directory: Path, grace_ms: int = 0) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        grace_ms: int = 0,
+        database: Path | None = None,
+        replays: Path | None = None,
+        prefix: tuple[str, ...] = (),
+    ) -> None:
         self.directory = directory
-        self.database = directory / "conquest.sqlite3"
-        self.replays = directory / "replays"
+        self.database = database or directory / "conquest.sqlite3"
+        self.replays = replays or directory / "replays"
         self.grace_ms = grace_ms
+        self.prefix = prefix
         self.metrics_port = 0
         self.dashboard_port = 0
         self.port = 0
@@ -124,7 +133,9 @@ class ChaosServer:
         toml = config(self.metrics_port, self.replays, self.database, self.grace_ms)
         run = self.directory / f"run-{time.monotonic_ns()}"
         run.mkdir(parents=True)
-        self.serve = Serve(run, toml, env={"CONQUEST_SERVER_DASHBOARD_PORT": str(self.dashboard_port)})
+        self.serve = Serve(
+            run, toml, env={"CONQUEST_SERVER_DASHBOARD_PORT": str(self.dashboard_port)}, prefix=self.prefix
+        )
         self.port = int(self.serve.wait_serving()["port"])
         return self
 

@@ -16,17 +16,23 @@ from typing import Any
 
 
 class Serve:
-    """``conquest serve --config <toml>`` in a subprocess; its log (stderr) goes to a file."""
+    """``conquest serve --config <toml>`` in a subprocess; its log (stderr) goes to a file. ``prefix``: a
+    command that runs it (and execs it, so that the process is the server's), such as ``unshare``."""
 
     def __init__(
-        self, tmp_path: Path, toml: str, env: dict[str, str] | None = None, args: tuple[str, ...] = ()
+        self,
+        tmp_path: Path,
+        toml: str,
+        env: dict[str, str] | None = None,
+        args: tuple[str, ...] = (),
+        prefix: tuple[str, ...] = (),
     ) -> None:
         config = tmp_path / "conquest.toml"
         config.write_text(toml)
         self.log_path = tmp_path / "serve.log"
         with self.log_path.open("w") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "server.cli.main", "serve", "--config", str(config), *args],
+                [*prefix, sys.executable, "-m", "server.cli.main", "serve", "--config", str(config), *args],
                 stderr=log,
                 # no dashboard on the fixed default port: servers alongside (make run) must not collide
                 env={**os.environ, "CONQUEST_SERVER_DASHBOARD_PORT": "0", **(env or {})},
