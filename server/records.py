@@ -25,10 +25,53 @@ as the empty name (``name_key``) and turn into another path in a URL (``/api/bot
 NAME_FORM = "1 to 32 letters, digits, '_', '.' or '-', at least one of them a letter or digit"
 """``NAME_PATTERN`` in the words error messages use."""
 
-NAME_RULE = "names are compared ignoring case and the punctuation '.', '_' and '-'"
+NAME_RULE = (
+    "names are compared ignoring case and the punctuation '.', '_' and '-', and with look-alike characters "
+    "taken as one: 1, I, i and l; 0, O and o; rn and m; vv and w"
+)
 """How ``name_key`` compares names, in the words error messages use."""
 
+LOOK_ALIKE_ADVICE = (
+    "choose a name that differs from it by more than case, punctuation and look-alike characters"
+)
+"""What a refusal of a look-alike name (``name_key``) asks its sender to do."""
+
 _NAME_PUNCTUATION = re.compile(r"[_.\-]")
+
+CONFUSABLES_VERSION = "17.0.0"
+"""The version of Unicode's confusables data (UTS #39, ``confusables.txt``) that ``UNICODE_CONFUSABLES``
+is taken from."""
+
+UNICODE_CONFUSABLES: Mapping[str, str] = {"1": "l", "I": "l", "0": "O", "m": "rn"}
+"""Every entry of Unicode's ``confusables.txt`` (version ``CONFUSABLES_VERSION``) whose source is a
+character a name may hold (``NAME_PATTERN``): the character, and the prototype it looks like. The file's
+other entries map characters no name may hold. tests/reference/confusables_names.txt keeps these lines as
+Unicode publishes them (``tests/server/test_server_look_alike_names.py`` checks this table against them)."""
+
+PROJECT_LOOK_ALIKES: Mapping[str, str] = {"w": "vv"}
+"""Look-alikes within the name alphabet that Unicode's data does not list, and the project adds: issue 33,
+item 7 registered ``vvilliam`` beside ``william``."""
+
+
+def _look_alike_tables() -> tuple[dict[int, str], tuple[tuple[str, str], ...]]:
+    """``name_key``'s translation of a case-folded name's characters, and the runs of characters it then
+    writes back as the one character they look like (``rn`` as ``m``, ``vv`` as ``w``).
+
+    Names compare ignoring case, so each look-alike holds for every case of its characters: Unicode's
+    ``I`` → ``l`` makes ``i`` (an ``I`` in another case) one with ``l``, and ``L`` is ``l`` already. A
+    source maps to a target that holds no source, so one pass gives each name its one form.
+    """
+    pairs = {
+        source.casefold(): target.casefold()
+        for table in (UNICODE_CONFUSABLES, PROJECT_LOOK_ALIKES)
+        for source, target in table.items()
+    }
+    translation = {ord(source): target for source, target in pairs.items()}
+    runs = tuple((target, source) for source, target in pairs.items() if len(target) > 1)
+    return translation, runs
+
+
+_LOOK_ALIKE_TRANSLATION, _LOOK_ALIKE_RUNS = _look_alike_tables()
 
 SHOWN_LIMIT = 64
 """Characters of a client's string an error message or a log line repeats (``shown``)."""
@@ -44,12 +87,23 @@ def shown(text: str, limit: int = SHOWN_LIMIT) -> str:
 
 
 def name_key(name: str) -> str:
-    """The form in which two bot names are the same name: case-folded, without '.', '_' and '-'.
+    """The form in which two bot names are the same name: case-folded, without '.', '_' and '-', and
+    with look-alike characters as one (``NAME_RULE``).
 
-    ``Alice``, ``ALICE``, ``alice.`` and ``a_lice`` all give ``alice``: a registered name is unique in
-    this form, and a practice name may not look like a registered bot's or another connected bot's.
+    ``Alice``, ``ALICE``, ``alice.``, ``a_lice``, ``aIice``, ``a1ice`` and ``al1ce`` all give ``allce``,
+    ``rnodern`` and ``modern`` give ``modem``: a registered name is unique in this form, and a practice
+    name may not look like a registered bot's or another connected bot's.
+
+    The look-alikes are Unicode's (``UNICODE_CONFUSABLES``, the skeleton of UTS #39's confusable
+    detection restricted to the name alphabet) and the project's (``PROJECT_LOOK_ALIKES``), for every case
+    of their characters. Two names share a key exactly when their skeletons so built are equal; the key
+    writes a run that looks like one character as that character (``rn`` as ``m``, where the skeleton
+    writes ``m`` as ``rn``), so that it is never longer than its name (``bots.name_key``'s width).
     """
-    return _NAME_PUNCTUATION.sub("", name).casefold()
+    key = _NAME_PUNCTUATION.sub("", name).casefold().translate(_LOOK_ALIKE_TRANSLATION)
+    for run, character in _LOOK_ALIKE_RUNS:
+        key = key.replace(run, character)
+    return key
 
 
 def identity_key(bot_id: int | None, name: str) -> str:

@@ -15,7 +15,7 @@ from server.play.convert import rules_info
 from server.play.convert_2210 import rules_info_2210
 from server.play.ports import Authenticator
 from server.play.session import Session, check_hello
-from server.records import NAME_RULE, HelloError, Identity, name_key
+from server.records import LOOK_ALIKE_ADVICE, NAME_RULE, HelloError, Identity, name_key
 
 
 @functools.cache  # read from the installed package's metadata: ~1.5 ms, and every Hello is answered with it
@@ -52,7 +52,7 @@ def admit(
 
 def _refuse_look_alike(identity: Identity, sessions: Iterable[Session]) -> None:
     """A practice name may not look like the name of a bot connected now (``name_key``): nobody could
-    tell ``Alice`` from ``alice`` on the dashboard. (Registered names are unique in that form.)
+    tell ``Alice`` or ``a1ice`` from ``alice`` on the dashboard. (Registered names are unique in that form.)
 
     Raises:
         HelloError: ``name_taken``.
@@ -65,8 +65,8 @@ def _refuse_look_alike(identity: Identity, sessions: Iterable[Session]) -> None:
         if other != identity.name and not session.closed and name_key(other) == key:
             raise HelloError(
                 "name_taken",
-                f"{identity.name!r} is too like {other!r}, a bot connected now ({NAME_RULE}); choose "
-                "another name",
+                f"{identity.name!r} is too like {other!r}, a bot connected now ({NAME_RULE}): "
+                f"{LOOK_ALIKE_ADVICE}",
             )
 
 

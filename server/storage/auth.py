@@ -8,6 +8,7 @@ from __future__ import annotations
 from conquest.v1 import bot_pb2
 from server.records import (
     INITIAL,
+    LOOK_ALIKE_ADVICE,
     NAME_RULE,
     HelloError,
     Identity,
@@ -62,7 +63,7 @@ class StoreAuthenticator:
         raise HelloError(
             "name_taken",
             f"{hello.name!r} is too like the registered bot {holder.name!r} ({NAME_RULE}): connect with its "
-            "token if it is yours, or choose another name to play unranked practice games",
+            f"token if it is yours; to play unranked practice games, {LOOK_ALIKE_ADVICE}",
         )
 
 

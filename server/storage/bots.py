@@ -9,7 +9,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from server.records import NAME_FORM, NAME_PATTERN, NAME_RULE, name_key, shown
+from server.records import LOOK_ALIKE_ADVICE, NAME_FORM, NAME_PATTERN, NAME_RULE, name_key, shown
 from server.storage.database import Database, utc_now
 from server.storage.errors import (
     AdminTokenError,
@@ -73,7 +73,7 @@ class BotStore(Database):
 
         Raises:
             AdminTokenError, InvalidInputError (bad name), AlreadyExistsError (the name, or one that differs
-            only in case and '.', '_', '-', is taken).
+            only in case, '.', '_', '-' and look-alike characters (``server.records.name_key``), is taken).
         """
         self._check_admin(admin_token)
         if not NAME_PATTERN.fullmatch(name):  # the names a Hello may carry
@@ -86,8 +86,8 @@ class BotStore(Database):
                 raise AlreadyExistsError(f"a bot named {name!r} is already registered; choose another name")
             if holder is not None:
                 raise AlreadyExistsError(
-                    f"bot name {name!r} is too like the registered bot {holder!r} ({NAME_RULE}); choose "
-                    "another name"
+                    f"bot name {name!r} is too like the registered bot {holder!r} ({NAME_RULE}): "
+                    f"{LOOK_ALIKE_ADVICE}"
                 )
             row = BotRow(
                 name=name, name_key=name_key(name), token_hash=hash_token(token), created_at=utc_now()
@@ -100,8 +100,8 @@ class BotStore(Database):
             return Registration(self._write(register), token)
         except IntegrityError:  # registered by someone else between our check and insert
             raise AlreadyExistsError(
-                f"a bot named {name!r}, or one too like it ({NAME_RULE}), is already registered; choose "
-                "another name"
+                f"a bot named {name!r}, or one too like it ({NAME_RULE}), is already registered: "
+                f"{LOOK_ALIKE_ADVICE}"
             ) from None
 
     def rotate_token(self, name: str, *, admin_token: str) -> Registration:
@@ -177,8 +177,8 @@ class BotStore(Database):
         return self._read(find)
 
     def look_alike(self, name: str) -> Bot | None:
-        """The registered bot whose name is ``name`` up to case and '.', '_', '-' (``server.records.
-        name_key``), if any."""
+        """The registered bot whose name is ``name`` up to case, '.', '_', '-' and look-alike characters
+        (``server.records.name_key``), if any."""
         key = name_key(name)
         return self._read(
             lambda session: next(

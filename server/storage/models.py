@@ -81,9 +81,9 @@ class BotRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(40), unique=True)
     name_key: Mapped[str] = mapped_column(String(48), unique=True)
-    """``server.records.name_key(name)``: no two bots share it, so no name looks like another (``Alice``
-    beside ``alice``). Look-alikes registered before revision 0004 keep their names: the first keeps the
-    key, each later one ``<key>#<id>``."""
+    """``server.records.name_key(name)``: no two bots share it, so no name looks like another (``Alice`` or
+    ``a1ice`` beside ``alice``). Look-alikes registered before revision 0004 (case and punctuation) or 0011
+    (look-alike characters) keep their names: the first keeps the key, each later one ``<key>#<id>``."""
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     """Hex SHA-256 of the current token; the token itself is never stored."""
     previous_token_hash: Mapped[str | None] = mapped_column(String(64), index=True)

@@ -54,7 +54,7 @@ def test_migrations_build_the_schema_the_models_describe(store: Store, db_url: s
     engine = create_engine(db_url)
     with engine.connect() as connection:
         differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
-        assert MigrationContext.configure(connection).get_current_revision() == "0010"
+        assert MigrationContext.configure(connection).get_current_revision() == "0011"
     engine.dispose()
     assert differences == []
 
