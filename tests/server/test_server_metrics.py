@@ -54,7 +54,7 @@ async def test_metrics_endpoint_exposes_every_documented_metric_after_a_game(sta
         http.shutdown()
 
     documented = re.findall(r"^\| `(conquest_[a-z_]+)`", DOCS.read_text(), flags=re.MULTILINE)
-    assert len(documented) == 26  # the newest: relayed_spectators, relayed_decisions_sent
+    assert len(documented) == 27  # the newest: replay_dir_up
     for name in documented:
         assert f"# HELP {name} " in text, f"{name} is documented in docs/metrics.md but not exported"
     exported = set(re.findall(r"^# HELP (conquest_[a-z_]+) ", text, flags=re.MULTILINE))
