@@ -36,6 +36,24 @@ WINDOWS = {
 
 TIMING: tuple[str, ...] = tuple([KINDS[k][5] for k in KIND_OF])
 """The timing window of each card id."""
+FIRST_OF_KIND: tuple[int, ...] = tuple([KIND_OF.index(k) for k in range(len(KINDS))])
+"""The first card id of each kind (any copy plays the same)."""
+_KINDS_IN_WINDOW: dict[str, tuple[tuple[int, ...], ...]] = {
+    timing: tuple(
+        tuple(
+            [
+                k
+                for k in range(len(KINDS))
+                if KINDS[k][1] == deck
+                and (deck == Commander.NUCLEAR if timing == NUCLEAR_EXCHANGE else KINDS[k][5] == timing)
+            ]
+        )
+        for deck in COMMANDERS
+    )
+    for timing in (BEFORE_INVADING, REACTION, END_OF_TURN, END_OF_GAME, NUCLEAR_EXCHANGE)
+}
+"""Per window, per deck (Commander order): the kinds of card of that deck that may be played in it (in the
+nuclear exchange, every Nuclear kind)."""
 
 
 class CardChoice(NamedTuple):
@@ -67,11 +85,31 @@ def plays(state: GameState2210, seat: int, timing: str) -> tuple[CardChoice, ...
     hand = state.hands[seat] if 0 <= seat < state.seats else []
     if not hand or seat in state.jammed:
         return ()
+    return _choices(state, seat, timing, hand)
+
+
+def could_play(state: GameState2210, seat: int, timing: str) -> bool:
+    """Whether ``seat`` might hold a card it may play in window ``timing`` now, judged only from what every
+    seat knows: how many cards of each deck it holds, never which. Who is asked in a card window follows
+    this, so that being asked tells nobody what a hand holds (004: "The types of cards a player has, and
+    how many of those cards, is public knowledge. The actual cards themselves are always kept secret."); a
+    seat asked that holds nothing playable passes."""
+    hand = state.hands[seat] if 0 <= seat < state.seats else []
+    if not hand or seat in state.jammed:
+        return False
+    decks = {DECK_OF[card] for card in hand}
+    kinds = _KINDS_IN_WINDOW[timing]
+    candidates = [FIRST_OF_KIND[k] for deck in sorted(decks) for k in kinds[deck]]
+    return bool(_choices(state, seat, timing, candidates))
+
+
+def _choices(state: GameState2210, seat: int, timing: str, cards: Sequence[int]) -> tuple[CardChoice, ...]:
+    """One ``CardChoice`` per kind among ``cards`` that ``seat`` may play in ``timing`` now."""
     exchange = timing == NUCLEAR_EXCHANGE
     if exchange:
-        timely = [card for card in hand if DECK_OF[card] == Commander.NUCLEAR]
+        timely = [card for card in cards if DECK_OF[card] == Commander.NUCLEAR]
     else:
-        timely = [card for card in hand if TIMING[card] == timing]
+        timely = [card for card in cards if TIMING[card] == timing]
     if not timely:
         return ()
     out: list[CardChoice] = []
@@ -188,8 +226,9 @@ def territory_deck(state: GameState2210, kind: int) -> list[int]:
 
 
 def open_reactions(state: GameState2210) -> bool:
-    """After a ``Declare``: ask the seats that can answer it (the defender first, then the others in turn
-    order from the attacker's left; docs/rules.md open point 7). False when nobody can."""
+    """After a ``Declare``: ask the seats that might answer it by what every seat knows (``could_play``:
+    the defender first, then the others in turn order from the attacker's left; docs/rules.md open point
+    7). False when none might."""
     assert state.pending is not None
     attacker = state.turn_seat
     defender = state.owner[state.pending[1]]
@@ -197,7 +236,7 @@ def open_reactions(state: GameState2210) -> bool:
     start = order.index(attacker)
     others = [order[(start + i) % len(order)] for i in range(1, len(order))]
     seats = [defender] + [s for s in others if s != defender] if defender in others else others
-    state.reactors = [s for s in seats if state.alive[s] and plays(state, s, REACTION)]
+    state.reactors = [s for s in seats if state.alive[s] and could_play(state, s, REACTION)]
     if not state.reactors:
         return False
     state.phase = Phase.REACT
