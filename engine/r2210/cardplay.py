@@ -163,8 +163,9 @@ def targets(state: GameState2210, seat: int, kind: int) -> tuple[tuple[int, ...]
             if board.kinds[t] == terrain and state.owner[t] not in (seat, NOBODY) and state.units(t) > 0
         )
         return (hit, 1) if hit else None
-    if effect in ("hidden_energy", "scatter_bomb", "scout_forces", "invade_earth"):
-        deck = territory_deck(state, Kind.WATER if effect == "hidden_energy" else terrain)
+    if effect in _DRAWS_FROM:
+        # Not offered when its deck is empty (docs/rules.md, open point 16): the card stays in the hand.
+        deck = territory_deck(state, _DRAWS_FROM[effect] if _DRAWS_FROM[effect] >= 0 else terrain)
         return ((), 0) if deck else None
     if effect == "decoys_revealed":
         return ((), 0) if decoy_moves(state, seat, COMMANDERS) else None
@@ -191,6 +192,13 @@ def decoy_moves(
     return out
 
 
+_DRAWS_FROM: dict[str, int] = {
+    "hidden_energy": Kind.WATER,
+    "scout_forces": Kind.LAND,
+    "invade_earth": Kind.LAND,
+    "scatter_bomb": -1,
+}
+"""The territory deck each drawing card takes from (-1: its own terrain's: the Scatter Bombs)."""
 _REACTIONS = frozenset({"stealth_mods", "cease_fire", "evacuation", "death_trap", "stealth_station"})
 
 
