@@ -2,7 +2,8 @@
 "power-up costs, every timing window (your turn before the first invasion, during invasions, on other
 players' turns in answer to their invasions, end of your turn, end of the game)"; "reactions asked of a
 seat that is not the one to move ... a timeout gets a safe legal default"). Who is asked follows the public
-card counts (issue 34: ``test_r2210_hidden_cards.py``). The cards' effects are ``test_r2210_card_effects.py``."""
+card counts (issue 34: ``test_r2210_hidden_cards.py``). The cards' effects are
+``test_r2210_card_effects.py``."""
 
 from __future__ import annotations
 

@@ -136,7 +136,8 @@ async def test_every_seat_is_sent_every_event_numbered_without_gaps(tmp_path: Pa
             )
         ]
         assert [e.sequence for e in told] == list(range(len(every_event)))
-        secrets = [json.loads(e.data_json) for e in told if e.kind in ("bid", "cards_drawn") and e.seat != seat]
+        others = [e for e in told if e.kind in ("bid", "cards_drawn") and e.seat != seat]
+        secrets = [json.loads(e.data_json) for e in others]
         assert secrets and all({data.get("energy", -1), *data.get("cards", [])} == {-1} for data in secrets)
 
 
