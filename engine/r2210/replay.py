@@ -198,8 +198,9 @@ def advance_2210(
 ) -> Iterator[list[Event2210]]:
     """Apply ``actions`` (each with its seat, checked) to a game, each of ``reseeds`` just before the action
     it names (after the last when its ``at`` is their number), yielding each action's events: a replay's
-    re-simulation, and a game taken over brought to where its log ends. Without ``bare_passes`` recorded
-    (``Replay2210.bare_passes``), each is applied where it falls, its events with the next action's.
+    re-simulation, and a game taken over brought to where its log ends. When the record lacks the bare
+    passes (``Replay2210.bare_passes`` false), each is applied where it falls, its events with the next
+    recorded action's.
 
     Raises:
         ReplayError: an action is illegal where it stands.
