@@ -36,8 +36,6 @@ WINDOWS = {
 
 TIMING: tuple[str, ...] = tuple([KINDS[k][5] for k in KIND_OF])
 """The timing window of each card id."""
-FIRST_OF_KIND: tuple[int, ...] = tuple([KIND_OF.index(k) for k in range(len(KINDS))])
-"""The first card id of each kind (any copy plays the same)."""
 _KINDS_IN_WINDOW: dict[str, tuple[tuple[int, ...], ...]] = {
     timing: tuple(
         tuple(
@@ -85,31 +83,11 @@ def plays(state: GameState2210, seat: int, timing: str) -> tuple[CardChoice, ...
     hand = state.hands[seat] if 0 <= seat < state.seats else []
     if not hand or seat in state.jammed:
         return ()
-    return _choices(state, seat, timing, hand)
-
-
-def could_play(state: GameState2210, seat: int, timing: str) -> bool:
-    """Whether ``seat`` might hold a card it may play in window ``timing`` now, judged only from what every
-    seat knows: how many cards of each deck it holds, never which. Who is asked in a card window follows
-    this, so that being asked tells nobody what a hand holds (004: "The types of cards a player has, and
-    how many of those cards, is public knowledge. The actual cards themselves are always kept secret."); a
-    seat asked that holds nothing playable passes."""
-    hand = state.hands[seat] if 0 <= seat < state.seats else []
-    if not hand or seat in state.jammed:
-        return False
-    decks = {DECK_OF[card] for card in hand}
-    kinds = _KINDS_IN_WINDOW[timing]
-    candidates = [FIRST_OF_KIND[k] for deck in sorted(decks) for k in kinds[deck]]
-    return bool(_choices(state, seat, timing, candidates))
-
-
-def _choices(state: GameState2210, seat: int, timing: str, cards: Sequence[int]) -> tuple[CardChoice, ...]:
-    """One ``CardChoice`` per kind among ``cards`` that ``seat`` may play in ``timing`` now."""
     exchange = timing == NUCLEAR_EXCHANGE
     if exchange:
-        timely = [card for card in cards if DECK_OF[card] == Commander.NUCLEAR]
+        timely = [card for card in hand if DECK_OF[card] == Commander.NUCLEAR]
     else:
-        timely = [card for card in cards if TIMING[card] == timing]
+        timely = [card for card in hand if TIMING[card] == timing]
     if not timely:
         return ()
     out: list[CardChoice] = []
@@ -126,6 +104,26 @@ def _choices(state: GameState2210, seat: int, timing: str, cards: Sequence[int])
             seen.add(kind)
             out.append(CardChoice(card, options[0], options[1]))
     return tuple(out)
+
+
+def could_play(state: GameState2210, seat: int, timing: str) -> bool:
+    """Whether ``seat`` might hold a card it may play in window ``timing`` now, judged only from what every
+    seat knows: how many cards of each deck it holds, never which. Who is asked in a card window follows
+    this, so that being asked tells nobody what a hand holds (004: "The types of cards a player has, and
+    how many of those cards, is public knowledge. The actual cards themselves are always kept secret."); a
+    seat asked that holds nothing playable passes."""
+    hand = state.hands[seat] if 0 <= seat < state.seats else []
+    if not hand or seat in state.jammed:
+        return False
+    exchange = timing == NUCLEAR_EXCHANGE
+    energy, window_kinds = state.energy[seat], _KINDS_IN_WINDOW[timing]
+    for deck in {DECK_OF[card] for card in hand}:
+        if state.commander_at[seat * 5 + deck] < 0:
+            continue
+        for kind in window_kinds[deck]:
+            if (exchange or energy >= KINDS[kind][4]) and targets(state, seat, kind) is not None:
+                return True
+    return False
 
 
 def targets(state: GameState2210, seat: int, kind: int) -> tuple[tuple[int, ...], int] | None:
