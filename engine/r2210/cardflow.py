@@ -15,9 +15,9 @@ from engine.r2210.cardplay import (
     END_OF_GAME,
     NUCLEAR_EXCHANGE,
     REACTION,
+    could_play,
     decoy_moves,
     mods_held,
-    plays,
     remover,
     window,
 )
@@ -116,11 +116,12 @@ def _resume_turn(state: GameState2210, events: list[Event2210]) -> None:
 
 
 def _next_reactor(state: GameState2210, events: list[Event2210]) -> None:
-    """The asked seat keeps the window while it can play; then the next that can; then the invasion goes on:
+    """The asked seat keeps the window while it might play (``could_play``: by its public card counts); then
+    the next that might; then the invasion goes on:
     cancelled (Cease Fire), stopped (the source has too few units left to roll), taken without dice (the
     target was left empty), or rolled."""
     assert state.pending is not None
-    while state.reactors and not state.cease_fire and not plays(state, state.reactors[0], REACTION):
+    while state.reactors and not state.cease_fire and not could_play(state, state.reactors[0], REACTION):
         state.reactors.pop(0)
     if state.reactors and not state.cease_fire:
         state.to_act = state.reactors[0]
@@ -139,7 +140,7 @@ def _next_reactor(state: GameState2210, events: list[Event2210]) -> None:
 
 
 def _next_ender(state: GameState2210, events: list[Event2210]) -> None:
-    while state.enders and not plays(state, state.enders[0], END_OF_GAME):
+    while state.enders and not could_play(state, state.enders[0], END_OF_GAME):
         state.enders.pop(0)
     if state.enders:
         state.to_act = state.enders[0]
@@ -151,11 +152,12 @@ def _next_ender(state: GameState2210, events: list[Event2210]) -> None:
 
 
 def next_in_exchange(state: GameState2210, events: list[Event2210]) -> None:
-    """The asked seat keeps the exchange while it can play a Nuclear card; then the next in marker order
-    that can (a seat without a Nuclear Commander, Frequency-Jammed or holding no Nuclear card is not asked);
+    """The asked seat keeps the exchange while it might play a Nuclear card; then the next in marker order
+    that might (``could_play``: a seat without a Nuclear Commander, Frequency-Jammed or holding no Nuclear
+    card is not asked; one holding a Nuclear card is, whichever it is);
     then the turn seat's turn goes on. FAQ: "once Armageddon is out only Nuclear cards may be played until
     everyone is done"."""
-    while state.exchange and not plays(state, state.exchange[0], NUCLEAR_EXCHANGE):
+    while state.exchange and not could_play(state, state.exchange[0], NUCLEAR_EXCHANGE):
         state.exchange.pop(0)
     if state.exchange:
         state.to_act = state.exchange[0]

@@ -36,6 +36,22 @@ WINDOWS = {
 
 TIMING: tuple[str, ...] = tuple([KINDS[k][5] for k in KIND_OF])
 """The timing window of each card id."""
+_KINDS_IN_WINDOW: dict[str, tuple[tuple[int, ...], ...]] = {
+    timing: tuple(
+        tuple(
+            [
+                k
+                for k in range(len(KINDS))
+                if KINDS[k][1] == deck
+                and (deck == Commander.NUCLEAR if timing == NUCLEAR_EXCHANGE else KINDS[k][5] == timing)
+            ]
+        )
+        for deck in COMMANDERS
+    )
+    for timing in (BEFORE_INVADING, REACTION, END_OF_TURN, END_OF_GAME, NUCLEAR_EXCHANGE)
+}
+"""Per window, per deck (Commander order): the kinds of card of that deck that may be played in it (in the
+nuclear exchange, every Nuclear kind)."""
 
 
 class CardChoice(NamedTuple):
@@ -90,6 +106,26 @@ def plays(state: GameState2210, seat: int, timing: str) -> tuple[CardChoice, ...
     return tuple(out)
 
 
+def could_play(state: GameState2210, seat: int, timing: str) -> bool:
+    """Whether ``seat`` might hold a card it may play in window ``timing`` now, judged only from what every
+    seat knows: how many cards of each deck it holds, never which. Who is asked in a card window follows
+    this, so that being asked tells nobody what a hand holds (004: "The types of cards a player has, and
+    how many of those cards, is public knowledge. The actual cards themselves are always kept secret."); a
+    seat asked that holds nothing playable passes."""
+    hand = state.hands[seat] if 0 <= seat < state.seats else []
+    if not hand or seat in state.jammed:
+        return False
+    exchange = timing == NUCLEAR_EXCHANGE
+    energy, window_kinds = state.energy[seat], _KINDS_IN_WINDOW[timing]
+    for deck in {DECK_OF[card] for card in hand}:
+        if state.commander_at[seat * 5 + deck] < 0:
+            continue
+        for kind in window_kinds[deck]:
+            if (exchange or energy >= KINDS[kind][4]) and targets(state, seat, kind) is not None:
+                return True
+    return False
+
+
 def targets(state: GameState2210, seat: int, kind: int) -> tuple[tuple[int, ...], int] | None:
     """(targets, picks) of card ``kind`` for ``seat`` now, or None when it cannot be played."""
     effect, terrain = EFFECT[kind], TERRAIN[kind]
@@ -125,8 +161,9 @@ def targets(state: GameState2210, seat: int, kind: int) -> tuple[tuple[int, ...]
             if board.kinds[t] == terrain and state.owner[t] not in (seat, NOBODY) and state.units(t) > 0
         )
         return (hit, 1) if hit else None
-    if effect in ("hidden_energy", "scatter_bomb", "scout_forces", "invade_earth"):
-        deck = territory_deck(state, Kind.WATER if effect == "hidden_energy" else terrain)
+    if effect in _DRAWS_FROM:
+        # Not offered when its deck is empty (docs/rules.md, open point 16): the card stays in the hand.
+        deck = territory_deck(state, _DRAWS_FROM[effect] if _DRAWS_FROM[effect] >= 0 else terrain)
         return ((), 0) if deck else None
     if effect == "decoys_revealed":
         return ((), 0) if decoy_moves(state, seat, COMMANDERS) else None
@@ -153,6 +190,13 @@ def decoy_moves(
     return out
 
 
+_DRAWS_FROM: dict[str, int] = {
+    "hidden_energy": Kind.WATER,
+    "scout_forces": Kind.LAND,
+    "invade_earth": Kind.LAND,
+    "scatter_bomb": -1,
+}
+"""The territory deck each drawing card takes from (-1: its own terrain's: the Scatter Bombs)."""
 _REACTIONS = frozenset({"stealth_mods", "cease_fire", "evacuation", "death_trap", "stealth_station"})
 
 
@@ -188,8 +232,9 @@ def territory_deck(state: GameState2210, kind: int) -> list[int]:
 
 
 def open_reactions(state: GameState2210) -> bool:
-    """After a ``Declare``: ask the seats that can answer it (the defender first, then the others in turn
-    order from the attacker's left; docs/rules.md open point 7). False when nobody can."""
+    """After a ``Declare``: ask the seats that might answer it by what every seat knows (``could_play``:
+    the defender first, then the others in turn order from the attacker's left; docs/rules.md open point
+    7). False when none might."""
     assert state.pending is not None
     attacker = state.turn_seat
     defender = state.owner[state.pending[1]]
@@ -197,7 +242,7 @@ def open_reactions(state: GameState2210) -> bool:
     start = order.index(attacker)
     others = [order[(start + i) % len(order)] for i in range(1, len(order))]
     seats = [defender] + [s for s in others if s != defender] if defender in others else others
-    state.reactors = [s for s in seats if state.alive[s] and plays(state, s, REACTION)]
+    state.reactors = [s for s in seats if state.alive[s] and could_play(state, s, REACTION)]
     if not state.reactors:
         return False
     state.phase = Phase.REACT

@@ -92,11 +92,12 @@ def _territorial_station(
     state.station[aims[0]] = seat
 
 
-def _draw(state: GameState2210, terrain: int, ev: list[Event2210], seat: int) -> int:
-    """The top card of a territory deck (004: drawn cards are discarded, never reshuffled)."""
+def _draw(state: GameState2210, terrain: int, ev: list[Event2210], seat: int, face_down: bool = False) -> int:
+    """The top card of a territory deck (004: drawn cards are discarded, never reshuffled); one kept
+    ``face_down`` is told only to ``seat`` (the others see territory -1)."""
     t = territory_deck(state, terrain).pop(0)
     (state.land_discard if terrain == Kind.LAND else _discard(state, terrain)).append(t)
-    ev.append(Event2210("territory_card_drawn", seat, {"territory": t}))
+    ev.append(Event2210("territory_card_drawn", seat, {"territory": t}, private=face_down))
     return t
 
 
@@ -124,12 +125,14 @@ def _energy_extraction(
 def _scout_forces(
     state: GameState2210, seat: int, aims: tuple[int, ...], kind: int, ev: list[Event2210]
 ) -> None:
-    """Scout Forces: "Draw the top Land Territory card ... set 5 MODs aside on it. If you already control
-    that territory, place the 5 MODs there at once; otherwise place them there the moment you gain control
-    of it" (``invade.take_scouted``)."""
-    t = _draw(state, Kind.LAND, ev, seat)
+    """Scout Forces: "Draw the top Land Territory card and keep it face down; set 5 MODs from your
+    recruitment pool aside on it. If you already control that territory, place the 5 MODs there at once;
+    otherwise place them there the moment you gain control of it" (``invade._capture``). The card is told
+    to its player alone; the MODs placed show where it was (``scouts_landed``, now or on that capture)."""
+    t = _draw(state, Kind.LAND, ev, seat, face_down=True)
     if state.owner[t] == seat:
         state.mods[t] += 5
+        ev.append(Event2210("scouts_landed", seat, {"territory": t, "mods": 5}))
     else:
         state.scouts[seat].append(t)
 

@@ -1,6 +1,8 @@
 """What happened in a 2210 game, in order.
 
-A private event (a bid before the reveal) is seen only by its seat.
+A private event (a bid before the reveal, the Command cards drawn, a Scout Forces card kept face down) is
+seen in full only by its seat; every other seat and spectator gets it with its secret blanked
+(``seen_by``), so that everyone is told every event and their numbers run without gaps.
 """
 
 from __future__ import annotations
@@ -15,9 +17,19 @@ class Event2210(NamedTuple):
     """The seat it is about (-1: none)."""
     data: dict[str, Any]
     private: bool = False
-    """Only ``seat`` may see it (``visible_to``)."""
+    """Only ``seat`` may see its secret (``SECRETS``); the others see it blanked (``seen_by``)."""
 
 
-def visible_to(events: list[Event2210], seat: int) -> list[Event2210]:
-    """The events ``seat`` may see (-1: a spectator sees only public ones)."""
-    return [e for e in events if not e.private or e.seat == seat]
+SECRETS = {"bid": "energy", "cards_drawn": "cards", "territory_card_drawn": "territory"}
+"""The field a private event of each kind keeps from the other seats: blanked to -1 (each entry of a list)."""
+
+
+def seen_by(event: Event2210, seat: int) -> Event2210:
+    """``event`` as ``seat`` may see it (-1: a spectator): another seat's private event with its secret
+    blanked, e.g. a bid of -1 energy, drawn cards [-1, -1]."""
+    if not event.private or event.seat == seat:
+        return event
+    secret = SECRETS[event.kind]
+    value = event.data[secret]
+    blank = [-1] * len(value) if isinstance(value, list) else -1
+    return event._replace(data={**event.data, secret: blank})

@@ -19,7 +19,8 @@ from typing import Any
 
 from engine.dice import DICE_VERSION
 from engine.errors import ActionError
-from engine.r2210.actions import ACTION_KINDS_2210, Action2210, Commander, Phase
+from engine.r2210.actions import ACTION_KINDS_2210, Action2210, Commander, EndPhase, Phase
+from engine.r2210.cardplay import plays, window
 from engine.r2210.dice import Dice
 from engine.r2210.events import Event2210
 from engine.r2210.game import apply, new_game_2210
@@ -42,6 +43,8 @@ GAME = "2210"
 _KIND_NAMES = {kind: name for name, kind in ACTION_KINDS_2210.items()}
 _COMMANDER_FIELDS = frozenset({"commander", "deck"})
 _COMMANDERS_FIELDS = frozenset({"d8", "commanders"})
+_CARD_WINDOWS = frozenset({Phase.REACT, Phase.TURN_END, Phase.GAME_END, Phase.EXCHANGE})
+"""The phases that ask a seat only whether to play a card (``EndPhase`` passes)."""
 
 
 def rules_to_dict(rules: Rules2210) -> dict[str, Any]:
@@ -106,6 +109,11 @@ class Replay2210:
     reseeds: list[Reseed] = field(default_factory=list)
     """Where the game changed servers and took a fresh seed (``reseed_2210``), in order; none for a game
     played on one server (the file is then format 1, as before)."""
+    bare_passes: bool = True
+    """The record holds the passes of seats asked in a card window with nothing to play (recorded since
+    issue 34, when the windows began to ask by public card counts); a file without ``"bare_passes"`` was
+    recorded before, when only seats with a card to play were asked, and its replay supplies them
+    (``advance_2210``)."""
 
     def to_dict(self) -> dict[str, Any]:
         data = {
@@ -121,6 +129,7 @@ class Replay2210:
             "places": list(self.places),
             "fingerprint": self.fingerprint,
             "annotations": {str(k): v for k, v in self.annotations.items()},
+            "bare_passes": self.bare_passes,
         }
         if self.reseeds:
             data["reseeds"] = [{"at": r.at, "seed": r.seed, "commitment": r.commitment} for r in self.reseeds]
@@ -153,6 +162,7 @@ class Replay2210:
                 fingerprint=str(data.get("fingerprint", "")),
                 annotations={int(k): str(v) for k, v in data.get("annotations", {}).items()},
                 reseeds=read_reseeds(data),
+                bare_passes=bool(data.get("bare_passes", False)),
             )
         except KeyError as missing:
             raise ReplayError(f"replay is missing the field {missing}") from None
@@ -181,11 +191,16 @@ def reseed_2210(state: GameState2210, seed: int) -> None:
 
 
 def advance_2210(
-    state: GameState2210, actions: Sequence[tuple[int, Action2210]], reseeds: Sequence[Reseed] = ()
+    state: GameState2210,
+    actions: Sequence[tuple[int, Action2210]],
+    reseeds: Sequence[Reseed] = (),
+    bare_passes: bool = True,
 ) -> Iterator[list[Event2210]]:
     """Apply ``actions`` (each with its seat, checked) to a game, each of ``reseeds`` just before the action
     it names (after the last when its ``at`` is their number), yielding each action's events: a replay's
-    re-simulation, and a game taken over brought to where its log ends.
+    re-simulation, and a game taken over brought to where its log ends. When the record lacks the bare
+    passes (``Replay2210.bare_passes`` false), each is applied where it falls, its events with the next
+    recorded action's.
 
     Raises:
         ReplayError: an action is illegal where it stands.
@@ -194,13 +209,25 @@ def advance_2210(
     for i, (seat, action) in enumerate(actions):
         while pending and pending[-1].at == i:
             reseed_2210(state, pending.pop().seed)
+        events = [] if bare_passes else _bare_passes(state)
         try:
-            events = apply(state, action, seat)
+            events += apply(state, action, seat)
         except ActionError as bad:
             raise ReplayError(f"action {i} {encode_action(seat, action)} is illegal: {bad}") from None
+        if not bare_passes and i == len(actions) - 1:
+            events += _bare_passes(state)
         yield events
     while pending:  # a takeover after the last action
         reseed_2210(state, pending.pop().seed)
+
+
+def _bare_passes(state: GameState2210) -> list[Event2210]:
+    """The passes of the seats asked in a card window with nothing to play, one after another (the only
+    answer they have), and their events: what a record made before issue 34 leaves out."""
+    events: list[Event2210] = []
+    while state.phase in _CARD_WINDOWS and not plays(state, state.to_act, window(state, state.to_act)):
+        events += apply(state, EndPhase(), state.to_act)
+    return events
 
 
 def replayed(replay: Replay2210) -> Iterator[tuple[GameState2210, list[Event2210]]]:
@@ -213,7 +240,7 @@ def replayed(replay: Replay2210) -> Iterator[tuple[GameState2210, list[Event2210
     """
     state, setup = replay.start()
     yield state, setup
-    for events in advance_2210(state, replay.actions, replay.reseeds):
+    for events in advance_2210(state, replay.actions, replay.reseeds, replay.bare_passes):
         yield state, events
 
 

@@ -16,7 +16,7 @@ from engine.r2210.actions import (
     Place,
     TakeCard,
 )
-from engine.r2210.cardplay import END_OF_GAME, END_OF_TURN, plays, settle_turn
+from engine.r2210.cardplay import END_OF_GAME, END_OF_TURN, could_play, settle_turn
 from engine.r2210.events import Event2210
 from engine.r2210.state import CONQUEST, EMPTY, NOBODY, YEAR_5, GameState2210
 
@@ -248,8 +248,9 @@ def fortify(state: GameState2210, action: Fortify, events: list[Event2210]) -> N
 
 def close_turn(state: GameState2210, events: list[Event2210]) -> None:
     """After a Fortify Position: the end-of-turn window (Redeployment: "Play at the end of your turn") when
-    the seat holds a card it may play there, else the turn ends."""
-    if plays(state, state.to_act, END_OF_TURN):
+    the seat might hold a card it may play there by its public card counts (``could_play``: any Diplomat
+    card, its Diplomat in play), else the turn ends."""
+    if could_play(state, state.to_act, END_OF_TURN):
         state.phase = Phase.TURN_END
     else:
         end_turn(state, events)
@@ -275,9 +276,10 @@ def end_turn(state: GameState2210, events: list[Event2210]) -> None:
 
 def end_game(state: GameState2210, events: list[Event2210]) -> None:
     """004 WINNING: at the final scoring each player in turn order adds end-of-game cards (Colony
-    Influence); the seats holding one they may play are asked (GAME_END), then the game is scored."""
+    Influence); the seats that might hold one they may play, by their public card counts (``could_play``),
+    are asked (GAME_END), then the game is scored."""
     state.turn_index = -1
-    state.enders = [s for s in state.order if state.alive[s] and plays(state, s, END_OF_GAME)]
+    state.enders = [s for s in state.order if state.alive[s] and could_play(state, s, END_OF_GAME)]
     if not state.enders:
         finish(state, YEAR_5, events)
         return

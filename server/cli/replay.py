@@ -110,9 +110,8 @@ def event_messages(replay: Replay | Replay2210) -> list[Message]:
     reseeds, actions = replay.reseeds, len(replay.actions)
     if isinstance(replay, Replay2210):
         state_2210, setup_2210 = replay.start()
-        items_2210 = _with_reseeds(
-            setup_2210, advance_2210(state_2210, replay.actions, reseeds), reseeds, actions
-        )
+        steps_2210 = advance_2210(state_2210, replay.actions, reseeds, replay.bare_passes)
+        items_2210 = _with_reseeds(setup_2210, steps_2210, reseeds, actions)
         return [
             _reseeded_2210(x, n) if isinstance(x, Reseed) else event_2210(x, n)
             for n, x in enumerate(items_2210)

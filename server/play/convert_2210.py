@@ -20,7 +20,7 @@ from engine.r2210.actions import (
 )
 from engine.r2210.board import Board2210
 from engine.r2210.cards import KINDS
-from engine.r2210.events import Event2210
+from engine.r2210.events import Event2210, seen_by
 from engine.r2210.legal import Legal2210
 from engine.r2210.observe import Observation2210, observe_2210
 from engine.r2210.rules import Rules2210
@@ -227,12 +227,12 @@ def start_2210(rules: Rules2210, state: GameState2210, seat: int) -> pb.Start221
 def watch_events_2210(
     game_id: str, events: list[tuple[int, Event2210]], state: GameState2210
 ) -> arena_pb2.WatchGameResponse:
-    """A spectator's message for one action: its public ``events`` (position, event) and the board after
-    them as a spectator sees it (``WatchEvents2210``)."""
+    """A spectator's message for one action: its ``events`` (position, event) as a spectator sees them
+    (private ones blanked) and the board after them as a spectator sees it (``WatchEvents2210``)."""
     return arena_pb2.WatchGameResponse(
         events_2210=arena_pb2.WatchEvents2210(
             game_id=game_id,
-            events=[event_2210(event, position) for position, event in events if not event.private],
+            events=[event_2210(seen_by(event, -1), position) for position, event in events],
             observation=observation_2210(observe_2210(state, -1)),
         )
     )

@@ -24,7 +24,7 @@ from conquest.v1 import arena_pb2, bot_pb2
 from conquest.v1 import r2210_pb2 as pb
 from engine.errors import ActionError, MalformedActionError
 from engine.r2210.actions import Action2210, Phase
-from engine.r2210.events import Event2210
+from engine.r2210.events import Event2210, seen_by
 from engine.r2210.game import apply, apply_unchecked, new_game_2210
 from engine.r2210.legal import Legal2210, legal_for
 from engine.r2210.policies import aggressive_2210, default_action
@@ -231,12 +231,10 @@ class Runner2210:
         seat.send(bot_pb2.ConnectResponse(decision_request=request))
 
     def _unsent(self, index: int, seat: RemoteSeat) -> list[tuple[int, Event2210]]:
-        """The events seat ``index`` may see and has not been sent, with their positions; now sent."""
+        """The events seat ``index`` has not been sent, as it may see them, with their positions; now sent."""
         first, seat.next_event = seat.next_event, len(self._events)
         return [
-            (position, event)
-            for position, event in enumerate(self._events[first:], first)
-            if not event.private or event.seat == index
+            (position, seen_by(event, index)) for position, event in enumerate(self._events[first:], first)
         ]
 
     def _close(self, index: int, fate: str) -> None:
@@ -339,11 +337,13 @@ class Runner2210:
 
     def _who_is_asked(self) -> str:
         """What a seat with no open request may do: wait, since only seats the engine asks decide (a seat is
-        asked to answer an invasion or a card only when it legally can, with a DecisionRequest of its own)."""
+        asked to answer an invasion or a card when its public card counts say it might, with a
+        DecisionRequest of its own)."""
         asked = ", ".join(str(s) for s in self.state.asked)
         return (
             f"you are not asked now: the game waits on seat {asked} in {self.state.phase.name}; "
-            "answer only a DecisionRequest sent to you (reactions are asked of seats that can react)"
+            "answer only a DecisionRequest sent to you (reactions are asked of seats whose card counts "
+            "could hold one)"
         )
 
     def _reject(self, seat: RemoteSeat, request_id: int, reason: str, ask: _Ask | None, kind: str) -> None:

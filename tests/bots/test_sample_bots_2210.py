@@ -181,8 +181,9 @@ def test_strategist_plays_cards_with_intent_against_aggressive_bots() -> None:
         for obs, legal, action in bots[0].seen.asked:
             if legal.phase == P.PHASE2210_REACT and action.WhichOneof("kind") == "play_card":
                 assert obs.owners[obs.pending_target] == obs.seat
-            if legal.phase == P.PHASE2210_GAME_END:
-                assert action.WhichOneof("kind") == "play_card", "passed with a Colony Influence to play"
+            if legal.phase == P.PHASE2210_GAME_END:  # asked by its card counts (issue 34): plays may be empty
+                played = action.WhichOneof("kind") == "play_card"
+                assert played == bool(legal.plays), "passed with a Colony Influence to play"
     assert sum(seen.cards.values()) >= 10
     assert seen.cards["Colony Influence"] >= 1
     assert seen.phases[P.PHASE2210_BONUS_CARD] >= 1

@@ -173,6 +173,25 @@ def test_invade_earth_opens_one_land_territory_to_the_moon() -> None:
     assert state.invade_earth == []
 
 
+def test_scout_forces_and_invade_earth_with_no_land_card_to_turn_over() -> None:
+    """Issue 34, item 13: "The empty-deck behaviour of Scout Forces and Invade Earth is undocumented." Cards
+    JSON, Scout Forces: "If the land deck is empty the card does nothing (inferred)"; 004: "Discard piles
+    are not shuffled to form new draw piles". With the Land Territory deck empty neither card is offered
+    (docs/rules.md, open point 16); Invade Earth whose cards left all show territories its player controls
+    turns them all over and opens nothing."""
+    state = attack_setup()
+    put(state, 0, "Tycho", 3, (S,))
+    scouts, invade = hold(state, 0, "land_scout_forces", "space_invade_earth")
+    state.land_deck = []
+    assert legal_actions(state, 0).plays == ()
+    own = tid(state, "Imperial Balkania")
+    state.land_deck = [own]
+    assert {c.card for c in legal_actions(state, 0).plays} == {scouts, invade}
+    apply(state, PlayCard(invade), 0)
+    assert state.invade_earth == [] and state.land_deck == [] and state.land_discard[-1] == own
+    assert legal_actions(state, 0).plays == ()
+
+
 def test_assassin_bomb() -> None:
     """Assassin Bomb: "Choose one commander of an opponent. Roll an 8-sided die: on 3-8 that commander is
     destroyed; on 1-2 nothing happens"."""

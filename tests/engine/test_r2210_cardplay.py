@@ -1,8 +1,9 @@
 """Playing RISK 2210 A.D. Command cards: the timing windows and power-up costs (issue 19, "Command cards":
 "power-up costs, every timing window (your turn before the first invasion, during invasions, on other
 players' turns in answer to their invasions, end of your turn, end of the game)"; "reactions asked of a
-seat that is not the one to move (only seats that can legally react are asked ...) ... a timeout gets a
-safe legal default"). The cards' effects are ``test_r2210_card_effects.py``."""
+seat that is not the one to move ... a timeout gets a safe legal default"). Who is asked follows the public
+card counts (issue 34: ``test_r2210_hidden_cards.py``). The cards' effects are
+``test_r2210_card_effects.py``."""
 
 from __future__ import annotations
 
@@ -88,10 +89,11 @@ def test_a_played_card_is_never_shuffled_back() -> None:
     assert state.card_discard == [jam] and all(jam not in deck for deck in state.command_decks)
 
 
-def test_only_seats_that_can_react_are_asked_defender_first() -> None:
-    """Issue 19: "reactions asked of a seat that is not the one to move (only seats that can legally react
-    are asked)"; docs/rules.md open point 7: "The defender first, then the others in turn order from the
-    attacker's left"; Stealth MODs: "any player except the attacker"."""
+def test_seats_that_might_react_are_asked_defender_first() -> None:
+    """Issue 19: "reactions asked of a seat that is not the one to move", by issue 34 every seat whose public
+    card counts could hold a reaction (``test_r2210_hidden_cards.py``); docs/rules.md open point 7: "The
+    defender first, then the others in turn order from the attacker's left"; Stealth MODs: "any player
+    except the attacker"."""
     state = attack_setup()
     hold(state, 2, "land_stealth_mods")
     hold(state, 1, "land_stealth_mods")
@@ -106,8 +108,8 @@ def test_only_seats_that_can_react_are_asked_defender_first() -> None:
 
 
 def test_nobody_able_to_react_means_no_reaction_window() -> None:
-    """Issue 19: only seats that can legally react are asked: a reaction card of the wrong kind (a Naval
-    Stealth MODs for a land territory) or without its Commander asks nobody."""
+    """Only seats whose card counts could hold a reaction are asked: cards of decks whose reactions need
+    their Commander (Naval, Space), the Commander not in play, ask nobody."""
     state = attack_setup()
     hold(state, 1, "naval_stealth_mods", "space_stealth_mods")
     apply(state, Declare(*_pair(state, "Imperial Balkania", "Egypt")), 0)
@@ -167,7 +169,7 @@ def test_end_of_turn_window_after_fortify() -> None:
 
 
 def test_no_end_of_turn_window_without_a_card() -> None:
-    """The window is a decision only for a seat that holds a card it may play there."""
+    """The window is a decision only for a seat whose card counts could hold a card it may play there."""
     state = attack_setup()
     state.phase = Phase.FORTIFY
     apply(state, EndPhase(), 0)

@@ -38,7 +38,7 @@ from engine.r2210.actions import (
 )
 from engine.r2210.board import Kind
 from engine.r2210.cards import DECK_CARDS, DECK_OF, EFFECT, KIND_OF, KINDS
-from engine.r2210.events import visible_to
+from engine.r2210.events import SECRETS, seen_by
 from engine.r2210.game import apply, legal_actions, new_game_2210
 from engine.r2210.legal import Legal2210
 from engine.r2210.observe import observe_2210
@@ -327,7 +327,8 @@ def test_a_game_is_its_seed_and_its_actions() -> None:
 
 def test_private_events_reach_only_their_seat() -> None:
     """004: bids are secret until "Players reveal their bids at the same time"; "The actual cards
-    themselves are always kept secret"."""
+    themselves are always kept secret". Every other seat and a spectator see such an event with its secret
+    -1 (``seen_by``)."""
     state, _ = new_game_2210(Rules2210(), 3, 1)
     rng = random.Random(1)
     private_seen = 0
@@ -335,9 +336,13 @@ def test_private_events_reach_only_their_seat() -> None:
         seat = rng.choice(state.asked)
         events = apply(state, random_action(legal_actions(state, seat), rng), seat)
         for viewer in (-1, 0, 1, 2):
-            for event in visible_to(events, viewer):
-                assert not event.private or event.seat == viewer
-                assert event.kind not in ("bid", "cards_drawn") or event.seat == viewer
+            for event in events:
+                seen = seen_by(event, viewer)
+                if event.private and event.seat != viewer:
+                    secret = seen.data[SECRETS[event.kind]]
+                    assert secret == -1 or set(secret) == {-1}
+                else:
+                    assert seen == event
         private_seen += sum(1 for e in events if e.private)
     assert private_seen > 0
 

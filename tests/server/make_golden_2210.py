@@ -18,6 +18,7 @@ from google.protobuf import json_format
 
 from conquest.v1 import bot_pb2
 from engine.r2210.actions import Action2210, Phase, PlayCard
+from engine.r2210.events import seen_by
 from engine.r2210.game import apply_unchecked, legal_actions, new_game_2210
 from engine.r2210.legal import Legal2210
 from engine.r2210.policies import random_action
@@ -50,7 +51,7 @@ def golden_requests_2210() -> dict[str, str]:
             for seat in asked if state.phase == Phase.BID else asked[:1]:
                 key = f"{name}_seat{seat}.json" if state.phase == Phase.BID else f"{name}.json"
                 if key not in found:
-                    shown = [(i, e) for i, e in enumerate(events) if not e.private or e.seat == seat]
+                    shown = [(i, seen_by(e, seat)) for i, e in enumerate(events)]
                     request = decision_request_2210(
                         "golden-game",
                         step,

@@ -26,7 +26,7 @@ type reseededGame struct {
 
 var reseededGames = []reseededGame{
 	{"replay_classic_reseeded", [2]int64{133, 643}},
-	{"replay_2210_reseeded", [2]int64{158, 274}},
+	{"replay_2210_reseeded", [2]int64{158, 253}},
 }
 
 // verifyText runs VerifyFiles on a replay's and its events' text.

@@ -2,7 +2,7 @@
 // check format 2"; docs/protocol.md, "The replay of such a game"): at each `reseeded` event the replay's
 // `reseeds` entry and its commitment, then a fresh stream and the undrawn cards shuffled again by it.
 // Games: ../fixtures/replay_classic_reseeded.json (taken over at actions 120 and 400) and
-// ../fixtures/replay_2210_reseeded.json (3 seats, taken over in year 2's bids at action 146, then at 246).
+// ../fixtures/replay_2210_reseeded.json (3 seats, taken over in year 2's bids at action 155, then at 255).
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -27,7 +27,7 @@ const GAMES = [
   },
   {
     name: "replay_2210_reseeded",
-    reseeded: ["158", "274"],
+    reseeded: ["158", "253"],
     isReseeded: (e: GameEvent) => e.kind === "reseeded",
     isRoll: (e: GameEvent) => e.kind === "rolled",
     facts: (e: GameEvent): Record<string, any> => JSON.parse(e.dataJson),

@@ -4,7 +4,7 @@ package conquest.bot;
 // docs/protocol.md, "The replay of such a game": at each `reseeded` event the verifier checks the replay's
 // `reseeds` entry and its commitment, starts a new stream from the fresh seed and shuffles the undrawn cards
 // again by it. Games: ../fixtures/replay_classic_reseeded.json (taken over at actions 120 and 400) and
-// ../fixtures/replay_2210_reseeded.json (3 seats, taken over in year 2's bids at action 146, then at 246).
+// ../fixtures/replay_2210_reseeded.json (3 seats, taken over in year 2's bids at action 155, then at 255).
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -117,7 +117,7 @@ class TakeoversTest {
     // Fresh seeds of 2^53+1 and 2^62-1, read exactly.
     List<Reseed> reseeds = Takeovers.parseReseeds(game.replay());
     assertEquals(List.of(9007199254740993L, 4611686018427387903L), reseeds.stream().map(Reseed::seed).toList());
-    assertEquals(name.equals(CLASSIC) ? List.of(133L, 643L) : List.of(158L, 274L), game.reseeded());
+    assertEquals(name.equals(CLASSIC) ? List.of(133L, 643L) : List.of(158L, 253L), game.reseeded());
   }
 
   /** (a) A reseed's commitment changed in the replay is reported at its reseeded event. */
