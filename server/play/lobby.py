@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import secrets
-import time
 from collections.abc import Awaitable, Callable, Sequence, Set
 
 import structlog
@@ -150,17 +149,18 @@ class Lobby:
         )
         return session
 
-    def handle(self, session: Session, request: bot_pb2.ConnectRequest) -> bool:
-        """One message from an open session that ``server.play.stream.read_stream`` did not hand to a game:
-        a Decision here is for a 2210 game of the bot's, a game hosted on another replica, or no game of its.
-        True: a Decision that answers the seat's open request (its rate token is given back)."""
+    def handle(self, session: Session, request: bot_pb2.ConnectRequest, received_at: float) -> bool:
+        """One message from an open session that ``server.play.stream.read_stream`` did not hand to a game,
+        read at ``received_at`` (``time.monotonic()``): a Decision here is for a 2210 game of the bot's, a
+        game hosted on another replica, or no game of its. True: a Decision that answers the seat's open
+        request (its rate token is given back)."""
         kind = request.WhichOneof("message")
         if kind == "decision":
             decision = request.decision
             runner = self.runners.get(decision.game_id)
             seat = session.games.get(decision.game_id)
             if isinstance(runner, Runner2210) and seat is not None:
-                return runner.submit(seat, decision, time.monotonic())
+                return runner.submit(seat, decision, received_at)
             forwarded = NO_SEAT if self.shared is None else self.shared.forward(session, decision)
             if forwarded == NO_SEAT:
                 refuse_decision(session, decision, self.ended, self.metrics)
@@ -343,7 +343,9 @@ class Lobby:
         """How many of ``session``'s running games are of ``queue``."""
         runners = self.runners
         return sum(
-            1 for game_id in session.games if (r := runners.get(game_id)) is not None and r.queue.name == queue
+            1
+            for game_id in session.games
+            if (r := runners.get(game_id)) is not None and r.queue.name == queue
         )
 
     def seat_bots(self, config: QueueConfig, bots: Sequence[BotPlayer], game_id: str = "") -> AnyRunner:
