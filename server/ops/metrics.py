@@ -208,15 +208,15 @@ class Metrics:
         self.database_up.set(1)
         self.replay_dir_up = Gauge(
             "conquest_replay_dir_up",
-            "1 while replay_dir takes files, 0 while it does not (its volume full or failing): finished games go "
-            "to the database, their replay files are held in memory and no new games are seated.",
+            "1 while replay_dir takes files, 0 while it does not (its volume full or failing): finished "
+            "games go to the database, their replay files are held in memory and no new games are seated.",
             registry=r,
         )
         self.replay_dir_up.set(1)
         self.results_pending = Gauge(
             "conquest_results_pending",
-            "Finished games not yet everywhere they go: kept in replay_dir for the database, or held in memory "
-            "for replay_dir.",
+            "Finished games not yet everywhere they go: kept in replay_dir for the database, or held in "
+            "memory for replay_dir.",
             registry=r,
         )
         self.rating_updates = Counter(
