@@ -270,20 +270,23 @@ class GameRunner:
             self._forfeit(seat, outcome, "disconnected too long", "disconnect")
             self._answered(default_action(asking.legal), "")
             return
+        wake = self._wake_time(asking)
         if now >= asking.deadline():
             first = asking.first
-            if first.sent_at == 0.0 and not first.held_by_reader():
-                # Not written yet, and not for want of a reader: the server's own delay, not the bot's time.
-                await self._alarm.wait(now + UNSENT_RECHECK_S)
+            if first.sent_at != 0.0 or first.held_by_reader():
+                self._answered(self._time_out(asking), "")
                 return
-            self._answered(self._time_out(asking), "")
-            return
+            # Not written yet, and not for want of a reader: the server's own delay, not the bot's time.
+            wake = now + UNSENT_RECHECK_S
         # Only a reconnect after this request was sent needs it sent again: a seat that dropped and came
         # back while another seat was deciding was sent its GameStarted, and its next request comes anyway.
         if seat.resumed and seat.connection is not None:
             self._close_request(seat, "replaced")
-            asking.last = self._send_request(asking.index, seat, asking.legal, asking)
-        await self._alarm.wait(self._wake_time(asking))
+            asking.last = sent = self._send_request(asking.index, seat, asking.legal, asking)
+            if asking.first.sent_at == 0.0:  # it never left before: the clock starts with this send
+                asking.first = sent
+            wake = self._wake_time(asking)
+        await self._alarm.wait(wake)
 
     def _answered(self, action: Action, annotation: str, events: list[Event] | None = None) -> None:
         """The asked seat's action (its answer, or a default): applied (unless ``events`` are given:

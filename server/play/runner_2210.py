@@ -254,7 +254,7 @@ class Runner2210:
         )
         sent = seat.send_request(bot_pb2.ConnectResponse(decision_request=request).SerializeToString())
         ask.last = sent
-        if ask.first is None:
+        if ask.first is None or ask.first.sent_at == 0.0:  # a first send, or the first never left
             ask.first = sent
 
     def _unsent(self, index: int, seat: RemoteSeat) -> list[tuple[int, Event2210]]:

@@ -230,3 +230,44 @@ async def test_a_request_held_up_by_a_bot_that_does_not_read_times_out(tmp_path:
         await game
         for writer in writers:
             writer.cancel()
+
+
+async def test_a_request_that_never_left_is_sent_again_after_a_reconnect(tmp_path: Path) -> None:
+    """A request still queued when its bot's stream ended never left: sent again on the bot's new stream, its
+    clock starts there (the deadline does not run from a departure that never happened)."""
+    control = no_timebank(100)
+    runner, sessions = session_game(tmp_path, control)
+    game = asyncio.create_task(runner.run())
+    written: list[bytes] = []
+
+    async def write(item: bytes) -> None:
+        written.append(item)
+
+    writer: asyncio.Task[bool] | None = None
+    try:
+        await asyncio.sleep(0.05)
+        index, unsent = first_request(sessions)
+        runner.detach(index)  # its stream ended with the request unwritten
+        await asyncio.sleep(0.2)  # two allowances
+        again = Session(sessions[index].identity, 1)
+        writer = asyncio.create_task(deliver(again.outbox, write))
+        runner.attach(index, again)
+        for _ in range(200):
+            requests = [bot_pb2.ConnectResponse.FromString(m) for m in written]
+            asked = [m.decision_request for m in requests if m.WhichOneof("message") == "decision_request"]
+            if asked:
+                break
+            await asyncio.sleep(0.005)
+        assert asked and unsent.sent_at == 0.0
+        seat = runner.seats[index]
+        assert isinstance(seat, RemoteSeat)
+        decision = bot_pb2.Decision(
+            game_id="g", request_id=asked[0].request_id, action=first_choice(asked[0])
+        )
+        assert runner.submit(index, decision, time.monotonic())
+        assert seat.timeouts == 0
+    finally:
+        runner.stop()
+        await game
+        if writer is not None:
+            writer.cancel()

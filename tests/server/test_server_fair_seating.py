@@ -113,7 +113,7 @@ def test_free_slots_go_to_the_queue_owed_a_game_most() -> None:
         assert seat_all() == [ended]
     playing.clear()
     now[0] += 1
-    # Every slot freed at once: shared again one a queue, the queue waiting longest (seated longest ago) first.
+    # Every slot freed at once: shared again one a queue, the one waiting longest (seated longest ago) first.
     longest_first = sorted(QUEUES, key=lambda q: -matchmaker.waited_s(q, member))
     assert seat_all() == longest_first
 
