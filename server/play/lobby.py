@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import secrets
-import time
 from collections.abc import Awaitable, Callable, Sequence, Set
 
 import structlog
@@ -150,17 +149,18 @@ class Lobby:
         )
         return session
 
-    def handle(self, session: Session, request: bot_pb2.ConnectRequest) -> bool:
-        """One message from an open session that ``server.play.stream.read_stream`` did not hand to a game:
-        a Decision here is for a 2210 game of the bot's, a game hosted on another replica, or no game of its.
-        True: a Decision that answers the seat's open request (its rate token is given back)."""
+    def handle(self, session: Session, request: bot_pb2.ConnectRequest, received_at: float) -> bool:
+        """One message from an open session that ``server.play.stream.read_stream`` did not hand to a game,
+        read at ``received_at`` (``time.monotonic()``): a Decision here is for a 2210 game of the bot's, a
+        game hosted on another replica, or no game of its. True: a Decision that answers the seat's open
+        request (its rate token is given back)."""
         kind = request.WhichOneof("message")
         if kind == "decision":
             decision = request.decision
             runner = self.runners.get(decision.game_id)
             seat = session.games.get(decision.game_id)
             if isinstance(runner, Runner2210) and seat is not None:
-                return runner.submit(seat, decision, time.monotonic())
+                return runner.submit(seat, decision, received_at)
             forwarded = NO_SEAT if self.shared is None else self.shared.forward(session, decision)
             if forwarded == NO_SEAT:
                 refuse_decision(session, decision, self.ended, self.metrics)
@@ -198,8 +198,8 @@ class Lobby:
             SAMPLED.info(log, kind, bot=session.identity.name, session_id=session.session_id, queue=name)
             self.metrics.queue_depth.labels(name).set(self.matchmaker.waiting_count(name))
             session.send(self.news.status(name, session, joining))
-            if joining:
-                self._match(name)
+            if joining:  # its free slots may go to this queue or, if owed more, to another of its queues
+                self._match(*sorted(session.queues))
                 if self.accepting:
                     self.news.watch()
         elif kind == "hello":
@@ -261,8 +261,7 @@ class Lobby:
         appointment.on_withdrawn(why)
         log.info("appointment_withdrawn", bots=list(appointment.bots), why=why)
         named = {s for s in self.sessions if s.identity.name in appointment.bots}
-        for queue in sorted({q for s in named for q in s.queues}):
-            self._match(queue)
+        self._match(*sorted({q for s in named for q in s.queues}))
         return True
 
     def _withdraw_owned(self, identity: Identity) -> None:
@@ -310,17 +309,20 @@ class Lobby:
         names = {name for appointment in self.appointments for name in appointment.bots}
         return {s for s in self.sessions if s.identity.ranked and s.identity.name in names}
 
-    def _match(self, queue: str) -> None:
+    def _match(self, *queues: str) -> None:
+        """Seat the games these queues can form now, the bots' free slots shared among their queues
+        (``Matchmaker.next_games``: one game at a time, to the queue owed one most)."""
         if self.shared is not None:  # the cluster's matchmaker seats the shared queues
             return
-        config = self.queues[queue]
         held = self._held()
+        seatings = self.matchmaker.next_games(queues, held, self._playing)
         while (
             self.accepting
             and not self.paused
             and self.games_left != 0
-            and (seating := self.matchmaker.next_game(queue, held))
+            and (found := next(seatings, None)) is not None
         ):
+            queue, seating = found
             for waited in seating.waited_s:
                 self.metrics.queue_wait.labels(queue).observe(waited)
             self.metrics.queue_depth.labels(queue).set(self.matchmaker.waiting_count(queue))
@@ -328,11 +330,23 @@ class Lobby:
                 self.left_queue(queue, session)
             if self.games_left is not None:
                 self.games_left -= 1
-            self.seat_bots(config, seating.sessions)
-        if self.paused:
+            self.seat_bots(self.queues[queue], seating.sessions)
+        if self.paused or not self.accepting:
             return
-        if self.accepting and queue not in self._retries and self.matchmaker.stalled(queue, held):
-            self._retries[queue] = asyncio.get_running_loop().call_later(MATCH_RETRY_S, self._retry, queue)
+        for queue in queues:
+            if queue not in self._retries and self.matchmaker.stalled(queue, held):
+                self._retries[queue] = asyncio.get_running_loop().call_later(
+                    MATCH_RETRY_S, self._retry, queue
+                )
+
+    def _playing(self, queue: str, session: Session) -> int:
+        """How many of ``session``'s running games are of ``queue``."""
+        runners = self.runners
+        return sum(
+            1
+            for game_id in session.games
+            if (r := runners.get(game_id)) is not None and r.queue.name == queue
+        )
 
     def seat_bots(self, config: QueueConfig, bots: Sequence[BotPlayer], game_id: str = "") -> AnyRunner:
         """Start a game of ``config`` the matchmaker seated: these bots in this order, with the queue's
@@ -423,8 +437,7 @@ class Lobby:
         self.paused = ""
         log.info("seating_resumed")
         self._seat_appointments()
-        for queue in self.queues:
-            self._match(queue)
+        self._match(*self.queues)
 
     def track(self, task: asyncio.Task[None]) -> None:
         """Count ``task`` (a game, or the recording a finished game sets off, such as a tournament's next
@@ -463,8 +476,7 @@ class Lobby:
         if appointment is not None:
             appointment.on_over(runner)
         self._seat_appointments()  # a freed slot goes to a waiting appointment first
-        for queue in sorted(queues):  # then it may complete a waiting game
-            self._match(queue)
+        self._match(*sorted(queues))  # then to the queue owed a game most
         if self.accepting:
             self.news.watch()  # its bots may wait in their queues now
 

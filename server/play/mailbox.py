@@ -12,9 +12,10 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 T = TypeVar("T")
+_monotonic: Final = time.monotonic
 
 
 class Overflowed(Exception):
@@ -37,6 +38,8 @@ class Mailbox(Generic[T]):
         self._room = limit if limit > 0 else 2**62
         """Items it takes; -1 once it overflowed (one comparison per ``put`` covers both)."""
         self.on_overflow: Callable[[], object] | None = None
+        self.writing = False
+        """``deliver`` is writing an item (a write that does not end: the stream's reader is not reading)."""
 
     @property
     def overflowed(self) -> bool:
@@ -85,9 +88,37 @@ class Mailbox(Generic[T]):
             self.on_overflow()
 
 
+class Departure:
+    """A message whose departure counts: a DecisionRequest, whose bot's clock starts when it leaves.
+
+    Put in a stream's mailbox in place of its bytes; ``deliver`` stamps ``sent_at`` (``time.monotonic()``)
+    right before it hands the bytes to the transport, so the time the message waited behind the server's
+    own work (the event loop's other callbacks, the messages queued before it) is not the bot's. A
+    plain class, compiled: one is made per decision."""
+
+    def __init__(self, data: bytes, mailbox: Mailbox[Any] | None) -> None:
+        self.data = data
+        self.mailbox = mailbox
+        """The mailbox it waits in (None: sent already, ``sent_at`` set)."""
+        self.sent_at = 0.0
+        """When its bytes were handed to the transport; 0.0 while it waits in ``mailbox``."""
+
+    def held_by_reader(self) -> bool:
+        """Not sent, behind a write the stream's reader has not taken yet (it is not reading): the wait is
+        the reader's, not the server's."""
+        mailbox = self.mailbox
+        return self.sent_at == 0.0 and mailbox is not None and mailbox.writing
+
+
 async def _pump(mailbox: Mailbox[Any], write: Callable[[Any], Awaitable[None]]) -> None:
     while (item := await mailbox.get()) is not None:
-        await write(item)
+        mailbox.writing = True
+        if isinstance(item, Departure):
+            item.sent_at = _monotonic()
+            await write(item.data)
+        else:
+            await write(item)
+        mailbox.writing = False
 
 
 async def deliver(

@@ -2,7 +2,9 @@
 slot.
 
 Joining a queue is standing membership: a bot is seated again and again, as long as it has a free game
-slot, until it leaves. A game never seats the same session twice. Ratings come from ``skills`` (the
+slot, until it leaves. A game never seats the same session twice. A bot in several queues has its free
+slots shared among them (``next_games``): one game at a time, each to the queue whose ready bot plays the
+fewest of its games from there now, then has waited there longest. Ratings come from ``skills`` (the
 lobby reads them from the store; without one every bot has the default μ/σ, and the order is that of
 the seed rule: fewest recent games, then longest wait).
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Hashable, Sequence, Set
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
@@ -111,6 +113,41 @@ class Matchmaker(Generic[M]):
         """Enough bots are ready to fill a table, but none could be formed (their rating windows widen
         with time, so asking again later may form one)."""
         return len(self._ready(queue, held)) >= self.players[queue]
+
+    def next_games(
+        self,
+        queues: Iterable[str],
+        held: Set[M] = frozenset(),
+        playing: Callable[[str, M], int] = lambda queue, session: 0,
+    ) -> Iterator[tuple[str, Seating[M]]]:
+        """The games ``queues`` can seat now, one at a time, each with its queue: a bot's free slots are
+        shared among its queues, not taken by the first that could fill them all (issue 34: "Share a
+        stream's free slots across its queues fairly").
+
+        Each next game comes from the queue that is owed one most: the one where a ready bot plays the
+        fewest games (``playing``: how many of the bot's running games are of the queue) and, among
+        equals, has waited longest since it joined or was last seated there. A queue seats one game and
+        the order is taken again, so the queues take turns. A queue that forms no table now is left out
+        until the next call (taking slots only ever makes a table harder to form). Lazy: nothing is
+        seated beyond the games taken from the iterator."""
+        left = list(dict.fromkeys(queues))
+        while left:
+            owed: list[tuple[int, float, int, str]] = []
+            for order, queue in enumerate(left):
+                ready = self._ready(queue, held)
+                if ready:
+                    owed.append(min((playing(queue, s), self._since[queue, s], order, queue) for s in ready))
+            left = [queue for *_, queue in owed]  # no ready bot: none gets ready by seating others
+            seated = False
+            for *_, queue in sorted(owed):
+                seating = self.next_game(queue, held)
+                if seating is not None:
+                    seated = True
+                    yield queue, seating
+                    break
+                left.remove(queue)
+            if not seated:
+                return
 
     def next_game(self, queue: str, held: Set[M] = frozenset()) -> Seating[M] | None:
         """Seats of a new game (seat order rotated, docs/matchmaking.md) if a table can be formed now;

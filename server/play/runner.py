@@ -38,7 +38,7 @@ from server.ops.logs import SAMPLED
 from server.ops.metrics import Metrics
 from server.play import convert, messages, wire
 from server.play.event_log import EventLog
-from server.play.mailbox import Alarm
+from server.play.mailbox import Alarm, Departure
 from server.play.replays import GameRecord, ReplayWriter, seed_commitment
 from server.play.request_log import RequestLog
 from server.play.results import Outcome, game_over, game_result, seat_outcomes
@@ -61,27 +61,45 @@ _perf_counter: Final = time.perf_counter
 _round: Final = round
 
 
+UNSENT_RECHECK_S = 0.005
+"""How often a game whose request the server has not written yet looks again (its own delay: the bot's
+clock has not started)."""
+
+
 class _Asking:
     """The open DecisionRequest: the seat asked, what it may do, and its times (``time.monotonic()``).
-    A plain class: compiled, a dataclass's generated __init__ would be interpreted, once per decision."""
+    A plain class: compiled, a dataclass's generated __init__ would be interpreted, once per decision.
+
+    The bot's clock runs from its request's departure (``first.sent_at``: stamped as the stream's writer
+    hands it to the transport) to its answer's arrival (stamped as the stream's reader takes it), so the
+    server's own delays before the write and before the read are not the bot's (issue 34)."""
 
     def __init__(
         self,
         index: int,
         seat: RemoteSeat,
         legal: LegalActions,
-        started: float,
-        deadline: float,
-        sent_at: float,
+        queued: float,
+        budget_s: float,
+        sent: Departure,
     ) -> None:
         self.index = index
         self.seat = seat
         self.legal = legal
-        self.started = started
-        """When the seat began to be asked: its clock runs from here, across a resend."""
-        self.deadline = deadline
-        self.sent_at = sent_at
-        """When the request was last sent: round trips count from here."""
+        self.queued = queued
+        """When the request was put in the seat's send queue: the clock's start while it is not written."""
+        self.budget_s = budget_s
+        """The allowance plus the timebank when it was asked, in seconds."""
+        self.first = sent
+        """The request as first sent: the seat's clock runs from its departure, across a resend."""
+        self.last = sent
+        """The request as last sent (again after a reconnect): round trips count from its departure."""
+
+    def deadline(self) -> float:
+        """The answer must arrive by then: the budget from the request's departure (from its queueing while
+        it has not left)."""
+        sent_at = self.first.sent_at
+        return (sent_at if sent_at != 0.0 else self.queued) + self.budget_s
 
 
 class GameRunner:
@@ -226,19 +244,20 @@ class GameRunner:
         self._ask(index, seat, legal)
 
     def _ask(self, index: int, seat: RemoteSeat, legal: LegalActions) -> None:
-        """Send the seat its DecisionRequest and make sure this game's task wakes by its deadline."""
+        """Send the seat its DecisionRequest and make sure this game's task wakes by its deadline (at the
+        earliest: the deadline moves on to the budget from the request's departure once it is written)."""
         seat.clock.defending = legal.phase == Phase.DEFEND  # its own short allowance, mid-turn
-        started = self._send_request(index, seat, legal, None)  # the clock starts as the request is sent
-        deadline = started + seat.clock.budget_ms() / 1000
-        self._asking = asking = _Asking(index, seat, legal, started, deadline, started)
+        sent = self._send_request(index, seat, legal, None)  # the clock starts as the request leaves
+        budget_s = seat.clock.budget_ms() / 1000
+        self._asking = asking = _Asking(index, seat, legal, _monotonic(), budget_s, sent)
         self._alarm.wake_by(self._wake_time(asking))
 
     def _wake_time(self, asking: _Asking) -> float:
         """When the game's task must look at ``asking``: its deadline, or its seat's grace window's end."""
         away_since = asking.seat.disconnected_at
         if away_since is None:
-            return asking.deadline
-        return min(asking.deadline, away_since + self._grace)
+            return asking.deadline()
+        return min(asking.deadline(), away_since + self._grace)
 
     async def _watch(self, asking: _Asking) -> None:
         """What only this task does while a bot is asked: play the default at the deadline or the end of
@@ -251,15 +270,23 @@ class GameRunner:
             self._forfeit(seat, outcome, "disconnected too long", "disconnect")
             self._answered(default_action(asking.legal), "")
             return
-        if now >= asking.deadline:
-            self._answered(self._time_out(asking), "")
-            return
+        wake = self._wake_time(asking)
+        if now >= asking.deadline():
+            first = asking.first
+            if first.sent_at != 0.0 or first.held_by_reader():
+                self._answered(self._time_out(asking), "")
+                return
+            # Not written yet, and not for want of a reader: the server's own delay, not the bot's time.
+            wake = now + UNSENT_RECHECK_S
         # Only a reconnect after this request was sent needs it sent again: a seat that dropped and came
         # back while another seat was deciding was sent its GameStarted, and its next request comes anyway.
         if seat.resumed and seat.connection is not None:
             self._close_request(seat, "replaced")
-            asking.sent_at = self._send_request(asking.index, seat, asking.legal, asking.started)
-        await self._alarm.wait(self._wake_time(asking))
+            asking.last = sent = self._send_request(asking.index, seat, asking.legal, asking)
+            if asking.first.sent_at == 0.0:  # it never left before: the clock starts with this send
+                asking.first = sent
+            wake = self._wake_time(asking)
+        await self._alarm.wait(wake)
 
     def _answered(self, action: Action, annotation: str, events: list[Event] | None = None) -> None:
         """The asked seat's action (its answer, or a default): applied (unless ``events`` are given:
@@ -271,8 +298,9 @@ class GameRunner:
         """Judge the answer to the open request: apply it, or reject it (a retry may follow while time is
         left: False); once it is applied or timed out (True), ask the next seat if it is a bot's."""
         seat = asking.seat
-        if received_at > asking.deadline:
-            self._reject(seat, decision.request_id, "it arrived after its deadline", asking.deadline, "late")
+        deadline = asking.deadline()
+        if received_at > deadline:
+            self._reject(seat, decision.request_id, "it arrived after its deadline", deadline, "late")
             self._answered(self._time_out(asking), "")
         else:
             phase = PHASE_LABELS[self.state.phase]
@@ -283,16 +311,16 @@ class GameRunner:
                 self._engine_step.observe(_perf_counter() - applying)
             except ActionError as bad:
                 kind = "malformed" if isinstance(bad, MalformedActionError) else "illegal"
-                self._reject(seat, decision.request_id, str(bad), asking.deadline, kind)
+                self._reject(seat, decision.request_id, str(bad), deadline, kind)
                 return False
-            round_trip = received_at - asking.sent_at
+            round_trip = _since(received_at, asking.last, asking.queued)
             round_trips = self._round_trips.get(phase)
             if round_trips is None:
                 round_trips = self._round_trips[phase] = self.metrics.decision_round_trip.labels(phase)
             round_trips.observe(round_trip)
             seat.record_round_trip(phase, round_trip)
             self._close_request(seat, "answered")
-            seat.clock.charge(_round((received_at - asking.started) * 1000))
+            seat.clock.charge(_round(_since(received_at, asking.first, asking.queued) * 1000))
             seat.last_latency_ms = _round(round_trip * 1000)
             self._answered(action, decision.annotation, events)
         state = self.state
@@ -306,15 +334,16 @@ class GameRunner:
         return True
 
     def _send_request(
-        self, index: int, seat: RemoteSeat, legal: LegalActions, started: float | None
-    ) -> float:
-        """Send a DecisionRequest with the time left since ``started`` (None: a first send, whose clock
-        starts now, so it carries the time control's own figures); returns when it was sent."""
+        self, index: int, seat: RemoteSeat, legal: LegalActions, asked: _Asking | None
+    ) -> Departure:
+        """Send a DecisionRequest: a first send (``asked`` None), whose clock starts as it leaves, carries
+        the time control's own figures (the whole allowance, issue 34: "never announce less than the
+        configured allowance"); a resend after a reconnect the time left of ``asked``'s. Returns its
+        ``Departure``, stamped as it is written."""
         request_id = self._requests.open(index)
         seat.open_request = request_id
         seat.resumed = False
-        now = _monotonic()
-        elapsed_ms = 0 if started is None else _round((now - started) * 1000)
+        elapsed_ms = 0 if asked is None else _round(_since(_monotonic(), asked.first, asked.queued) * 1000)
         allowed = seat.clock.time_allowed_ms()
         message = messages.decision_request(
             self.game_id,
@@ -328,8 +357,7 @@ class GameRunner:
             strikes=seat.strikes,
             events=self._event_log.unsent(index, seat),
         )
-        seat.send(message)
-        return now
+        return seat.send_request(message)
 
     def _close_request(self, seat: RemoteSeat, fate: str) -> None:
         self._requests.close(seat.open_request, fate)
@@ -481,6 +509,13 @@ class GameRunner:
         self.log.info(
             "game_over", reason=self.reason, turns=state.turn, places=list(state.places), replay=where
         )
+
+
+def _since(now: float, sent: Departure, queued: float) -> float:
+    """Seconds from ``sent``'s departure (its queueing if it has not left) to ``now``, never below 0."""
+    sent_at = sent.sent_at
+    elapsed = now - (sent_at if sent_at != 0.0 else queued)
+    return elapsed if elapsed > 0.0 else 0.0
 
 
 def seat_send(seat: Seat, message: Outgoing) -> None:

@@ -34,11 +34,11 @@ from engine.replay import Reseed
 from server.ops.config import QueueConfig
 from server.ops.metrics import Metrics
 from server.play import convert_2210, messages
-from server.play.mailbox import Alarm
+from server.play.mailbox import Alarm, Departure
 from server.play.replays import GameRecord, ReplayWriter, seed_commitment
 from server.play.request_log import RequestLog
 from server.play.results import Finished2210, Outcome, game_over, game_result
-from server.play.runner import GameRunner
+from server.play.runner import UNSENT_RECHECK_S, GameRunner
 from server.play.seats import Connection, HouseSeat, RemoteSeat, Seat
 from server.play.spectators import Spectator, Spectators
 from server.records import ALL_FORFEITED, SHUTDOWN
@@ -48,14 +48,36 @@ log = structlog.get_logger("conquest.runner_2210")
 
 
 class _Ask:
-    """An open DecisionRequest: its id, what the seat may do, and its times (``time.monotonic()``)."""
+    """An open DecisionRequest: its id, what the seat may do, and its times (``time.monotonic()``). The
+    seat's clock runs from the request's departure to the answer's arrival, as a classic game's
+    (``server.play.runner``)."""
 
-    def __init__(self, request_id: int, legal: Legal2210, started: float, deadline: float) -> None:
+    def __init__(self, request_id: int, legal: Legal2210, queued: float, budget_s: float) -> None:
         self.request_id = request_id
         self.legal = legal
-        self.started = started
-        self.deadline = deadline
-        self.sent_at = started
+        self.queued = queued
+        """When it was first put in the seat's send queue: the clock's start while it is not written."""
+        self.budget_s = budget_s
+        self.first: Departure | None = None
+        """The request as first sent: the seat's clock runs from its departure, across a resend."""
+        self.last: Departure | None = None
+        """The request as last sent: round trips count from its departure."""
+
+    def since(self, now: float, last: bool = False) -> float:
+        """Seconds from the first (``last``: the latest) send's departure to ``now``, never below 0."""
+        sent = self.last if last else self.first
+        sent_at = sent.sent_at if sent is not None else 0.0
+        return max(0.0, now - (sent_at or self.queued))
+
+    def deadline(self) -> float:
+        """The budget from the request's departure (from its queueing while it has not left)."""
+        sent_at = self.first.sent_at if self.first is not None else 0.0
+        return (sent_at or self.queued) + self.budget_s
+
+    def waits_on_server(self) -> bool:
+        """Not written yet, and not for want of a reader: the server's own delay, the clock not started."""
+        first = self.first
+        return first is not None and first.sent_at == 0.0 and not first.held_by_reader()
 
 
 class Runner2210:
@@ -151,7 +173,7 @@ class Runner2210:
                 self._forfeit(index, seat, Outcome.SEAT_OUTCOME_FORFEIT_DISCONNECT, "disconnected too long")
                 self._record(index, default_action(ask.legal), "", None)
                 return True
-            if now >= ask.deadline:
+            if now >= ask.deadline() and not ask.waits_on_server():
                 self._record(index, self._time_out(index, seat, ask), "", None)
                 return True
             if seat.resumed and seat.connection is not None:
@@ -161,7 +183,10 @@ class Runner2210:
     def _wake_time(self, index: int, ask: _Ask) -> float:
         seat = self.seats[index]
         away_since = seat.disconnected_at if isinstance(seat, RemoteSeat) else None
-        return ask.deadline if away_since is None else min(ask.deadline, away_since + self._grace)
+        deadline = ask.deadline()
+        if ask.waits_on_server():
+            deadline = max(deadline, time.monotonic() + UNSENT_RECHECK_S)
+        return deadline if away_since is None else min(deadline, away_since + self._grace)
 
     def _all_forfeited(self) -> bool:
         return all(isinstance(s, RemoteSeat) and s.forfeit is not None for s in self.seats)
@@ -203,16 +228,16 @@ class Runner2210:
     def _ask(self, index: int, seat: RemoteSeat) -> None:
         legal = legal_for(self.state, index)
         seat.clock.defending = legal.phase == Phase.DEFEND  # its own short allowance, mid-turn
-        now = time.monotonic()
-        ask = _Ask(self._requests.open(index), legal, now, now + seat.clock.budget_ms() / 1000)
+        ask = _Ask(self._requests.open(index), legal, time.monotonic(), seat.clock.budget_ms() / 1000)
         self._open[index] = ask
         self._send_request(index, seat, ask)
 
     def _send_request(self, index: int, seat: RemoteSeat, ask: _Ask) -> None:
         seat.open_request = ask.request_id
         seat.resumed = False
-        now = time.monotonic()
-        elapsed_ms = round((now - ask.started) * 1000)
+        # A first send carries the time control's own figures (issue 34: "never announce less than the
+        # configured allowance"); a resend after a reconnect the time left since the first left.
+        elapsed_ms = 0 if ask.first is None else round(ask.since(time.monotonic()) * 1000)
         allowed = seat.clock.time_allowed_ms()
         events = self._unsent(index, seat)
         request = convert_2210.decision_request_2210(
@@ -227,8 +252,10 @@ class Runner2210:
             last_latency_ms=seat.last_latency_ms,
             strikes=seat.strikes,
         )
-        ask.sent_at = now
-        seat.send(bot_pb2.ConnectResponse(decision_request=request))
+        sent = seat.send_request(bot_pb2.ConnectResponse(decision_request=request).SerializeToString())
+        ask.last = sent
+        if ask.first is None or ask.first.sent_at == 0.0:  # a first send, or the first never left
+            ask.first = sent
 
     def _unsent(self, index: int, seat: RemoteSeat) -> list[tuple[int, Event2210]]:
         """The events seat ``index`` has not been sent, as it may see them, with their positions; now sent."""
@@ -305,7 +332,7 @@ class Runner2210:
                 why += "; " + self._who_is_asked()
             self._reject(seat, request_id, why, None, "late" if late else "stale")
             return False
-        if received_at > ask.deadline:
+        if received_at > ask.deadline():
             self._reject(seat, request_id, "it arrived after its deadline", None, "late")
             self._alarm.wake()
             return False
@@ -324,11 +351,11 @@ class Runner2210:
             self._failure = bug
             self._alarm.wake()
             return False
-        round_trip = received_at - ask.sent_at
+        round_trip = ask.since(received_at, last=True)
         phase = ask.legal.phase.name.lower()
         self.metrics.decision_round_trip.labels(phase).observe(round_trip)
         seat.record_round_trip(phase, round_trip)
-        seat.clock.charge(round((received_at - ask.started) * 1000))
+        seat.clock.charge(round(ask.since(received_at) * 1000))
         seat.last_latency_ms = round(round_trip * 1000)
         self._close(index, "answered")
         self._record(index, action, decision.annotation, events)
@@ -349,7 +376,7 @@ class Runner2210:
     def _reject(self, seat: RemoteSeat, request_id: int, reason: str, ask: _Ask | None, kind: str) -> None:
         self.metrics.rejections.labels(kind).inc()
         seat.rejections += 1
-        left_ms = max(0, round((ask.deadline - time.monotonic()) * 1000)) if ask is not None else 0
+        left_ms = max(0, round((ask.deadline() - time.monotonic()) * 1000)) if ask is not None else 0
         seat.send(messages.decision_rejected(self.game_id, request_id, reason, left_ms > 0, left_ms))
 
     def detach(self, index: int) -> None:

@@ -7,18 +7,22 @@ message through whatever ``Connection`` currently holds it (none while its bot i
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Final, Protocol
 
 from conquest.v1 import bot_pb2
 from engine import Policy, aggressive_policy, random_policy
 from server.ops.config import TimeControl
 from server.ops.histogram import bucket
 from server.play.clock import SeatClock
-from server.play.session import Outgoing
+from server.play.mailbox import Departure
+from server.play.session import Outgoing, Session
 from server.records import ROUND_TRIP_BUCKETS, Identity
+
+_monotonic: Final = time.monotonic
 
 
 class Connection(Protocol):
@@ -103,6 +107,21 @@ class RemoteSeat:
     def send(self, message: Outgoing) -> None:
         if self.connection is not None:
             self.connection.send(message)
+
+    def send_request(self, message: bytes) -> Departure:
+        """Send a DecisionRequest, its departure stamped: by its stream's writer as it hands it to the
+        transport for a local session (``mailbox.deliver``), now for any other connection (the relay to
+        another replica) or none (a disconnected seat)."""
+        connection = self.connection
+        if isinstance(connection, Session):
+            departure = Departure(message, connection.outbox)
+            connection.send(departure)
+            return departure
+        departure = Departure(message, None)
+        departure.sent_at = _monotonic()
+        if connection is not None:
+            connection.send(message)
+        return departure
 
     def record_round_trip(self, phase: str, seconds: float) -> None:
         """Count an answered decision of ``phase`` (lower-case Phase name) that took ``seconds``."""

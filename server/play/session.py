@@ -10,11 +10,13 @@ import secrets
 from dataclasses import dataclass, field
 
 from conquest.v1 import bot_pb2
-from server.play.mailbox import Mailbox
+from server.play.mailbox import Departure, Mailbox
 from server.records import NAME_FORM, NAME_PATTERN, HelloError, Identity, practice_identity, shown
 
 Outgoing = bot_pb2.ConnectResponse | bytes
 """A message for a bot's stream: a ConnectResponse, or one serialized already (by ``server.play.wire``)."""
+Queued = Outgoing | Departure
+"""What a session's send queue holds: a message, or a DecisionRequest whose departure is to be stamped."""
 
 
 MAX_CAPACITY = 64
@@ -69,10 +71,10 @@ class Session:
     """game id -> the seat this session plays in it."""
     queues: set[str] = field(default_factory=set)
     closed: bool = False
-    outbox: Mailbox[Outgoing | None] = field(default_factory=Mailbox)
+    outbox: Mailbox[Queued | None] = field(default_factory=Mailbox)
     """What the stream has still to write; None ends it (``server.play.mailbox.deliver`` writes it)."""
 
-    def send(self, message: Outgoing) -> None:
+    def send(self, message: Queued) -> None:
         if not self.closed:
             self.outbox.put(message)
 

@@ -108,13 +108,14 @@ class SharedPairing:
                 )
         names = {name for appointment in appointments for name in appointment.bots}
         held = {w for w in self.waiters.values() if w.identity.ranked and w.identity.name in names}
-        for queue in matchmaker.players:
-            while (seating := matchmaker.next_game(queue, held)) is not None:
-                done = set(map(id, seating.done))
-                seats = tuple(_seat(w, id(w) in done) for w in seating.sessions)
-                host = place([s.replica for s in seats], loads)
-                loads[host] += 1
-                seatings.append(SharedSeating(secrets.token_hex(8), queue, host, seats))
+        # A bot's free slots are shared among its queues, the one it has waited in longest first (its
+        # running games per queue are not in the shared store, so this side goes by the wait alone).
+        for queue, seating in matchmaker.next_games(matchmaker.players, held):
+            done = set(map(id, seating.done))
+            seats = tuple(_seat(w, id(w) in done) for w in seating.sessions)
+            host = place([s.replica for s in seats], loads)
+            loads[host] += 1
+            seatings.append(SharedSeating(secrets.token_hex(8), queue, host, seats))
         return seatings
 
     def _appointed(self, appointment: SharedAppointment) -> tuple[SharedSeat, ...] | None:

@@ -49,7 +49,7 @@ async def read_stream(
     requests: AsyncIterator[bot_pb2.ConnectRequest],
     session: Session,
     runners: dict[str, GameRunner],
-    handle: Callable[[Session, bot_pb2.ConnectRequest], bool],
+    handle: Callable[[Session, bot_pb2.ConnectRequest, float], bool],
     rate: float,
     flooded: Callable[[Session, int], bool],
 ) -> None:
@@ -81,8 +81,8 @@ async def read_stream(
             continue
         tokens -= 1.0
         if request.WhichOneof("message") != "decision":
-            handle(session, request)
+            handle(session, request, received_at)
             continue
         routed = route_decision(session.games, runners, request.decision, received_at)
-        if routed == TAKEN or (routed == NO_SEAT and handle(session, request)):
+        if routed == TAKEN or (routed == NO_SEAT and handle(session, request, received_at)):
             tokens += 1.0
