@@ -25,7 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
-import chaos_attacks as attacks  # type: ignore[import-not-found]  # tests/support, on the path above
+import chaos_arena_relay as arena_relay  # type: ignore[import-not-found]  # tests/support, on the path above
+import chaos_attacks as attacks  # type: ignore[import-not-found]
+import chaos_dashboard as web_attacks  # type: ignore[import-not-found]
 import chaos_disk as disk  # type: ignore[import-not-found]
 import chaos_faults as faults  # type: ignore[import-not-found]
 from chaos import ChaosServer, Verdict, bounded, table  # type: ignore[import-not-found]
@@ -36,14 +38,21 @@ FLOOD_S = 20.0
 RUN_LIMIT_S = 300
 """Longest one attack or fault may take before the run fails (a hang, not a measurement)."""
 
+ARENA_CALL_S = 6.0
+"""How long each Arena call is flooded in row 33.5: 16 calls one after another within the flood's 120 s
+(``chaos.finish``); 4 s of a flood empties the bucket's 200 tokens."""
+
 Run = Callable[[Path], Awaitable[Verdict]]
 
 
-def on_server(attack: Callable[[ChaosServer], Awaitable[Verdict]]) -> Run:
-    """An attack on a server of its own, stopped after it."""
+def on_server(
+    attack: Callable[[ChaosServer], Awaitable[Verdict]],
+    server_in: Callable[[Path], ChaosServer] = ChaosServer,
+) -> Run:
+    """An attack on a server of its own (``server_in(directory)``), stopped after it."""
 
     async def run(directory: Path) -> Verdict:
-        server = ChaosServer(directory).start()
+        server = server_in(directory).start()
         try:
             return await attack(server)
         finally:
@@ -72,6 +81,11 @@ def runs() -> list[tuple[str, Run]]:
         ("14", on_server(attacks.item_14_huge_odds)),
         ("15", on_server(lambda s: attacks.item_15_web_flood(s, seconds=FLOOD_S))),
         ("arena", on_server(lambda s: attacks.arena_flood(s, seconds=FLOOD_S))),
+        ("33.2", on_server(web_attacks.item_2_hoarded_live_views)),  # 300 live views asked, never read
+        ("33.3", on_server(web_attacks.item_3_slow_and_silent_connections)),  # 800 slowloris, 2,000 silent
+        ("33.4", on_server(lambda s: web_attacks.item_4_forwarded_for(s, seconds=FLOOD_S))),
+        ("33.5", on_server(lambda s: arena_relay.arena_flood_per_call(s, seconds=ARENA_CALL_S))),
+        ("33.6", on_server(arena_relay.relay_log_flood, arena_relay.relay_replica)),  # 41 s of wrong hellos
         ("16", lambda d: faults.kill_mid_ladder(d, pairs=2, games=30)),
         ("SIGTERM", lambda d: faults.sigterm_drain(d, pairs=2, games=30)),
         ("17", lambda d: faults.locked_database(d, seconds=40)),

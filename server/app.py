@@ -30,6 +30,7 @@ from server.arena.api import Arena
 from server.ops.calls import MAX_REQUEST_BYTES, CallGuard, cut_off, log_failure, unread
 from server.ops.config import ConfigError, QueueConfig, ServerConfig
 from server.ops.metrics import Metrics
+from server.ops.ratelimit import RateLimit
 from server.play.admission import Refused
 from server.play.cluster import Cluster
 from server.play.drain import hand_over, others_alive
@@ -45,6 +46,8 @@ from server.play.stream import read_stream, serialize_response
 from server.play.takeover import Takeover, abandon
 from server.storage import Store
 from server.storage.auth import StoreAuthenticator, StoreRatings
+from server.web.limits import WebLimits
+from server.web.live import FEED_BURST, FEED_RATE, FEED_STREAMS
 from server.web.process import DashboardProcess, Settings, play_address
 
 UNREAD_FLUSH_S = 5.0
@@ -316,11 +319,12 @@ async def start_cluster(
 
 
 def build_server(
-    config: ServerConfig, address: str, lobby: Lobby, store: Store | None
+    config: ServerConfig, address: str, lobby: Lobby, store: Store | None, dashboard_token: str = ""
 ) -> tuple[grpc.aio.Server, int, Health, Arena]:
     """The gRPC server, its port, its health servicer and the Arena its ArenaService reads through (a
     second Arena over the same lobby would run a second tournament director and seat a resumed
-    tournament's tables twice)."""
+    tournament's tables twice). ``dashboard_token``: the secret of the dashboard process to be started
+    (``start_web``), whose Arena calls are then counted under limits of their own ("": no dashboard)."""
     server = grpc.aio.server(
         interceptors=[CallGuard()],
         # replicas of one cluster on one machine share the bots' port (``conquest serve --processes``)
@@ -331,7 +335,14 @@ def build_server(
     )
     add_bot_service(BotService(lobby), server)
     arena = Arena(lobby, store)
-    arena_pb2_grpc.add_ArenaServiceServicer_to_server(arena_service.ArenaService(arena), server)
+    dashboard = (
+        arena_service.DashboardClient(dashboard_token, RateLimit(FEED_RATE, FEED_BURST), FEED_STREAMS)
+        if dashboard_token
+        else None
+    )
+    arena_pb2_grpc.add_ArenaServiceServicer_to_server(
+        arena_service.ArenaService(arena, dashboard=dashboard), server
+    )
     health_servicer = Health()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     services = (SERVICE_NAME, arena_service.SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
@@ -348,11 +359,18 @@ def build_server(
     return server, port, health_servicer, arena
 
 
+def dashboard_secret(config: ServerConfig) -> str:
+    """A new secret for the dashboard process to show with its Arena calls ("" without a dashboard): made at
+    each start and handed to it with its settings, so that no other client can have it."""
+    return secrets.token_urlsafe(32) if config.dashboard_port else ""
+
+
 async def start_web(
-    config: ServerConfig, port: int, store: Store | None, metrics: Metrics
+    config: ServerConfig, port: int, store: Store | None, metrics: Metrics, dashboard_token: str = ""
 ) -> DashboardProcess:
     """The web dashboard of the game server on gRPC ``port``, in a process of its own listening on
-    ``config.dashboard_port``, restarted (and counted in ``metrics``) if it dies.
+    ``config.dashboard_port``, restarted (and counted in ``metrics``) if it dies. ``dashboard_token``: the
+    secret its calls show (``build_server``'s), handed to it with its settings.
 
     Raises:
         OSError: it could not listen on that port (the message says why).
@@ -361,9 +379,17 @@ async def start_web(
         Settings(
             port=config.dashboard_port,
             play_address=play_address(config.address, port),
+            play_token=dashboard_token,
             database_url=store.url if store is not None else "",
             queues=tuple(q.name for q in config.queues),
             log_format=config.log_format,
+            web_limits=WebLimits(
+                client_watches=config.dashboard_client_watch_limit,
+                client_connections=config.dashboard_client_connection_limit,
+                connections=config.dashboard_connection_limit,
+                request_timeout_s=config.dashboard_request_timeout_ms / 1000,
+                send_timeout_s=config.dashboard_send_timeout_ms / 1000,
+            ),
         ),
         metrics.dashboard_restarts.inc,
     )
@@ -377,7 +403,8 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
     alive), give the games left ``config.shutdown_grace_ms`` to finish, end and record the rest, and
     stop."""
     lobby = build_lobby(config, store)
-    server, port, health_servicer, arena = build_server(config, config.address, lobby, store)
+    dashboard_token = dashboard_secret(config)
+    server, port, health_servicer, arena = build_server(config, config.address, lobby, store, dashboard_token)
     stop = asyncio.Event()
     signals: list[signal.Signals] = []
 
@@ -389,7 +416,11 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping, signum)
     metrics_http = lobby.metrics.serve(config.metrics_port) if config.metrics_port else None
-    dashboard = await start_web(config, port, store, lobby.metrics) if config.dashboard_port else None
+    dashboard = (
+        await start_web(config, port, store, lobby.metrics, dashboard_token)
+        if config.dashboard_port
+        else None
+    )
     recording = await start_recorder(lobby, health_servicer)
     cluster = await start_cluster(config, lobby, store, health_servicer) if config.cluster and store else None
     queue_of = arena.director.queue if arena.director is not None else None

@@ -28,7 +28,7 @@ from typing import TextIO
 
 from engine import Rules, RulesConfigError, preset
 from engine.r2210.rules import PLAYER_COUNTS, Rules2210
-from server.app import build_lobby, build_server, start_recorder, start_web
+from server.app import build_lobby, build_server, dashboard_secret, start_recorder, start_web
 from server.cli.numbers import whole_number
 from server.cli.output import outcome, result_line, say, stop_on_signals
 from server.cli.practice import SAMPLE_BOTS
@@ -250,14 +250,17 @@ class Match:
         lobby = build_lobby(config, self.store)
         lobby.on_game_over = self._game_over
         lobby.games_left = self.games
-        server, port, health_servicer, _ = build_server(config, config.address, lobby, self.store)
+        dashboard_token = dashboard_secret(config)
+        server, port, health_servicer, _ = build_server(
+            config, config.address, lobby, self.store, dashboard_token
+        )
         recording = await start_recorder(lobby, health_servicer)  # results wait while a database is down
         await server.start()
         self._started_at = time.monotonic()
         dashboard = None
         try:
             if self.dashboard_port:
-                dashboard = await start_web(config, port, self.store, lobby.metrics)
+                dashboard = await start_web(config, port, self.store, lobby.metrics, dashboard_token)
             self._serving(port)
             for entrant in self.entrants:
                 if entrant.command is not None:

@@ -108,6 +108,18 @@ class ServerConfig:
     """Prometheus ``/metrics`` is served over HTTP on this port; 0 turns it off."""
     dashboard_port: int = 8080
     """The web dashboard (server/web/dashboard.py) is served over HTTP on this port; 0 turns it off."""
+    dashboard_client_watch_limit: int = 4
+    """Live games one client address may follow at once on the dashboard; one more is refused (429)."""
+    dashboard_client_connection_limit: int = 32
+    """HTTP connections one client address may hold open to the dashboard; one more is refused (429)."""
+    dashboard_connection_limit: int = 4000
+    """HTTP connections the dashboard holds open over all clients (fewer under its open-file limit); one
+    more is refused (503) and logged."""
+    dashboard_request_timeout_ms: int = 10_000
+    """A dashboard connection that has not sent a whole request this long after it opened (or after its
+    last answer) is closed: slow and silent clients."""
+    dashboard_send_timeout_ms: int = 30_000
+    """A dashboard answer (a live game's stream) left unread this long is cut and its connection closed."""
     database_url: str = "sqlite:///conquest.sqlite3"
     """SQLAlchemy URL of the store (relative SQLite paths are from the working directory); "" runs
     without a database: practice play only, replays as files in ``replay_dir``."""

@@ -11,6 +11,11 @@ A config file looks like this (every key optional; the values shown are the defa
     shutdown_grace_ms = 30000    # on SIGTERM, in-flight games get this long to finish
     metrics_port = 9100          # Prometheus /metrics over HTTP on this port; 0 turns it off
     dashboard_port = 8080        # the read-only web dashboard over HTTP on this port; 0 turns it off
+    dashboard_client_watch_limit = 4  # live games one client address may follow at once on the dashboard
+    dashboard_client_connection_limit = 32  # HTTP connections one client address may hold open to it
+    dashboard_connection_limit = 4000  # HTTP connections it holds open over all clients
+    dashboard_request_timeout_ms = 10000  # a connection without a whole request this long is closed
+    dashboard_send_timeout_ms = 30000  # an answer left unread this long is cut
     database_url = "sqlite:///conquest.sqlite3"  # bots, ratings, games, replays; "" = replay files only
     admin_token = ""             # needed by the Arena API's register/rotate/revoke; "" turns them off
     challenge_quota = 20         # challenge games a bot may be named in per challenge period
@@ -207,6 +212,21 @@ def parse_config(data: dict[str, Any]) -> ServerConfig:
         shutdown_grace_ms=_count(server, "shutdown_grace_ms", defaults.shutdown_grace_ms, "server"),
         metrics_port=_port(server, "metrics_port", defaults.metrics_port),
         dashboard_port=_port(server, "dashboard_port", defaults.dashboard_port),
+        dashboard_client_watch_limit=_positive(
+            server, "dashboard_client_watch_limit", defaults.dashboard_client_watch_limit
+        ),
+        dashboard_client_connection_limit=_positive(
+            server, "dashboard_client_connection_limit", defaults.dashboard_client_connection_limit
+        ),
+        dashboard_connection_limit=_positive(
+            server, "dashboard_connection_limit", defaults.dashboard_connection_limit
+        ),
+        dashboard_request_timeout_ms=_positive(
+            server, "dashboard_request_timeout_ms", defaults.dashboard_request_timeout_ms
+        ),
+        dashboard_send_timeout_ms=_positive(
+            server, "dashboard_send_timeout_ms", defaults.dashboard_send_timeout_ms
+        ),
         database_url=_typed(server, "database_url", str, defaults.database_url, "server"),
         admin_token=_typed(server, "admin_token", str, defaults.admin_token, "server"),
         challenge_quota=_count(server, "challenge_quota", defaults.challenge_quota, "server"),

@@ -1,5 +1,6 @@
 """Who may open a stream: the bound on streams each client address holds open (Connect, before and after
-its Hello, and WatchGame), the Hello deadline, and the bound on streams waiting for their Hello.
+its Hello, and WatchGame; the dashboard process has a bound of its own), the Hello deadline, and the bound
+on streams waiting for their Hello.
 
 A stream refused here is told why (``Refused``: a fatal Error on Connect, ``RESOURCE_EXHAUSTED`` on
 WatchGame); what it held is given back when it ends.
@@ -36,22 +37,18 @@ class Admission:
         self.waiting_hello = 0
 
     @contextmanager
-    def stream(self, peer: str) -> Iterator[None]:
-        """Hold one of the client's streams while the block runs.
+    def stream(self, peer: str, client: str = "", limit: int = 0) -> Iterator[None]:
+        """Hold one of the client's streams while the block runs. The client is ``peer``'s address, held to
+        ``client_stream_limit``; or, with ``client`` and ``limit``, a client of its own limit, whatever its
+        address (the dashboard process: ``server.arena.service.DashboardClient``).
 
         Raises:
-            Refused: ``too_many_streams``, the client holds ``client_stream_limit`` open already.
+            Refused: ``too_many_streams``, the client holds its limit of streams open already.
         """
-        client = client_of(peer)
+        client = client or client_of(peer)
         held = self.streams.get(client, 0)
-        limit = self.config.client_stream_limit
-        if held >= limit:
-            raise Refused(
-                "too_many_streams",
-                f"{client} holds {held} streams open (Connect and WatchGame), the most one client may "
-                f"(server.client_stream_limit = {limit}): close one first, or play more games per session "
-                "(Hello.capacity)",
-            )
+        if held >= (limit or self.config.client_stream_limit):
+            raise Refused("too_many_streams", self._too_many(client, held, limit))
         self.streams[client] = held + 1
         try:
             yield
@@ -61,6 +58,19 @@ class Admission:
                 self.streams[client] = left
             else:
                 del self.streams[client]
+
+    def _too_many(self, client: str, held: int, limit: int) -> str:
+        """Why a stream of ``client``, holding ``held`` streams, is refused (``limit``: its own)."""
+        if limit:
+            return (
+                f"the {client} holds {held} WatchGame streams open, the most it is given ({limit}: its live "
+                "games followed at once, and a margin): retry once one of them ends"
+            )
+        return (
+            f"{client} holds {held} streams open (Connect and WatchGame), the most one client may "
+            f"(server.client_stream_limit = {self.config.client_stream_limit}): close one first, or play "
+            "more games per session (Hello.capacity)"
+        )
 
     async def hello(self, first: Awaitable[T]) -> T:
         """The stream's first message, awaited at most ``hello_timeout_ms``.

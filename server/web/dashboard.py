@@ -12,9 +12,12 @@ JSON endpoints (docs/dashboard.md): ``/api/queues``, ``/api/cluster``, ``/api/le
 ``/api/games/<id>/watch`` (SSE), ``/api/bots/<name>``, ``/api/tournaments``, ``/api/tournaments/<name>``,
 ``/api/odds?attackers=&defenders=&dice=&repeat_until=``.
 
-Every request passes ``server.web.guard`` (a rate limit per client address, the security headers), the
+Every connection passes ``server.web.connections`` (a deadline for each request, a cut for an answer left
+unread, bounds on the connections of one client address and of all), every request ``server.web.guard``
+(a rate limit and a bound on the live games followed per client address, the security headers), the
 odds and a replay's steps are computed in a worker process behind a bounded queue
 (``server.web.heavy``), and a replay's answer is kept (``ReplayCache``: a finished game never changes).
+The limits are ``server.web.limits.WebLimits``, set from the ``[server]`` settings ``dashboard_*``.
 """
 
 from __future__ import annotations
@@ -43,9 +46,11 @@ from server.arena.ledger import MAX_GAMES, Ledger, NoDatabaseError
 from server.arena.service import status_code
 from server.ops.ratelimit import RateLimit
 from server.storage import InvalidInputError, NotFoundError, StorageError
+from server.web.connections import OpenConnections, open_file_limit, protocol_of
 from server.web.guard import Guard
 from server.web.heavy import RETRY_AFTER, BusyError, HeavyWork, odds_job, replay_job
 from server.web.layout_2210 import LAYOUT_2210
+from server.web.limits import CLIENT_WATCHES, WebLimits
 from server.web.live import GameMovingError, LiveFeed, PlayUnavailableError, TooManyWatchersError
 from server.web.replay_view import STATIC
 
@@ -118,10 +123,16 @@ def _busy(error: BusyError | PlayUnavailableError | TooManyWatchersError) -> Res
 
 class Dashboard:
     """The dashboard's routes over the records of ``ledger`` and the live games of ``feed``; ``asgi`` is
-    the app to serve (the routes behind the guard)."""
+    the app to serve (the routes behind the guard, which holds each client to ``limit`` and to
+    ``watch_limit`` live games at once)."""
 
     def __init__(
-        self, ledger: Ledger, feed: LiveFeed, limit: RateLimit | None = None, heavy: HeavyWork | None = None
+        self,
+        ledger: Ledger,
+        feed: LiveFeed,
+        limit: RateLimit | None = None,
+        heavy: HeavyWork | None = None,
+        watch_limit: int = CLIENT_WATCHES,
     ) -> None:
         self.ledger = ledger
         self.feed = feed
@@ -147,7 +158,7 @@ class Dashboard:
         # Starlette would answer /static with a redirect to /static/ built from the Host header the client
         # sent (Host: evil.example sent it to http://evil.example/static/): every path is exact instead.
         self.app.router.redirect_slashes = False
-        self.asgi = Guard(self.app, limit)
+        self.asgi = Guard(self.app, limit, watch_limit)
 
     async def _answer(self, work: Callable[..., T], *args: Any, blocking: bool = True) -> Response:
         """``work(*args)`` as JSON; database work runs in a worker thread."""
@@ -388,6 +399,7 @@ class RunningDashboard:
     task: asyncio.Task[None]
     port: int
     dashboard: Dashboard
+    connections: OpenConnections
 
     @property
     def url(self) -> str:
@@ -401,11 +413,17 @@ class RunningDashboard:
 
 
 async def start_dashboard(
-    ledger: Ledger, feed: LiveFeed, port: int, host: str = "", limit: RateLimit | None = None
+    ledger: Ledger,
+    feed: LiveFeed,
+    port: int,
+    host: str = "",
+    limit: RateLimit | None = None,
+    web_limits: WebLimits | None = None,
 ) -> RunningDashboard:
     """Serve the dashboard of ``ledger`` and ``feed`` (closed when it stops) over HTTP on ``port`` (0: a
     free port) of every interface (``host`` ""), on the running event loop, each client held to
-    ``limit`` (the default of ``server.web.guard``). ``server.web.process`` runs it in its own process.
+    ``limit`` (the default of ``server.web.guard``) and, with all the others, to ``web_limits`` (the
+    defaults of ``server.web.limits``). ``server.web.process`` runs it in its own process.
 
     Raises:
         OSError: the port cannot be bound (the message names it).
@@ -417,9 +435,12 @@ async def start_dashboard(
         )
     except OSError as bad:
         raise OSError(f"the dashboard cannot listen on port {port}: {bad.strerror}") from None
-    dashboard = Dashboard(ledger, feed, limit)
+    web_limits = web_limits or WebLimits()
+    dashboard = Dashboard(ledger, feed, limit, watch_limit=web_limits.client_watches)
+    connections = OpenConnections(web_limits, open_file_limit())
     config = uvicorn.Config(
         dashboard.asgi,
+        http=protocol_of(connections),  # h11 with deadlines and bounds on connections (uvicorn has neither)
         log_config=None,  # structlog configures logging; uvicorn must not replace it
         access_log=False,
         # A client is its socket's address: X-Forwarded-For from a local process would otherwise choose its
@@ -435,4 +456,4 @@ async def start_dashboard(
             task.result()  # raises what stopped it
             raise OSError("the dashboard stopped while starting")
         await asyncio.sleep(0.01)
-    return RunningDashboard(server, task, sock.getsockname()[1], dashboard)
+    return RunningDashboard(server, task, sock.getsockname()[1], dashboard, connections)

@@ -7,6 +7,10 @@ thousand visitors cost the play process one call in that time) and ``WatchGame``
 visitor following a game, at most ``MAX_WATCHERS`` at once). In a cluster, any replica streams any game
 (relaying it from its host); a game that changes replica (a host draining or killed) is followed to its new
 host: the stream goes on with a new snapshot, which the page draws afresh.
+
+Every call shows the secret the play process handed the dashboard process at its start (request metadata
+``server.ops.calls.DASHBOARD_METADATA``), so the play process counts the feed under limits of its own
+(``FEED_RATE``, ``FEED_BURST``, ``FEED_STREAMS``), not under its address's, which local bots share.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import AsyncGenerator
 import grpc
 
 from conquest.v1 import arena_pb2, arena_pb2_grpc
+from server.ops.calls import DASHBOARD_METADATA
 
 LIVE_CACHE_S = 0.5
 """Seconds a ListLiveGames answer is shown before it is asked for again."""
@@ -29,6 +34,14 @@ FOLLOW_S = 15.0
 """Seconds a game that changes replica is looked for (WatchGame called again) before the visitor is told."""
 RETRY_S = 0.5
 """Seconds between WatchGame calls while no replica can stream a game changing replica."""
+FEED_STREAMS = MAX_WATCHERS + MAX_WATCHERS // 4
+"""WatchGame streams the play process lets the feed hold open at once: its ``MAX_WATCHERS``, and a margin
+for the streams it has let go of that the play process has not seen end yet."""
+FEED_RATE = MAX_WATCHERS / RETRY_S
+"""Arena calls a second the play process lets the feed make: every watcher calling WatchGame again each
+``RETRY_S`` while its game changes replica (ListLiveGames, at most every 0.1 s, is lost in it)."""
+FEED_BURST = 2 * MAX_WATCHERS
+"""Arena calls the feed may make at once: every watcher's WatchGame, and each one's again."""
 _CHANGING_REPLICA = (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
 """WatchGame's answers for a game changing replica: it moved (call again), or no replica plays it yet."""
 
@@ -47,11 +60,14 @@ class TooManyWatchersError(Exception):
 
 
 class LiveFeed:
-    """The live games of the game server at ``address`` (host:port of its gRPC API)."""
+    """The live games of the game server at ``address`` (host:port of its gRPC API). ``token``: the secret
+    the game server handed this dashboard, shown with every call ("": none, the feed's calls are counted as
+    any from its address)."""
 
-    def __init__(self, address: str, max_watchers: int = MAX_WATCHERS) -> None:
+    def __init__(self, address: str, max_watchers: int = MAX_WATCHERS, token: str = "") -> None:
         self.address = address
         self.max_watchers = max_watchers
+        self._metadata = ((DASHBOARD_METADATA, token),) if token else ()
         self.watchers = 0
         self.ids: set[str] = set()
         """The ids of the games being played at the last look (updated in place)."""
@@ -77,7 +93,7 @@ class LiveFeed:
     async def _ask(self) -> arena_pb2.ListLiveGamesResponse:
         try:
             games: arena_pb2.ListLiveGamesResponse = await self._stub.ListLiveGames(
-                arena_pb2.ListLiveGamesRequest(), timeout=CALL_TIMEOUT_S
+                arena_pb2.ListLiveGamesRequest(), timeout=CALL_TIMEOUT_S, metadata=self._metadata
             )
         except grpc.aio.AioRpcError as error:
             raise PlayUnavailableError(
@@ -118,7 +134,9 @@ class LiveFeed:
         lost_at = 0.0  # since when the game, changing replica, has not been streamed (0: it is)
         try:
             while True:
-                call = self._stub.WatchGame(arena_pb2.WatchGameRequest(game_id=game_id))
+                call = self._stub.WatchGame(
+                    arena_pb2.WatchGameRequest(game_id=game_id), metadata=self._metadata
+                )
                 try:
                     async for message in call:
                         lost_at = 0.0

@@ -6,7 +6,8 @@ watches it: a dashboard that dies (killed, out of memory) is reported in the log
 ``conquest_dashboard_restarts_total`` and started again on the same port after ``RESTART_DELAY_S``; the
 games never notice. The dashboard process (``main``) opens the database itself for the records
 (``server.arena.ledger.Ledger``) and follows the games being played as a client of the game server's
-Arena API (``server.web.live.LiveFeed``): the play process publishes nothing of its own for it. It runs
+Arena API (``server.web.live.LiveFeed``): the play process publishes nothing of its own for it, but counts
+its calls under limits of their own, known by the secret it hands it (``Settings.play_token``). It runs
 at a lower CPU priority than the games (``NICENESS``). It stops on SIGTERM, and when the play process is
 gone (the pipe between them closes).
 """
@@ -18,11 +19,13 @@ import multiprocessing
 import os
 import signal
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 import structlog
+
+from server.web.limits import WebLimits
 
 log = structlog.get_logger("conquest.dashboard")
 
@@ -45,6 +48,10 @@ class Settings:
     """HTTP port to listen on (0: a free one)."""
     play_address: str
     """host:port of the game server's gRPC API (its live games)."""
+    play_token: str = field(default="", repr=False)
+    """The secret the game server made for this dashboard at its start, shown with every Arena call (the
+    feed is then counted under limits of its own, not its address's: ``server.web.live``); passed with
+    these settings through multiprocessing's pipe, never on a command line ("": none)."""
     database_url: str = ""
     """The game server's database ("": none, only live games are shown)."""
     queues: tuple[str, ...] = ()
@@ -52,6 +59,8 @@ class Settings:
     host: str = ""
     """Interface to listen on ("": every one)."""
     log_format: str = "console"
+    web_limits: WebLimits = field(default_factory=WebLimits)
+    """What one client and all clients may hold of the dashboard (its ``dashboard_*`` settings)."""
 
 
 def play_address(address: str, port: int) -> str:
@@ -170,10 +179,12 @@ def main(settings: Settings, pipe: Connection) -> None:
     """The dashboard process: serve until SIGTERM or the play process's end."""
     from server.ops import runtime
     from server.ops.logs import configure_logging
+    from server.web.connections import raise_open_file_limit
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the play process stops us
     os.nice(NICENESS)
     configure_logging(settings.log_format)
+    raise_open_file_limit()  # each connection held is an open file
     runtime.run(_serve(settings, pipe))
 
 
@@ -184,10 +195,14 @@ async def _serve(settings: Settings, pipe: Connection) -> None:
     from server.web.live import LiveFeed
 
     store = Store.open(settings.database_url) if settings.database_url else None
-    feed = LiveFeed(settings.play_address)
+    feed = LiveFeed(settings.play_address, token=settings.play_token)
     try:
         running = await start_dashboard(
-            Ledger(store, settings.queues, feed.ids), feed, settings.port, settings.host
+            Ledger(store, settings.queues, feed.ids),
+            feed,
+            settings.port,
+            settings.host,
+            web_limits=settings.web_limits,
         )
     except OSError as bad:
         pipe.send(str(bad))

@@ -310,9 +310,18 @@ class Honest:
 
     async def missed(self, address: str) -> int:
         """Deadlines their seats missed in the games they finished (the server's own count, from ListGames:
-        a timeout is a default action played for them)."""
+        a timeout is a default action played for them). A refusal for the Arena's rate (a flood beside
+        them, from this same address) is waited out."""
         async with asyncio.timeout(60), grpc.aio.insecure_channel(address) as channel:
-            listed = await arena(channel).ListGames(arena_pb2.ListGamesRequest(limit=1000), timeout=30)
+            while True:
+                try:
+                    request = arena_pb2.ListGamesRequest(limit=1000)
+                    listed = await arena(channel).ListGames(request, timeout=30)
+                    break
+                except grpc.aio.AioRpcError as refused:
+                    if refused.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+                        raise
+                    await asyncio.sleep(1)
         names = set(self.names)
         games = [g for g in listed.games if g.game_id in self.finished]
         return sum(s.timeouts for g in games for s in g.seats if s.name in names)

@@ -363,20 +363,25 @@ async def item_10_non_reader(server: ChaosServer, seconds: float = 20) -> Verdic
 
 
 async def honest_under(
-    server: ChaosServer, verdict: Verdict, kind: str, seconds: float, *args: str, deadlines: bool = True
+    server: ChaosServer,
+    verdict: Verdict,
+    kind: str,
+    seconds: float,
+    *args: str,
+    deadlines: bool = True,
+    port: int = 0,
 ) -> dict[str, object]:
     """Run a flood beside two honest 250 ms duels: their games go on finishing (a check), server RSS stays
     under twice its idle figure (a check) and the deadlines they missed are counted (a check unless
     ``deadlines`` is False). Issue 21's bar: "honest bots miss no deadline of 250 ms under any
     single-session flood or any flood of web and Arena requests, and server RSS stays under 2× its idle
-    figure"."""
+    figure". The flood is given ``port`` (default: the server's gRPC port, its dashboard's for ``web``)."""
     idle = server.idle_rss_mib()
     honest = Honest(server.port, tag=f"honest-{kind[:3]}-{time.monotonic_ns() % 10**6}").start()
     await honest.games(at_least=1, timeout=60)
     before = len(honest.finished)
-    summary = await finish(
-        flood(kind, server.port if kind != "web" else server.dashboard_port, seconds, *args)
-    )
+    port = port or (server.port if kind != "web" else server.dashboard_port)
+    summary = await finish(flood(kind, port, seconds, *args))
     during = len(honest.finished) - before
     verdict.check(during > 0, f"no honest game finished during the {seconds:.0f} s {kind} flood")
     await honest.stop()

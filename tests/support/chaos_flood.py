@@ -12,9 +12,13 @@ client), ``spectators N GAME_ID`` (N WatchGame streams that never read), ``nonre
 JoinQueue for an unknown queue as fast as it can and never reading the errors), ``messages`` (one session
 sending JoinQueue and LeaveQueue as fast as it can, reading the answers), ``web N PATH [PATH...]`` (N HTTP
 clients asking the dashboard at PORT for the PATHs in turn), ``arena N [QUEUE]`` (N Arena clients listing
-a thousand games and QUEUE's leaderboard, default ``ladder``, in turn), ``idle`` (nothing: the honest bots'
-baseline). ``web`` and ``arena`` summarise as ``{"answers": {status: count}}``: an HTTP status (0: no
-answer in time, ``failed``: no connection or no HTTP answer) or a gRPC status code's name.
+a thousand games and QUEUE's leaderboard, default ``ladder``, in turn), ``arena_calls N GAME_ID LIVE_ID
+[CALL...]`` (every Arena call, or those named, in turn, ``SECONDS`` each, from N callers at once:
+``arena_requests``), ``relay_hellos N [PER_S]`` (N connections at once to the relay listening on PORT, each
+sending a hello with a wrong cluster token and a 4 KB replica name, again once it is refused, PER_S a
+second at most over all), ``idle`` (nothing: the honest bots' baseline).
+``web`` and ``arena`` summarise as ``{"answers": {status: count}}``: an HTTP status (0: no answer in time,
+``failed``: no connection or no HTTP answer) or a gRPC status code's name; ``arena_calls`` so per call.
 
 ``conquest_serve(folder, pairs)`` runs ``conquest serve`` in a process of its own, as deployed (SQLite,
 dashboard, JSON logs), with one duel queue per pair of honest bots and ``DEADLINE_MS`` a decision;
@@ -45,7 +49,9 @@ from typing import Any
 import grpc
 from serve_process import free_port
 
+from conquest.cluster.v1 import relay_pb2
 from conquest.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
+from server.play import relay_wire
 
 DEADLINE_MS = 250
 """Each decision's time on ``conquest_serve``, the first too, with no timebank: the bar of issue 21."""
@@ -250,6 +256,146 @@ async def arena(port: int, seconds: float, count: str, queue: str = "ladder") ->
     return {"answers": dict(answers)}
 
 
+def arena_requests(game_id: str, live_id: str) -> dict[str, tuple[Any, tuple[tuple[str, str], ...]]]:
+    """A request of each Arena call as an outsider sends it, by method name: (request, metadata). Admin
+    calls come with a wrong admin token, RegisterBot with none, a challenge with a wrong bot token;
+    ``game_id`` is a finished game's, ``live_id`` a game being played."""
+    wrong_admin = (("authorization", "Bearer not-the-admin-token"),)
+    entrants = ["flood-a", "flood-b"]
+    round_robin = arena_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN
+    return {
+        "RegisterBot": (arena_pb2.RegisterBotRequest(name="flood"), ()),
+        "RotateToken": (arena_pb2.RotateTokenRequest(name="flood"), wrong_admin),
+        "RevokeBot": (arena_pb2.RevokeBotRequest(name="flood"), wrong_admin),
+        "ListBots": (arena_pb2.ListBotsRequest(), ()),
+        "GetLeaderboard": (arena_pb2.GetLeaderboardRequest(queue="ladder"), ()),
+        "GetRatingHistory": (arena_pb2.GetRatingHistoryRequest(bot="flood", queue="ladder"), ()),
+        "GetBotStats": (arena_pb2.GetBotStatsRequest(bot="flood"), ()),
+        "ListGames": (arena_pb2.ListGamesRequest(limit=1000), ()),
+        "ListLiveGames": (arena_pb2.ListLiveGamesRequest(), ()),
+        "GetGame": (arena_pb2.GetGameRequest(game_id=game_id), ()),
+        "GetReplay": (arena_pb2.GetReplayRequest(game_id=game_id), ()),
+        "WatchGame": (arena_pb2.WatchGameRequest(game_id=live_id), ()),
+        "CreateChallenge": (
+            arena_pb2.CreateChallengeRequest(bots=entrants, queue="ladder"),
+            (("authorization", "Bearer not-a-bot-token"),),
+        ),
+        "CreateTournament": (
+            arena_pb2.CreateTournamentRequest(
+                name="flood", format=round_robin, bots=entrants, queue="ladder"
+            ),
+            wrong_admin,
+        ),
+        "GetTournament": (arena_pb2.GetTournamentRequest(name="flood"), ()),
+        "ListTournaments": (arena_pb2.ListTournamentsRequest(), ()),
+    }
+
+
+ARENA_METHODS = sorted(
+    (m.name for m in arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].methods),
+    key=lambda name: name != "WatchGame",
+)
+"""Every Arena call, in the order the service declares them, but WatchGame first: the game it follows is
+then surely still being played (a finished game's WatchGame reads its record, a call of 10 tokens)."""
+
+
+async def arena_calls(
+    port: int, seconds: float, callers: str, game_id: str, live_id: str, *methods: str
+) -> dict[str, Any]:
+    """Each Arena call of ``methods`` (default: every one, ``ARENA_METHODS``) in turn, ``seconds`` each,
+    from ``callers`` callers at once on one channel, then a quiet second (the client's bucket fills again
+    for the harness's own calls). Per call: its answers by status code (a WatchGame that streamed its first
+    message is OK) and the seconds it was flooded."""
+    requests = arena_requests(game_id, live_id)
+    missing = set(ARENA_METHODS) - set(requests)
+    assert not missing, f"no flood request for the Arena calls {sorted(missing)}: add them to arena_requests"
+    calls: dict[str, Any] = {}
+    async with grpc.aio.insecure_channel(f"localhost:{port}") as channel:
+        stub = arena_pb2_grpc.ArenaServiceStub(channel)
+        for method in methods or ARENA_METHODS:
+            calls[method] = await _flood_call(stub, method, *requests[method], seconds, int(callers))
+    await asyncio.sleep(1.0)
+    return {"calls": calls}
+
+
+async def _flood_call(
+    stub: arena_pb2_grpc.ArenaServiceStub,
+    method: str,
+    request: Any,
+    metadata: tuple[tuple[str, str], ...],
+    seconds: float,
+    callers: int,
+) -> dict[str, Any]:
+    """``method`` called for ``seconds`` by ``callers`` callers at once: its answers by status code and
+    the seconds it took. The calls still open then are given up (a refusal is held a second)."""
+    answers: collections.Counter[str] = collections.Counter()
+    start = time.monotonic()
+
+    async def caller() -> None:
+        while True:
+            answers[await _arena_answer(stub, method, request, metadata)] += 1
+
+    callers_running = [asyncio.create_task(caller()) for _ in range(callers)]
+    await asyncio.wait(callers_running, timeout=seconds)
+    for running in callers_running:
+        running.cancel()
+    await asyncio.gather(*callers_running, return_exceptions=True)
+    return {"answers": dict(answers), "seconds": time.monotonic() - start}
+
+
+async def _arena_answer(
+    stub: arena_pb2_grpc.ArenaServiceStub, method: str, request: Any, metadata: tuple[tuple[str, str], ...]
+) -> str:
+    """One call of ``method``: the name of its status code."""
+    try:
+        if method == "WatchGame":
+            call = stub.WatchGame(request, metadata=metadata, timeout=30)
+            try:
+                await call.read()
+            finally:
+                call.cancel()
+        else:
+            await getattr(stub, method)(request, metadata=metadata, timeout=30)
+    except grpc.aio.AioRpcError as error:
+        return str(error.code().name)
+    return "OK"
+
+
+WRONG_RELAY_HELLO = relay_wire.message(
+    [
+        relay_pb2.RelayRequest(
+            hello=relay_pb2.RelayHello(replica="r" * 4000, cluster_token="not-the-cluster-token")
+        ).SerializeToString()
+    ]
+)
+"""Issue 33, item 6's hello: a 4 KB replica name and a wrong cluster token."""
+
+
+async def relay_hellos(port: int, seconds: float, connections: str, per_second: str = "0") -> dict[str, Any]:
+    """``connections`` connections at once to the relay at 127.0.0.1:``port``, each sending
+    ``WRONG_RELAY_HELLO`` and reading to its end, then again (all of them ``per_second`` times a second at
+    most; "0": as fast as they are refused), for ``seconds``: how many were refused (told something and
+    closed), and how many a second."""
+    refused = 0
+    end = time.monotonic() + seconds
+    pause = int(connections) / float(per_second) if float(per_second) else 0.0
+
+    async def connection() -> None:
+        nonlocal refused
+        while time.monotonic() < end:
+            started = time.monotonic()
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(WRONG_RELAY_HELLO)
+            told = await reader.read()
+            refused += bool(told)  # not ``+= await ...``: that reads ``refused`` before the await
+            writer.close()
+            await asyncio.sleep(max(0.0, started + pause - time.monotonic()))
+
+    start = time.monotonic()
+    await asyncio.gather(*(connection() for _ in range(int(connections))))
+    return {"refused": refused, "per_second": refused / (time.monotonic() - start)}
+
+
 def run(kind: str, port: int, seconds: float, *args: str) -> dict[str, Any]:
     """The flood ``kind`` (see the module's docstring): its summary."""
     if kind == "messages":
@@ -264,6 +410,8 @@ def run(kind: str, port: int, seconds: float, *args: str) -> dict[str, Any]:
         "nonreader": nonreader,
         "web": web,
         "arena": arena,
+        "arena_calls": arena_calls,
+        "relay_hellos": relay_hellos,
     }
     summary: dict[str, Any] = asyncio.run(runs[kind](port, seconds, *args))
     return summary

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import secrets
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -55,6 +56,8 @@ class LiveServer:
     """The Recorder's task (``server.app.start_recorder``): live records, pending results, health."""
     takeover: tuple[Takeover, asyncio.Task[None]] | None = None
     """With ``takeover=True``: its heartbeat, which logs the running games (``server.app.start_takeover``)."""
+    dashboard_token: str = ""
+    """The secret its ArenaService knows the dashboard's calls by ("": none)."""
     _bots: list[RawBot] = dataclasses.field(default_factory=list)
     _channels: list[grpc.aio.Channel] = dataclasses.field(default_factory=list)
     stopped: bool = False
@@ -106,13 +109,15 @@ async def serving(
     database_url: str = "",
     admin_token: str = "",
     dashboard: bool = False,
+    dashboard_token: str = "",
     **settings: Any,
 ) -> AsyncIterator[LiveServer]:
     """A server on ``localhost:0`` playing ``queues``, replays written to ``replay_dir``; its database
     (migrated on opening) at ``database_url`` ("" for none), ``admin_token`` for the Arena's admin calls
-    ("" refuses them), the dashboard on a free port of 127.0.0.1 when asked, and any other ``ServerConfig``
-    field in ``settings`` (``send_queue_limit=50``). Stopped (with its
-    clients) when the block ends, unless the test stopped it first."""
+    ("" refuses them), the dashboard on a free port of 127.0.0.1 when asked (its calls showing
+    ``dashboard_token``, one made up if none is given), ``dashboard_token`` for a dashboard the test starts
+    itself, and any other ``ServerConfig`` field in ``settings`` (``send_queue_limit=50``). Stopped (with
+    its clients) when the block ends, unless the test stopped it first."""
     config = ServerConfig(
         replay_dir=replay_dir,
         queues=tuple(queues),
@@ -124,7 +129,11 @@ async def serving(
     )
     store = open_store(config)
     lobby = build_lobby(config, store)
-    grpc_server, port, health_servicer, arena = build_server(config, "localhost:0", lobby, store)
+    if dashboard and not dashboard_token:
+        dashboard_token = secrets.token_urlsafe(32)
+    grpc_server, port, health_servicer, arena = build_server(
+        config, "localhost:0", lobby, store, dashboard_token
+    )
     recording = await start_recorder(lobby, health_servicer)
     takeover = await start_takeover(config, lobby)
     await grpc_server.start()
@@ -132,11 +141,15 @@ async def serving(
     # server's own Arena for the records (a second one would run a second tournament director), the live
     # games over gRPC.
     web = (
-        await start_dashboard(arena, LiveFeed(f"localhost:{port}"), 0, host="127.0.0.1")
+        await start_dashboard(
+            arena, LiveFeed(f"localhost:{port}", token=dashboard_token), 0, host="127.0.0.1"
+        )
         if dashboard
         else None
     )
-    server = LiveServer(port, lobby, replay_dir, store, web, grpc_server, recording, takeover)
+    server = LiveServer(
+        port, lobby, replay_dir, store, web, grpc_server, recording, takeover, dashboard_token
+    )
     try:
         yield server
     finally:

@@ -118,6 +118,13 @@
     stream.addEventListener("finished", () => { stream.close(); replay(id); });
     stream.addEventListener("missing", (e) => { stream.close(); view.innerHTML = `<p class="error">${esc(JSON.parse(e.data).error)}</p>`; });
     stream.addEventListener("moving", (e) => { stream.close(); view.innerHTML = `<p class="error moving">${esc(JSON.parse(e.data).error)}</p>`; });
+    // A refused stream (429: too many live games followed from this address; 503: the dashboard is full or
+    // the game server does not answer) ends the EventSource for good; a dropped one reconnects instead.
+    stream.addEventListener("error", () => {
+      if (stream.readyState === EventSource.CLOSED && !live) {
+        view.innerHTML = `<p class="error refused">This live game cannot be followed now: too many live games are open from your address (close another page following one), or the dashboard is busy. Reload the page to try again.</p>`;
+      }
+    });
   }
 
   async function replay(id) {
