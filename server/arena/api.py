@@ -150,6 +150,11 @@ class Arena(Ledger):
 
     # ------------------------------------------------------------------ live games (event loop)
 
+    def live_count(self) -> int:
+        """How many games ``live_games`` lists over every queue (at most): what building it costs."""
+        elsewhere = len(self.cluster.view.games) if self.cluster is not None else 0
+        return len(self.lobby.runners) + elsewhere
+
     def live_games(self, queue: str) -> arena_pb2.ListLiveGamesResponse:
         """The games being played; with ``server.cluster`` every replica's, from the cluster's last
         heartbeat (never a database read per call), each with its host, and the replicas themselves."""

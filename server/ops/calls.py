@@ -1,7 +1,8 @@
 """What every gRPC call of the server passes through (``CallGuard``, a server interceptor): a request over
 its kind's size bound is refused with ``INVALID_ARGUMENT`` naming the bound, and an exception a handler did
 not expect is logged with the method it came from (and answered ``INTERNAL``). ``client_of`` names the
-client a call comes from, the one key of every per-client bound (streams held, the Arena's token buckets).
+client a call comes from, the one key of every per-client bound (streams held, the Arena's token buckets),
+but for the dashboard process, known by its secret (``DASHBOARD_METADATA``).
 
 The server's receive bound (``MAX_REQUEST_BYTES``, gRPC's ``max_receive_message_length``) is the largest
 any message needs; a unary request of a kind that needs less is held to its own bound here
@@ -32,6 +33,10 @@ SMALL_REQUEST_BYTES = 4 * 1024
 names or ids."""
 REQUEST_BYTES = {"/conquest.v1.ArenaService/CreateTournament": MAX_REQUEST_BYTES}
 """Methods whose requests may be larger than ``SMALL_REQUEST_BYTES``: method -> bytes."""
+DASHBOARD_METADATA = "conquest-dashboard-token"
+"""The request metadata the dashboard process shows the play process's secret for it in
+(``server.web.process``): its Arena calls and streams are then counted as the dashboard's, under limits of
+its own, not as its address's (the play process's host, which local bots share)."""
 
 
 def client_of(peer: str) -> str:

@@ -1,8 +1,9 @@
 """Token buckets by client: the rate limit the dashboard's HTTP requests and the Arena API's calls pass.
 
 A client (its address) has a bucket of ``burst`` tokens, refilled at ``rate`` a second; a request takes
-its cost in tokens, or is refused with the seconds to wait. Buckets of clients gone idle are forgotten
-past ``MAX_CLIENTS``, so a flood from many addresses costs bounded memory.
+its cost in tokens, or is refused with the seconds to wait; work found dearer once done can be charged
+after it (``charge``). Buckets of clients gone idle are forgotten past ``MAX_CLIENTS``, so a flood from
+many addresses costs bounded memory.
 """
 
 from __future__ import annotations
@@ -40,6 +41,14 @@ class RateLimit:
             self._forget_idle(now)
         self.buckets[client] = (tokens - cost, now)
         return 0.0
+
+    def charge(self, client: str, cost: float) -> None:
+        """Take ``cost`` more tokens of ``client``'s bucket, for work found dearer than its price once done:
+        the bucket may go below empty, and the client's next calls wait until it has filled again."""
+        now = self.clock()
+        tokens, then = self.buckets.get(client, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - then) * self.rate)
+        self.buckets[client] = (tokens - cost, now)
 
     def _forget_idle(self, now: float) -> None:
         full = [c for c, (t, then) in self.buckets.items() if t + (now - then) * self.rate >= self.burst]

@@ -9,9 +9,10 @@ round trip between two processes costs about a fifth less CPU than over loopback
 
 The dialing replica's first message is its RelayRequest{hello}, with the cluster's shared secret; the dialed
 replica takes nothing else first, refuses a connection without the secret (RelayResponse{refused}, then
-closes it) and one that sends no hello within ``HELLO_TIMEOUT_S``. Then either side writes frames: those
-queued in one event-loop turn go out as one message (``Link``). gRPC carried the relay before; in Python its
-CPU per message (~70 µs each end) was most of a relayed decision's cost (docs/architecture.md).
+closes it) and one that sends no hello within ``HELLO_TIMEOUT_S``, and logs a peer address's refusals once
+a minute at most (``REFUSAL_LOG_S``). Then either side writes frames: those queued in one event-loop turn
+go out as one message (``Link``). gRPC carried the relay before; in Python its CPU per message (~70 µs each
+end) was most of a relayed decision's cost (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import structlog
 from google.protobuf.message import DecodeError
 
 from conquest.cluster.v1 import relay_pb2
+from server.ops.logs import PerPeer
 from server.play import relay_wire
 from server.records import shown
 
@@ -41,6 +43,12 @@ MESSAGE_LIMIT = 64 << 20
 UNREAD_LIMIT = 32 << 20
 """Bytes written to a peer and not yet taken by it before the connection is cut: a replica that lets this
 much go unread has stopped reading, and the games do not wait for it (its seats' reconnect grace runs)."""
+REFUSAL_LOG_S = 60.0
+"""A peer address's refused connections are logged (``relay_refused``) once in this many seconds at most;
+its next line says how many were not (``suppressed``). Every refusal is counted in
+``conquest_streams_cut_total{reason="relay_refused"}``."""
+REFUSAL_LOG_PEERS = 64
+"""Peer addresses whose refusals are logged one by one in those seconds; the rest share one line."""
 REFUSAL = (
     "the relay port is for the replicas of a cluster only: a connection's first message must be a "
     "RelayRequest{hello} carrying the cluster's server.cluster_token (conquest.cluster.v1, each message "
@@ -119,11 +127,13 @@ class Endpoint(Protocol):
 
 class Connection(asyncio.Protocol):
     """One relay connection, either end: the dialing one's ``link`` is given, the dialed one's comes from
-    its peer's hello."""
+    its peer's hello. ``refusals``: the dialed end's log of the connections it refuses, shared by every
+    connection of its listener."""
 
-    def __init__(self, relay: Endpoint, link: Link | None) -> None:
+    def __init__(self, relay: Endpoint, link: Link | None, refusals: PerPeer | None = None) -> None:
         self.relay = relay
         self.link = link
+        self.refusals = refusals or PerPeer(REFUSAL_LOG_S, REFUSAL_LOG_PEERS)
         self.transport: asyncio.Transport | None = None
         self.rest = bytearray()
         """The start of a message not all read yet."""
@@ -199,7 +209,10 @@ class Connection(asyncio.Protocol):
         assert self.transport is not None
         if self.transport.is_closing():
             return
-        log.warning("relay_refused", peer=self.transport.get_extra_info("peername"), why=why)
+        peer = self.transport.get_extra_info("peername")
+        # A flood of wrong hellos must not fill the disk: a few lines per address, every refusal counted.
+        address = str(peer[0]) if isinstance(peer, tuple) else "unix socket"
+        self.refusals.warning(log, "relay_refused", address, peer=peer, why=why)
         self.relay.cut("relay_refused")
         self.transport.write(
             relay_wire.message([relay_pb2.RelayResponse(connection_refused=REFUSAL).SerializeToString()])
@@ -307,11 +320,12 @@ async def listen(relay: Endpoint, port: int) -> Listening:
         sock.close()
         raise OSError(f"cannot listen on relay_port {port}: {failed}") from failed
     loop = asyncio.get_running_loop()
-    servers = [await loop.create_server(lambda: Connection(relay, None), sock=sock)]
+    refusals = PerPeer(REFUSAL_LOG_S, REFUSAL_LOG_PEERS)
+    servers = [await loop.create_server(lambda: Connection(relay, None, refusals), sock=sock)]
     if LOCAL:
         name = local_name(relay.replica)
         try:
-            servers.append(await loop.create_unix_server(lambda: Connection(relay, None), name))
+            servers.append(await loop.create_unix_server(lambda: Connection(relay, None, refusals), name))
         except OSError as failed:
             servers[0].close()
             raise OSError(f"cannot listen on the relay's Unix socket @{name[1:]}: {failed}") from failed

@@ -331,11 +331,15 @@ async def _relay_connection(port: int, unix: str) -> tuple[asyncio.StreamReader,
 
 
 @pytest.mark.parametrize("over", ["tcp", "unix"])
-async def test_the_relay_refuses_a_stream_without_the_cluster_token(tmp_path: Path, over: str) -> None:
+async def test_the_relay_refuses_a_stream_without_the_cluster_token(
+    tmp_path: Path, over: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """ "Guard the internal service (a shared cluster secret ...); a bot calling it is refused with an
     actionable error". A relay connection without the right token, on the relay's TCP port or its Unix
     socket, is told why, closed, and counted; a bot dialling the relay port with gRPC gets no service
     there."""
+    # every refusal logged here (how often they are logged: tests/server/test_server_relay_log.py)
+    monkeypatch.setattr(relay_link, "REFUSAL_LOG_S", 0.0)
     lobby = build_lobby(ServerConfig(database_url="", replay_dir=tmp_path), None)
     relay = Relay(lobby, f"me-{secrets.token_hex(4)}", "cluster-secret")
     server = await relay.listen(0)
