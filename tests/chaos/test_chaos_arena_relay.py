@@ -6,11 +6,11 @@ that listens as a replica's relay too (tests/support/chaos_arena_relay.py). The 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterator
+from collections.abc import Iterator
 
 import chaos_arena_relay as floods
 import pytest
-from chaos import ChaosServer, Verdict, bounded
+from chaos import ChaosServer, held_within
 
 PER_CALL_S = 0.75
 """Each Arena call's flood, in seconds (the full run: 6)."""
@@ -34,11 +34,7 @@ def replica(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosServer]:
         running.stop()
 
 
-async def held(attack: Awaitable[Verdict]) -> None:
-    """The attack tried something and nothing got through (within ``LIMIT_S``)."""
-    verdict = await bounded(attack, LIMIT_S)
-    assert verdict.tried > 0
-    assert verdict.through == [], f"item {verdict.item} ({verdict.title}): {verdict.through}"
+held = held_within(LIMIT_S)
 
 
 async def test_a_flood_of_each_arena_call_is_held_to_the_bucket_and_costs_honest_bots_nothing(

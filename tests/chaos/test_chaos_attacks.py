@@ -8,12 +8,12 @@ Issue 21: "`make test` runs a short profile of it (≤ 3 minutes)".
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import chaos_attacks as attacks
 import pytest
-from chaos import ChaosServer, Verdict, bounded
+from chaos import ChaosServer, held_within
 
 LIMIT_S = 120
 """Longest an attack of the short profile may take on a loaded machine."""
@@ -40,11 +40,7 @@ def own_server(tmp_path: Path) -> Iterator[ChaosServer]:
         running.stop()
 
 
-async def held(attack: Awaitable[Verdict]) -> None:
-    """The attack tried something and nothing got through (within ``LIMIT_S``)."""
-    verdict = await bounded(attack, LIMIT_S)
-    assert verdict.tried > 0
-    assert verdict.through == [], f"item {verdict.item} ({verdict.title}): {verdict.through}"
+held = held_within(LIMIT_S)
 
 
 async def test_item_1_oversized_strings_are_answered_and_logged_in_under_a_kib(server: ChaosServer):

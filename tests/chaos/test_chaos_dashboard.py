@@ -6,11 +6,11 @@ tests/support/chaos_dashboard.py.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterator
+from collections.abc import Iterator
 
 import chaos_dashboard as attacks
 import pytest
-from chaos import ChaosServer, Verdict, bounded
+from chaos import ChaosServer, held_within
 
 LIMIT_S = 90
 """Longest an attack of the short profile may take on a loaded machine."""
@@ -32,11 +32,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChaosServer]:
         running.stop()
 
 
-async def held(attack: Awaitable[Verdict]) -> None:
-    """The attack tried something and nothing got through (within ``LIMIT_S``)."""
-    verdict = await bounded(attack, LIMIT_S)
-    assert verdict.tried > 0
-    assert verdict.through == [], f"item {verdict.item} ({verdict.title}): {verdict.through}"
+held = held_within(LIMIT_S)
 
 
 async def test_item_2_one_address_cannot_hoard_the_live_views(server: ChaosServer) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from look_alikes import LOOK_ALIKES, REGISTERED
 
 from server.records import (
     CONFUSABLES_VERSION,
@@ -25,17 +26,6 @@ from server.records import (
 )
 
 ADMIN = "look-alike-admin-token"
-REGISTERED = ("alice", "modern", "oliver", "william")
-LOOK_ALIKES = {
-    "aIice": "alice",
-    "a1ice": "alice",
-    "al1ce": "alice",
-    "rnodern": "modern",
-    "0liver": "oliver",
-    "vvilliam": "william",
-    "wi11iam": "william",
-}
-"""The issue's look-alikes, each with the registered name it looks like."""
 DIFFERENT = ("alicia", "alive", "modest", "olive", "willow", "bob", "wilma")
 """Names that differ from the registered ones by more than look-alike characters."""
 REFERENCE = Path(__file__).parents[1] / "reference" / "confusables_names.txt"

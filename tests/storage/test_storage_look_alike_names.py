@@ -15,6 +15,7 @@ import re
 from datetime import UTC, datetime
 
 import pytest
+from look_alikes import LOOK_ALIKES, REGISTERED
 from sqlalchemy import text
 from storage_support import ADMIN, at_revision
 
@@ -22,18 +23,6 @@ from conquest.v1 import bot_pb2
 from server.records import HelloError
 from server.storage import AlreadyExistsError, Store
 from server.storage.auth import StoreAuthenticator
-
-REGISTERED = ("alice", "modern", "oliver", "william")
-LOOK_ALIKES = {
-    "aIice": "alice",
-    "a1ice": "alice",
-    "al1ce": "alice",
-    "rnodern": "modern",
-    "0liver": "oliver",
-    "vvilliam": "william",
-    "wi11iam": "william",
-}
-"""The issue's look-alikes, each with the registered name it looks like."""
 
 
 def test_a_look_alike_of_a_registered_name_cannot_be_registered(store: Store) -> None:

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -242,6 +242,19 @@ async def bounded(work: Awaitable[T], seconds: float) -> T:
         task.cancel()
         raise TimeoutError(f"not done within {seconds:.0f} s (every task's stack is on stderr)")
     return task.result()
+
+
+def held_within(seconds: float) -> Callable[[Awaitable[Verdict]], Awaitable[Verdict]]:
+    """A short profile's check of one attack: it tried something and nothing got through, within
+    ``seconds`` (a bound for a loaded machine)."""
+
+    async def held(attack: Awaitable[Verdict]) -> Verdict:
+        verdict = await bounded(attack, seconds)
+        assert verdict.tried > 0
+        assert verdict.through == [], f"item {verdict.item} ({verdict.title}): {verdict.through}"
+        return verdict
+
+    return held
 
 
 @dataclasses.dataclass

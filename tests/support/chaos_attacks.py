@@ -20,6 +20,7 @@ from pathlib import Path
 import grpc
 from chaos import ChaosServer, Honest, Verdict, admin, arena, finish, flood, until
 from hostile_games import HOSTILE, piled_duel
+from look_alikes import LOOK_ALIKES, REGISTERED
 from raw_client import RawBot
 
 from conquest.v1 import arena_pb2, bot_pb2, game_pb2
@@ -238,18 +239,14 @@ async def item_6_challenge_hold(server: ChaosServer) -> Verdict:
     return verdict
 
 
-ISSUE_33_LOOK_ALIKES = ("aIice", "a1ice", "al1ce", "rnodern", "0liver", "vvilliam", "wi11iam")
-"""Issue 33, item 7: names that look like `alice`, `modern`, `oliver` and `william`."""
-
-
 async def item_7_look_alikes(server: ChaosServer) -> Verdict:
     """Issue 21, item 7: "with `alice` registered, practice bots are welcomed as `Alice`, `ALICE`, `alice.`
     and `alice_`". To reach: "Names are unique after case folding and punctuation". And issue 33, item 7:
     "with `alice`, `modern`, `oliver`, `william` registered, `aIice`, `a1ice`, `al1ce`, `rnodern`, `0liver`,
     `vvilliam` and `wi11iam` were welcomed as practice names"."""
     verdict = Verdict("7", "look-alike names")
-    await _register(server, "alice", "modern", "oliver", "william")
-    for name in ("Alice", "ALICE", "alice.", "alice_", "a.l-i_c.e", *ISSUE_33_LOOK_ALIKES):
+    await _register(server, *REGISTERED)
+    for name in ("Alice", "ALICE", "alice.", "alice_", "a.l-i_c.e", *LOOK_ALIKES):
         bot = RawBot(server.port)
         answer = await bot.hello(name)
         verdict.check(answer.WhichOneof("message") == "error", f"practice bot welcomed as {name!r}")

@@ -18,20 +18,16 @@ import contextlib
 import errno
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import grpc
-from chaos import ChaosServer, Honest, Verdict, arena, health_status, until
-from chaos_faults import Ladder, _account, _ladder, _seated_while
-from grpc_health.v1 import health_pb2
+from chaos import ChaosServer, Honest, Verdict, arena, until
+from chaos_faults import Ladder, _account, _down_then_up, _ladder
 
 from conquest.v1 import arena_pb2
 from engine.replay import ReplayError
 from server.play.replays import load_any_replay_file, verify_record
 
-SERVING = health_pb2.HealthCheckResponse.SERVING
-NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 VOLUME_MIB = 32
 """The small volume's size: room for the database and some hundred replay files before it is filled."""
 
@@ -140,20 +136,15 @@ async def full_volume(directory: Path, layout: str, seconds: float = 20, pairs: 
         players = await _ladder(server, pairs, 4)
         seen = volume.seen(server.process.pid)
         verdict.figures["filled_mib"] = SmallVolume.fill(seen) / 2**20
-        await _says_why(verdict, server, layout)
-        seated = await _seated_while(server, players, seconds)
-        verdict.check(seated == 0, f"{seated} games seated while the volume was full")
-        verdict.figures["held"] = server.metric("conquest_results_pending")
-        SmallVolume.free(seen)
-        start = time.monotonic()
-        try:
-            await until(lambda: _status_is(server, SERVING), 60)
-            verdict.figures["recover_s"] = time.monotonic() - start
-            resumed = True
-        except TimeoutError:
-            resumed = False
-        verdict.check(resumed, "health SERVING again, by itself, once space returned")
-        await players.short.games(at_least=len(players.short.finished) + 1, timeout=60)  # seating resumed
+        fault = "the volume is full"
+        await _down_then_up(
+            verdict, server, players, seconds, lambda: SmallVolume.free(seen), GAUGE[layout], fault
+        )
+        events = {record["event"] for record in server.records()}
+        why = {"replay_dir_unwritable", "database_unavailable"} & events
+        verdict.check(
+            bool(why) and "seating_paused" in events, f"a log line says why seating paused ({events})"
+        )
         await players.stop()
         await honest.stop()
         listed = await _settled(server, players.started)  # the games cut short by the bots' leaving too
@@ -198,20 +189,6 @@ def _names(layout: str) -> list[str]:
     return [name for name, on in (("database", database_on), ("replay_dir", replays_on)) if on]
 
 
-async def _says_why(verdict: Verdict, server: ChaosServer, layout: str) -> None:
-    """Health NOT_SERVING, the layout's gauges 0, and log lines saying why and that seating paused."""
-    try:
-        await until(lambda: _status_is(server, NOT_SERVING), 30)
-        down = True
-    except TimeoutError:
-        down = False
-    verdict.check(down, "health NOT_SERVING while the volume is full")
-    verdict.check(server.metric(GAUGE[layout]) == 0, f"{GAUGE[layout]} 0 while the volume is full")
-    events = {record["event"] for record in server.records()}
-    why = {"replay_dir_unwritable", "database_unavailable"} & events
-    verdict.check(bool(why) and "seating_paused" in events, f"a log line says why seating paused ({events})")
-
-
 async def _settled(server: ChaosServer, games: set[str], timeout: float = 60) -> dict[str, str]:
     """Every recorded game (id -> reason) once ``games`` are all listed and nothing is owed (or after
     ``timeout``: what is listed then)."""
@@ -226,7 +203,3 @@ async def _settled(server: ChaosServer, games: set[str], timeout: float = 60) ->
     with contextlib.suppress(TimeoutError):  # ListGames(limit=1000) costs 10 of 50 tokens a second
         await until(settled, timeout, step=0.5)
     return listed
-
-
-async def _status_is(server: ChaosServer, status: int) -> bool:
-    return await health_status(server.address) == status

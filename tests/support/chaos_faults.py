@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -155,22 +156,27 @@ async def _seated_while(server: ChaosServer, players: Ladder, seconds: float) ->
 
 
 async def _down_then_up(
-    verdict: Verdict, server: ChaosServer, players: Ladder, seconds: float, restore: object
+    verdict: Verdict,
+    server: ChaosServer,
+    players: Ladder,
+    seconds: float,
+    restore: Callable[[], None],
+    gauge: str = "conquest_database_up",
+    fault: str = "the database is unavailable",
 ) -> None:
-    """While the fault lasts: health NOT_SERVING, conquest_database_up 0, no game seated; after
-    ``restore()`` (the fault's end): SERVING again within a bound, the seconds it took in the figures."""
+    """While the fault lasts: health NOT_SERVING, ``gauge`` 0, no game seated; after ``restore()`` (the
+    fault's end): SERVING again within a bound, the seconds it took in the figures, and games seated."""
     try:
         await until(lambda: _status_is(server, NOT_SERVING), 30)
         down = True
     except TimeoutError:
         down = False
-    verdict.check(down, "health NOT_SERVING while the database is unavailable")
-    verdict.check(server.metric("conquest_database_up") == 0, "conquest_database_up 0 meanwhile")
+    verdict.check(down, f"health NOT_SERVING while {fault}")
+    verdict.check(server.metric(gauge) == 0, f"{gauge} 0 meanwhile")
     seated = await _seated_while(server, players, seconds)
-    verdict.check(seated == 0, f"{seated} games seated while the database was unavailable")
-    pending = len(list(server.replays.glob("*.pending")))
-    verdict.figures["pending"] = pending
-    restore()  # type: ignore[operator]
+    verdict.check(seated == 0, f"{seated} games seated while {fault}")
+    verdict.figures["pending"] = server.metric("conquest_results_pending")
+    restore()
     start = time.monotonic()
     try:
         await until(lambda: _status_is(server, SERVING), 60)
@@ -178,7 +184,7 @@ async def _down_then_up(
         up = True
     except TimeoutError:
         up = False
-    verdict.check(up, "health SERVING again once the database is back")
+    verdict.check(up, f"health SERVING again, by itself, once {fault} no more")
     await players.short.games(at_least=len(players.short.finished) + 1, timeout=60)  # seating resumed
 
 
