@@ -54,24 +54,15 @@ class SmallVolume:
         """``unshare`` then ``sh``, which mounts the tmpfs and execs the command after them in its place."""
         unshare = shutil.which("unshare")
         assert unshare, "unshare (util-linux) is needed to mount the test's small volume"
-        mounted = subprocess.run(
-            [
-                unshare,
-                "--user",
-                "--map-root-user",
-                "--mount",
-                "sh",
-                "-c",
-                _MOUNT + " && true",
-                str(self.mount),
-            ],
-            capture_output=True,
-            text=True,
-        )
+        mounted = subprocess.run(self._mounted(unshare, "true"), capture_output=True, text=True)
         assert mounted.returncode == 0, (
             f"cannot mount a tmpfs in a user namespace here ({mounted.stderr.strip()}): the disk-full tests "
             "need user namespaces (sysctl kernel.unprivileged_userns_clone=1, or run as root)"
         )
+        return self._mounted(unshare, 'exec "$@"')
+
+    def _mounted(self, unshare: str, then: str) -> tuple[str, ...]:
+        """``unshare`` into a user and mount namespace, mount the tmpfs at ``mount``, then ``then`` (sh)."""
         return (
             unshare,
             "--user",
@@ -79,7 +70,7 @@ class SmallVolume:
             "--mount",
             "sh",
             "-c",
-            _MOUNT + ' && exec "$@"',
+            f"{_MOUNT} && {then}",
             str(self.mount),
         )
 
