@@ -113,6 +113,20 @@ def stall_after_each_request(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     return stalls
 
 
+async def instant_pair(tmp_path: Path, decisions: int) -> list[ThreadBot]:
+    """Two bots answering at once from threads of their own, ``decisions`` each, in a classic-2 game on a
+    server of ``CONTROL``'s time control; returned once both are done."""
+    queues = [q for q in short_queues(CONTROL) if q.name == "classic-2"]
+    async with serving(queues, tmp_path / "replays") as server:
+        bots = [ThreadBot(server.port, f"instant-{i}", "classic-2", decisions=decisions) for i in range(2)]
+        try:
+            await asyncio.gather(*(until_done(bot) for bot in bots))
+        finally:
+            for bot in bots:
+                bot.close()
+    return bots
+
+
 async def test_the_servers_own_delay_before_sending_is_not_charged(
     tmp_path: Path, stall_after_each_request
 ) -> None:
@@ -120,14 +134,7 @@ async def test_the_servers_own_delay_before_sending_is_not_charged(
     loaded host". The server's event loop stands still for 300 ms right after each of three requests is
     queued: the bot, answering at once, is charged the time from the request's departure (stamped as the
     stream's writer hands it to gRPC) to its answer's arrival, so none of the 300 ms."""
-    queues = [q for q in short_queues(CONTROL) if q.name == "classic-2"]
-    async with serving(queues, tmp_path / "replays") as server:
-        bots = [ThreadBot(server.port, f"instant-{i}", "classic-2", decisions=8) for i in range(2)]
-        try:
-            await asyncio.gather(*(until_done(bot) for bot in bots))
-        finally:
-            for bot in bots:
-                bot.close()
+    bots = await instant_pair(tmp_path, decisions=8)
     assert len(stall_after_each_request) == 3 and min(stall_after_each_request) >= STALL_S
     for bot in bots:
         assert not bot.rejected
@@ -143,14 +150,7 @@ async def test_time_allowed_is_always_the_configured_allowance(
     announce less than the configured allowance": every request announces the time control's figure,
     even one the server wrote 300 ms after the game queued it (its clock starts as it leaves). A classic
     game here; a 2210 game's first sends are built the same way (``Runner2210._send_request``)."""
-    queues = [q for q in short_queues(CONTROL) if q.name == "classic-2"]
-    async with serving(queues, tmp_path / "replays") as server:
-        bots = [ThreadBot(server.port, f"instant-{i}", "classic-2", decisions=12) for i in range(2)]
-        try:
-            await asyncio.gather(*(until_done(bot) for bot in bots))
-        finally:
-            for bot in bots:
-                bot.close()
+    bots = await instant_pair(tmp_path, decisions=12)
     for bot in bots:
         assert {r.time_allowed_ms for r in bot.requests} <= {CONTROL.decision_ms, CONTROL.defend_decision_ms}
         assert CONTROL.decision_ms in {r.time_allowed_ms for r in bot.requests}
