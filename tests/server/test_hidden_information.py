@@ -19,6 +19,8 @@ differ in (the viewer's own draw, a trade, a card played, a reveal): from there 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from google.protobuf.message import Message
@@ -172,14 +174,15 @@ def _lockstep_2210(
         if any(e.kind in REVEALING_2210 or (e.private and e.seat == viewer) for e in events[0] + events[1]):
             break
         compared.append(action_phase)
-        for a, b in views:
-            same(
-                a.after(events[0]),
-                b.after(events[1]),
-                f"viewer {a.viewer}, {step} answers after the position",
-            )
-            same(a.now(), b.now(), f"viewer {a.viewer}'s reconnect, {step} answers after the position")
+        same_views(views, events, step)
     return compared
+
+
+def same_views(views: Sequence[tuple[Any, Any]], events: tuple[Any, Any], step: int) -> None:
+    """Each viewer of the two twins is sent the same after their ``events``, and on a reconnect now."""
+    for a, b in views:
+        same(a.after(events[0]), b.after(events[1]), f"viewer {a.viewer}, {step} answers after the position")
+        same(a.now(), b.now(), f"viewer {a.viewer}'s reconnect, {step} answers after the position")
 
 
 # ---------------------------------------------------------------------- classic and its rule sets
@@ -291,13 +294,7 @@ def _lockstep_classic(
             break
         compared.append(action_phase)
         shared = logs[0].record(events[0]), logs[1].record(events[1])
-        for a, b in views:
-            same(
-                a.after(shared[0]),
-                b.after(shared[1]),
-                f"viewer {a.viewer}, {step} answers after the position",
-            )
-            same(a.now(), b.now(), f"viewer {a.viewer}'s reconnect, {step} answers after the position")
+        same_views(views, shared, step)
     return compared
 
 
