@@ -58,6 +58,26 @@ def connect(chan: grpc.aio.Channel) -> grpc.aio.StreamStreamCall[bot_pb2.Connect
     return cast(grpc.aio.StreamStreamCall[bot_pb2.ConnectRequest, bytes], method())
 
 
+async def joined(
+    chan: grpc.aio.Channel, name: str, capacity: int, queue: str, client_name: str
+) -> grpc.aio.StreamStreamCall[bot_pb2.ConnectRequest, bytes]:
+    """A bench bot's Connect stream (``connect``) once it has sent its Hello and joined ``queue``."""
+    call = connect(chan)
+    hello = bot_pb2.Hello(name=name, capacity=capacity, client_name=client_name, client_version="1")
+    await call.write(bot_pb2.ConnectRequest(hello=hello))
+    await call.write(bot_pb2.ConnectRequest(join_queue=bot_pb2.JoinQueue(queue=queue)))
+    return call
+
+
+async def read_raw(call: grpc.aio.StreamStreamCall[bot_pb2.ConnectRequest, bytes], name: str) -> bytes:
+    """The stream's next message, unparsed; EOFError (naming bot ``name``) once the server closed it."""
+    raw = await call.read()
+    if raw is grpc.aio.EOF:
+        raise EOFError(f"{name}: the server closed the stream")
+    assert isinstance(raw, bytes)
+    return raw
+
+
 def is_game_events(raw: bytes) -> bool:
     return raw[:1] == GAME_EVENTS_TAG
 
@@ -142,15 +162,9 @@ async def bot_stream(
     by the bots) holds when each game's last Decision was written; the request that follows it measures
     the round trip (a 2210 bid asks every seat at once: the first of those requests takes it)."""
     async with channel(port) as chan:
-        call = connect(chan)
-        hello = bot_pb2.Hello(name=name, capacity=capacity, client_name="bench", client_version="1")
-        await call.write(bot_pb2.ConnectRequest(hello=hello))
-        await call.write(bot_pb2.ConnectRequest(join_queue=bot_pb2.JoinQueue(queue=queue)))
+        call = await joined(chan, name, capacity, queue, "bench")
         while True:
-            raw = await call.read()
-            if raw is grpc.aio.EOF:
-                raise EOFError(f"{name}: the server closed the stream")
-            assert isinstance(raw, bytes)
+            raw = await read_raw(call, name)
             if window.open:
                 window.messages += 1
             if is_game_events(raw):

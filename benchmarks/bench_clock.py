@@ -37,9 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import grpc
-
-from benchmarks.bench_clients import channel, connect, is_game_events, percentile
+from benchmarks.bench_clients import channel, is_game_events, joined, percentile, read_raw
 from benchmarks.bench_server import SPAWN, Running, ServerSpec
 from conquest.v1 import bot_pb2
 from conquest_bots.first_choice import first_choice
@@ -103,15 +101,9 @@ async def instant_bot(port: int, name: str, capacity: int, charges: Charges) -> 
     allowed: dict[str, int] = {}
     """game id -> the allowance the seat's last request announced."""
     async with channel(port) as chan:
-        call = connect(chan)
-        hello = bot_pb2.Hello(name=name, capacity=capacity, client_name="bench-clock", client_version="1")
-        await call.write(bot_pb2.ConnectRequest(hello=hello))
-        await call.write(bot_pb2.ConnectRequest(join_queue=bot_pb2.JoinQueue(queue=QUEUE)))
+        call = await joined(chan, name, capacity, QUEUE, "bench-clock")
         while True:
-            raw = await call.read()
-            if raw is grpc.aio.EOF:
-                raise EOFError(f"{name}: the server closed the stream")
-            assert isinstance(raw, bytes)
+            raw = await read_raw(call, name)
             if is_game_events(raw):
                 continue
             message = bot_pb2.ConnectResponse.FromString(raw)
