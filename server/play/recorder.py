@@ -92,6 +92,11 @@ class _Owed:
     recorded: bool = False
     """The database has it (or there is none)."""
 
+    def let_go_once_filed(self) -> None:
+        """Drop the record from memory once its replay file holds it (the database's retries read it back)."""
+        if self.filed:
+            self.record, self.actions_json = None, ""
+
 
 class Recorder:
     """The server's ``ReplayWriter``: each finished game to a replay file and to ``database`` (None: files
@@ -219,8 +224,7 @@ class Recorder:
 
     def _owe(self, owed: _Owed) -> None:
         """Keep ``owed`` for the retries (its record in memory only while no file holds it)."""
-        if owed.filed:
-            owed.record, owed.actions_json = None, ""
+        owed.let_go_once_filed()
         with self._state:
             self._owed[owed.game_id] = owed
         self._changed()
@@ -324,8 +328,8 @@ class Recorder:
                     log.info("held_replay_written", game_id=game.game_id)
                 with self._state:
                     self._owed.pop(game.game_id, None)
-            elif game.filed:
-                game.record, game.actions_json = None, ""  # on disk now: memory lets it go
+            else:
+                game.let_go_once_filed()
         with self._state:
             if database_tried and database_ok:
                 self.database_up = True
